@@ -1,0 +1,1 @@
+"""ncu-roofline: hierarchical roofline and diagnostics from Nsight Compute exports."""
