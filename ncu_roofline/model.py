@@ -1,0 +1,262 @@
+"""The tidy frames every reader returns, and the `Report` that holds them.
+
+A launch is keyed by ``(report, process_id, launch_id)``: ``report`` names the source export (one file),
+``process_id`` and ``launch_id`` are ncu's own ``Process ID`` and ``ID``. Repeated launches of one kernel
+keep distinct keys; nothing is keyed by kernel name.
+
+Frames and their columns (empty frames keep them, with the same dtypes):
+
+``launches``  one row per kernel launch (or, for a summary page, per aggregated kernel group):
+    report, process_id, launch_id, kernel_name (as exported: demangled by default), display_name (short),
+    process_name, host_name, context, stream, device, cc ("9.0"), block_x/y/z, grid_x/y/z,
+    block_size (threads per block), grid_size (blocks), invocations (1 per launch; N for a summary group),
+    nvtx_path (push/pop range stack joined by "/", as ncu's --print-nvtx-rename does), nvtx_start_end.
+``metrics``  long form, one row per metric value of the input:
+    report, process_id, launch_id, section, body_item, metric (ncu metric name where known, else <NA>),
+    label (as displayed, where known), unit (as written), base_unit (unit of ``value``), value (float, base SI
+    units with decimal prefixes: s, hz, byte, byte/s, ...; percentages stay 0..100), text (the raw cell text;
+    string-valued metrics have value NaN and keep their text), minimum, maximum (summary pages only).
+``rules``  ncu's own rule results: report, process_id, launch_id, section (identifier), rule, type,
+    description, speedup_type, speedup (percent, float).
+``source``  one row per file read: report, path, flavour, ncu_version, launches, metric_rows, rule_rows,
+    skipped_lines, skipped (what was skipped and where).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+LAUNCH_KEY: tuple[str, str, str] = ("report", "process_id", "launch_id")
+
+# String columns use pandas' nullable string dtype (pyarrow-backed where available); integers are nullable Int64.
+STR = "string"
+INT = "Int64"
+FLOAT = "float64"
+CAT = "category"
+
+LAUNCH_COLUMNS: dict[str, str] = {
+    "report": STR,
+    "process_id": INT,
+    "launch_id": INT,
+    "kernel_name": STR,
+    "display_name": STR,
+    "process_name": STR,
+    "host_name": STR,
+    "context": INT,
+    "stream": INT,
+    "device": INT,
+    "cc": STR,
+    "block_x": INT,
+    "block_y": INT,
+    "block_z": INT,
+    "grid_x": INT,
+    "grid_y": INT,
+    "grid_z": INT,
+    "block_size": INT,
+    "grid_size": INT,
+    "invocations": INT,
+    "nvtx_path": STR,
+    "nvtx_start_end": STR,
+}
+
+METRIC_COLUMNS: dict[str, str] = {
+    "report": CAT,
+    "process_id": INT,
+    "launch_id": INT,
+    "section": CAT,
+    "body_item": CAT,
+    "metric": CAT,
+    "label": CAT,
+    "unit": CAT,
+    "base_unit": CAT,
+    "value": FLOAT,
+    "text": STR,
+    "minimum": FLOAT,
+    "maximum": FLOAT,
+}
+
+RULE_COLUMNS: dict[str, str] = {
+    "report": STR,
+    "process_id": INT,
+    "launch_id": INT,
+    "section": STR,
+    "rule": STR,
+    "type": STR,
+    "description": STR,
+    "speedup_type": STR,
+    "speedup": FLOAT,
+}
+
+SOURCE_COLUMNS: dict[str, str] = {
+    "report": STR,
+    "path": STR,
+    "flavour": STR,
+    "ncu_version": STR,
+    "launches": INT,
+    "metric_rows": INT,
+    "rule_rows": INT,
+    "skipped_lines": INT,
+    "skipped": STR,
+}
+
+SESSION_COLUMNS: dict[str, str] = {"report": STR, "block": STR, "attribute": STR, "value": STR}
+
+#: Flavours a reader can return in ``source.flavour``.
+FLAVOURS = ("details", "raw", "summary", "session", "ncu-rep")
+
+
+def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
+    """An empty frame with exactly these columns and dtypes."""
+    return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
+
+
+def conform(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """The frame with exactly ``columns`` in order and dtype; missing columns are filled with NA."""
+    out: dict[str, pd.Series] = {}
+    n = len(frame)
+    for name, dtype in columns.items():
+        if name in frame.columns:
+            col = frame[name]
+            out[name] = col if str(col.dtype) == dtype else col.astype(dtype)  # type: ignore[call-overload]
+        else:
+            out[name] = pd.Series(pd.array([None] * n, dtype=dtype), index=frame.index)
+    return pd.DataFrame(out, index=frame.index).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class WideMetrics:
+    """A metric table in the wide shape of ncu's raw page, kept as read until someone asks for the long form.
+
+    ``values``: float frame (row = launch, in ``keys`` order; column = metric name) in base units.
+    ``texts``: the raw cell text, same shape (pyarrow-backed strings).
+    ``units``/``base_units``: per column, as written and after conversion.
+    """
+
+    keys: pd.DataFrame  # report, process_id, launch_id; one row per launch
+    values: pd.DataFrame
+    texts: pd.DataFrame
+    units: pd.Series
+    base_units: pd.Series
+
+    def to_long(self) -> pd.DataFrame:
+        """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together."""
+        n_launch, n_metric = self.values.shape
+        if n_launch == 0 or n_metric == 0:
+            return empty_frame(METRIC_COLUMNS)
+        names = pd.Categorical(self.values.columns.astype(str))
+        codes = np.repeat(np.arange(n_metric, dtype=np.int32), n_launch)
+        launch_idx = np.tile(np.arange(n_launch, dtype=np.int64), n_metric)
+        texts = pd.concat([self.texts[c] for c in self.texts.columns], ignore_index=True)
+        present = texts.notna().to_numpy() & (texts.to_numpy(dtype=object, na_value="") != "")
+        metric = pd.Categorical.from_codes(codes, dtype=names.dtype)
+        unit_codes = pd.Categorical(self.units.to_numpy(dtype=object))
+        base_codes = pd.Categorical(self.base_units.to_numpy(dtype=object))
+        frame = pd.DataFrame(
+            {
+                "report": pd.Categorical(self.keys["report"].to_numpy(dtype=object)[launch_idx]),
+                "process_id": self.keys["process_id"].to_numpy()[launch_idx],
+                "launch_id": self.keys["launch_id"].to_numpy()[launch_idx],
+                "metric": metric,
+                "unit": pd.Categorical.from_codes(unit_codes.codes[codes], dtype=unit_codes.dtype),
+                "base_unit": pd.Categorical.from_codes(base_codes.codes[codes], dtype=base_codes.dtype),
+                "value": self.values.to_numpy(dtype=np.float64).ravel(order="F"),
+                "text": texts,
+            }
+        )
+        return conform(frame.loc[present], METRIC_COLUMNS)
+
+
+@dataclass
+class Report:
+    """Everything read from one or more ncu exports, as tidy frames (see the module docstring)."""
+
+    launches: pd.DataFrame
+    rules: pd.DataFrame
+    source: pd.DataFrame
+    session: pd.DataFrame = field(default_factory=lambda: empty_frame(SESSION_COLUMNS))
+    _long: pd.DataFrame | None = field(default=None, repr=False)
+    _wide: tuple[WideMetrics, ...] = field(default=(), repr=False)
+
+    @functools.cached_property
+    def metrics(self) -> pd.DataFrame:
+        """Long metrics frame (METRIC_COLUMNS); built on first use for inputs read in the wide shape."""
+        parts = [] if self._long is None else [self._long]
+        parts += [w.to_long() for w in self._wide]
+        if not parts:
+            return empty_frame(METRIC_COLUMNS)
+        if len(parts) == 1:
+            return parts[0]
+        return concat_metrics(parts)
+
+    @functools.cached_property
+    def values(self) -> pd.DataFrame:
+        """Wide numeric view: one row per launch (index = LAUNCH_KEY), one column per ncu metric name.
+
+        Values are floats in base units. Where a launch has the same metric name more than once (the
+        name repeated in several sections or body items), the first numeric occurrence outside body items
+        wins. Metrics without a known name are not in this view (they stay in ``metrics``).
+        """
+        parts: list[pd.DataFrame] = []
+        for w in self._wide:
+            v = w.values.copy()
+            v.index = pd.MultiIndex.from_frame(w.keys[list(LAUNCH_KEY)].astype({"report": object}))
+            parts.append(v)
+        if self._long is not None and len(self._long):
+            parts.append(long_to_wide(self._long))
+        if not parts:
+            idx = pd.MultiIndex.from_arrays([[], [], []], names=list(LAUNCH_KEY))
+            return pd.DataFrame(index=idx)
+        wide = parts[0] if len(parts) == 1 else pd.concat(parts, axis=0, sort=False)
+        return wide.sort_index()
+
+    @property
+    def flavours(self) -> list[str]:
+        return [str(f) for f in self.source["flavour"].tolist()]
+
+    def __len__(self) -> int:
+        return len(self.launches)
+
+
+def long_to_wide(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Pivot the long metrics frame to launch x metric name (float), first numeric non-body value wins."""
+    m = metrics.loc[metrics["metric"].notna() & metrics["value"].notna()]
+    if m.empty:
+        idx = pd.MultiIndex.from_arrays([[], [], []], names=list(LAUNCH_KEY))
+        return pd.DataFrame(index=idx)
+    in_body = m["body_item"].notna().to_numpy()
+    # Stable order: header metrics first, then body items, in input order.
+    order = np.argsort(in_body, kind="stable")
+    m = m.iloc[order]
+    keys = [m["report"].astype(object), m["process_id"].astype("int64"), m["launch_id"].astype("int64")]
+    frame = pd.DataFrame(
+        {
+            "report": keys[0].to_numpy(),
+            "process_id": keys[1].to_numpy(),
+            "launch_id": keys[2].to_numpy(),
+            "metric": m["metric"].astype(object).to_numpy(),
+            "value": m["value"].to_numpy(),
+        }
+    )
+    frame = frame.drop_duplicates(subset=["report", "process_id", "launch_id", "metric"], keep="first")
+    wide = frame.pivot(index=list(LAUNCH_KEY), columns="metric", values="value")
+    wide.columns.name = None
+    return wide
+
+
+def concat_metrics(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate long metric frames, unifying categoricals."""
+    from pandas.api.types import union_categoricals
+
+    cat_cols = [c for c, t in METRIC_COLUMNS.items() if t == CAT]
+    out: dict[str, pd.Series | pd.Categorical] = {}
+    for c in METRIC_COLUMNS:
+        if c in cat_cols:
+            out[c] = union_categoricals([p[c].array for p in parts], ignore_order=True)  # type: ignore[list-item]
+        else:
+            out[c] = pd.concat([p[c] for p in parts], ignore_index=True)
+    return conform(pd.DataFrame(out), METRIC_COLUMNS)
