@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -124,51 +125,84 @@ def conform(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
             col = frame[name]
             out[name] = col if str(col.dtype) == dtype else col.astype(dtype)  # type: ignore[call-overload]
         else:
-            out[name] = pd.Series(pd.array([None] * n, dtype=dtype), index=frame.index)
+            out[name] = pd.Series(missing_array(dtype, n), index=frame.index)
     return pd.DataFrame(out, index=frame.index).reset_index(drop=True)
+
+
+def missing_array(dtype: str, n: int) -> Any:
+    """An all-NA array of ``n`` values in one of the schema dtypes, built without Python objects."""
+    if dtype == CAT:
+        return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=pd.Index([], dtype=object))
+    if dtype == INT:
+        return pd.arrays.IntegerArray(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))
+    if dtype == FLOAT:
+        return np.full(n, np.nan)
+    import pyarrow as pa
+
+    return pd.array(pa.nulls(n, pa.string()), dtype=STR)
 
 
 @dataclass(frozen=True)
 class WideMetrics:
     """A metric table in the wide shape of ncu's raw page, kept as read until someone asks for the long form.
 
-    ``values``: float frame (row = launch, in ``keys`` order; column = metric name) in base units.
-    ``texts``: the raw cell text, same shape (pyarrow-backed strings).
+    ``keys``: report, process_id, launch_id; one row per launch.
+    ``values``: float frame (row i = launch i of ``keys``; one column per metric name), base units.
+    ``texts``: the raw cell text, same columns (a pyarrow Table of strings).
     ``units``/``base_units``: per column, as written and after conversion.
     """
 
-    keys: pd.DataFrame  # report, process_id, launch_id; one row per launch
+    keys: pd.DataFrame
     values: pd.DataFrame
-    texts: pd.DataFrame
-    units: pd.Series
-    base_units: pd.Series
+    texts: Any  # pyarrow.Table
+    units: list[str]
+    base_units: list[str]
 
     def to_long(self) -> pd.DataFrame:
-        """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together."""
+        """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together.
+
+        Empty cells (metric not collected for that launch) are not rows."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         n_launch, n_metric = self.values.shape
         if n_launch == 0 or n_metric == 0:
             return empty_frame(METRIC_COLUMNS)
-        names = pd.Categorical(self.values.columns.astype(str))
-        codes = np.repeat(np.arange(n_metric, dtype=np.int32), n_launch)
-        launch_idx = np.tile(np.arange(n_launch, dtype=np.int64), n_metric)
-        texts = pd.concat([self.texts[c] for c in self.texts.columns], ignore_index=True)
-        present = texts.notna().to_numpy() & (texts.to_numpy(dtype=object, na_value="") != "")
-        metric = pd.Categorical.from_codes(codes, dtype=names.dtype)
-        unit_codes = pd.Categorical(self.units.to_numpy(dtype=object))
-        base_codes = pd.Categorical(self.base_units.to_numpy(dtype=object))
+        texts = pa.chunked_array(
+            [chunk for col in self.texts.columns for chunk in col.chunks], type=pa.string()
+        )
+        present = pc.not_equal(texts, "").to_numpy(zero_copy_only=False)
+        codes = np.repeat(np.arange(n_metric, dtype=np.int32), n_launch)[present]
+        launch_idx = np.tile(np.arange(n_launch, dtype=np.int64), n_metric)[present]
+
+        def per_column(labels: list[str]) -> pd.Categorical:
+            cats = list(dict.fromkeys(labels))
+            pos = np.array([cats.index(x) for x in labels], dtype=np.int32)
+            return pd.Categorical.from_codes(
+                pos[codes], categories=pd.Index(cats, dtype=object), validate=False
+            )
+
+        unit = per_column(list(self.units))
+        base_unit = per_column(list(self.base_units))
+        unit = unit.remove_categories([""]) if "" in unit.categories else unit
+        base_unit = base_unit.remove_categories([""]) if "" in base_unit.categories else base_unit
         frame = pd.DataFrame(
             {
                 "report": pd.Categorical(self.keys["report"].to_numpy(dtype=object)[launch_idx]),
-                "process_id": self.keys["process_id"].to_numpy()[launch_idx],
-                "launch_id": self.keys["launch_id"].to_numpy()[launch_idx],
-                "metric": metric,
-                "unit": pd.Categorical.from_codes(unit_codes.codes[codes], dtype=unit_codes.dtype),
-                "base_unit": pd.Categorical.from_codes(base_codes.codes[codes], dtype=base_codes.dtype),
-                "value": self.values.to_numpy(dtype=np.float64).ravel(order="F"),
-                "text": texts,
+                "process_id": pd.array(self.keys["process_id"].to_numpy()[launch_idx], dtype="Int64"),
+                "launch_id": pd.array(self.keys["launch_id"].to_numpy()[launch_idx], dtype="Int64"),
+                "metric": pd.Categorical.from_codes(
+                    codes,
+                    categories=pd.Index([str(c) for c in self.values.columns], dtype=object),
+                    validate=False,
+                ),
+                "unit": unit,
+                "base_unit": base_unit,
+                "value": self.values.to_numpy(dtype=np.float64).ravel(order="F")[present],
+                "text": pd.array(texts.filter(pa.array(present)), dtype="string"),
             }
         )
-        return conform(frame.loc[present], METRIC_COLUMNS)
+        return conform(frame, METRIC_COLUMNS)
 
 
 @dataclass
@@ -204,7 +238,10 @@ class Report:
         parts: list[pd.DataFrame] = []
         for w in self._wide:
             v = w.values.copy()
-            v.index = pd.MultiIndex.from_frame(w.keys[list(LAUNCH_KEY)].astype({"report": object}))
+            v.index = pd.MultiIndex.from_arrays(
+                [w.keys[k].to_numpy(dtype=object if k == "report" else np.int64) for k in LAUNCH_KEY],
+                names=list(LAUNCH_KEY),
+            )
             parts.append(v)
         if self._long is not None and len(self._long):
             parts.append(long_to_wide(self._long))

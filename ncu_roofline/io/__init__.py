@@ -1,0 +1,139 @@
+"""Reading ncu exports: one reader per flavour, and :func:`read`, the front door that sniffs which to use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from ..model import (
+    LAUNCH_COLUMNS,
+    RULE_COLUMNS,
+    SESSION_COLUMNS,
+    SOURCE_COLUMNS,
+    Report,
+    concat_metrics,
+    conform,
+    empty_frame,
+)
+from .details import read_details
+from .ncurep import read_ncurep
+from .raw import read_raw
+from .records import describe_skipped
+from .session import read_session
+from .sniff import Skipped, locate
+from .summary import read_summary
+
+__all__ = ["read", "read_one", "report_names"]
+
+PathArg = str | PathLike[str]
+
+
+def report_names(paths: Sequence[Path]) -> list[str]:
+    """A short, unique name per file: its name without the last suffix, with parent folders as needed."""
+    names = [p.name.rsplit(".", 1)[0] if "." in p.name else p.name for p in paths]
+    depth = 1
+    while len(set(names)) < len(names) and depth < 8:
+        counts = {n: names.count(n) for n in names}
+        names = [
+            "/".join([*p.resolve().parent.parts[-depth:], n.split("/")[-1]]) if counts[n] > 1 else n
+            for p, n in zip(paths, names, strict=True)
+        ]
+        depth += 1
+    if len(set(names)) < len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(None, f"the same file is given twice: {dup}")
+    return names
+
+
+def read_one(path: PathArg, report: str | None = None) -> Report:
+    """Read one ncu export of any flavour into a :class:`Report`."""
+    p = Path(path)
+    name = report or report_names([p])[0]
+    loc = locate(p)
+    skipped: list[Skipped] = list(loc.preamble)
+    session = empty_frame(SESSION_COLUMNS)
+    long: pd.DataFrame | None = None
+    wide = ()
+    rules = empty_frame(RULE_COLUMNS)
+    version = loc.ncu_version
+    if loc.flavour == "details":
+        launches, long, rules, more = read_details(loc, name)
+        skipped += more
+    elif loc.flavour == "raw":
+        launches, w, more = read_raw(loc, name)
+        wide = (w,)
+        skipped += more
+    elif loc.flavour == "summary":
+        launches, long, more = read_summary(loc, name)
+        skipped += more
+    elif loc.flavour == "session":
+        launches = empty_frame(LAUNCH_COLUMNS)
+        session, version = read_session(loc, name)
+    elif loc.flavour == "ncu-rep":
+        launches, long, rules = read_ncurep(loc, name)
+    else:  # pragma: no cover - locate() returns only the flavours above
+        raise InputError(p, f"unknown flavour {loc.flavour}")
+    metric_rows = len(long) if long is not None else sum(int(w.values.notna().sum().sum()) for w in wide)
+    source = conform(
+        pd.DataFrame(
+            [
+                {
+                    "report": name,
+                    "path": str(p),
+                    "flavour": loc.flavour,
+                    "ncu_version": version,
+                    "launches": len(launches),
+                    "metric_rows": metric_rows,
+                    "rule_rows": len(rules),
+                    "skipped_lines": len(skipped),
+                    "skipped": describe_skipped(skipped) or None,
+                }
+            ]
+        ),
+        SOURCE_COLUMNS,
+    )
+    return Report(launches=launches, rules=rules, source=source, session=session, _long=long, _wide=wide)
+
+
+def read(paths: PathArg | Iterable[PathArg]) -> Report:
+    """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, .ncu-rep).
+
+    Several files give one Report whose frames carry each launch's ``report`` (the file's short name).
+    Raises a subclass of :class:`ncu_roofline.errors.InputError` naming the file, line and what was expected.
+    """
+    if isinstance(paths, (str, PathLike)):
+        return read_one(paths)
+    plist = [Path(p) for p in paths]
+    if not plist:
+        raise InputError(None, "no input files given")
+    if len(plist) == 1:
+        return read_one(plist[0])
+    names = report_names(plist)
+    return merge([read_one(p, n) for p, n in zip(plist, names, strict=True)])
+
+
+def merge(reports: Sequence[Report]) -> Report:
+    """One Report from several (their ``report`` names must differ)."""
+    if len(reports) == 1:
+        return reports[0]
+
+    def cat(frames: list[pd.DataFrame], cols: dict[str, str]) -> pd.DataFrame:
+        frames = [f for f in frames if len(f)]
+        if not frames:
+            return empty_frame(cols)
+        return conform(pd.concat(frames, ignore_index=True), cols)
+
+    longs = [r._long for r in reports if r._long is not None]
+    long = concat_metrics(longs) if len(longs) > 1 else (longs[0] if longs else None)
+    return Report(
+        launches=cat([r.launches for r in reports], LAUNCH_COLUMNS),
+        rules=cat([r.rules for r in reports], RULE_COLUMNS),
+        source=cat([r.source for r in reports], SOURCE_COLUMNS),
+        session=cat([r.session for r in reports], SESSION_COLUMNS),
+        _long=long,
+        _wide=tuple(w for r in reports for w in r._wide),
+    )

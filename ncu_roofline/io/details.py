@@ -1,0 +1,183 @@
+"""Reader of ncu's details page (``--csv``, ``--page details``), in every layout ncu has written.
+
+Layouts handled (columns found by name, never by position):
+- 2025.x: ``ID, Process ID, Process Name, Host Name, [NVTX columns], Kernel Name, Context, Stream,
+  Block Size, Grid Size, Device, CC, Section Name, [Body Item Label], Metric Name, Metric Unit, Metric Value,
+  Rule Name, Rule Type, Rule Description, Estimated Speedup Type, Estimated Speedup``; metric rows are
+  ragged (they stop after ``Metric Value`` plus one empty field), rule rows fill every column;
+- 2023.x: the 15 columns up to ``Metric Value``, no rule columns;
+- 2021-2022: 12 columns with ``Kernel Time`` and no launch shape, device or CC.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import DuplicateLaunchError, FormatError, ParseError
+from ..model import RULE_COLUMNS, conform, empty_frame
+from ..units import parse_number
+from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .metricframe import long_metrics
+from .records import (
+    check_nonempty,
+    classify_odd_rows,
+    column,
+    int_keys,
+    number_style,
+    read_records,
+    string_columns,
+)
+from .sniff import Located, Skipped, lines_of
+
+REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
+RULE_FIELDS = {
+    "Rule Name": "rule",
+    "Rule Type": "type",
+    "Rule Description": "description",
+    "Estimated Speedup Type": "speedup_type",
+    "Estimated Speedup": "speedup",
+}
+
+
+def _metric_row_width(loc: Located, value_index: int) -> int:
+    """Field count of metric rows: ragged layouts stop one field after Metric Value."""
+    width = len(loc.header)
+    with loc.path.open("rb") as fh:
+        fh.seek(loc.data_offset)
+        head = fh.read(1 << 16).decode("utf-8", errors="replace").splitlines()[:-1]
+    for fields in csv.reader(io.StringIO("\n".join(line for line in head if line.startswith('"')))):
+        if len(fields) > value_index and fields[value_index - 2 : value_index - 1] != [""]:
+            # a metric row (its Metric Name field is set)
+            if len(fields) == value_index + 2 and fields[-1] == "":
+                return value_index + 2
+            return width
+    return width
+
+
+def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[Skipped]]:
+    """(launches, metrics, rules, skipped lines) of a details page."""
+    header = loc.header
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise FormatError(loc.path, f"details page without column(s) {missing}", line=loc.header_line)
+    if len(set(header)) != len(header):
+        dup = sorted({c for c in header if header.count(c) > 1})
+        raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
+    vi = header.index("Metric Value")
+    width = _metric_row_width(loc, vi)
+    ragged = width == vi + 2 and width != len(header)
+    names = [*header[: vi + 1], "__trailing__"] if ragged else list(header)
+    identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
+    dict_cols = {*identity, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"}
+    table, odd = read_records(loc, names, string_columns(names, dict_cols))
+    classified = classify_odd_rows(
+        loc, odd, record_width=len(names), rule_width=len(header) if ragged else None
+    )
+    if ragged:
+        trailing = column(table, "__trailing__")
+        bad = pc.not_equal(trailing, "")
+        if pc.any(bad).as_py():
+            raise ParseError(loc.path, "a metric row has a value after 'Metric Value' (expected none)")
+    # Rows that carry a rule in a non-ragged layout.
+    rule_rows: list[list[str]] = list(classified.rule_rows)
+    if not ragged and "Rule Name" in header:
+        is_rule = pc.not_equal(column(table, "Rule Name"), "")
+        if pc.any(is_rule).as_py():
+            rules_tab = table.filter(is_rule)
+            cols = [column(rules_tab, c).to_pylist() for c in header]
+            rule_rows += [list(map(str, row)) for row in zip(*cols, strict=True)]
+            table = table.filter(pc.invert(is_rule))
+    check_nonempty(loc, table.num_rows + len(rule_rows), "rows")
+
+    pid = int_keys(loc, "Process ID", column(table, "Process ID"))
+    lid = int_keys(loc, "ID", column(table, "ID"))
+    launches = _launches(loc, report, table, identity, pid, lid)
+    style = number_style(loc, column(table, "Metric Value"))
+    metrics = long_metrics(
+        loc,
+        report,
+        process_id=pid,
+        launch_id=lid,
+        section=column(table, "Section Name"),
+        body_item=column(table, "Body Item Label") if "Body Item Label" in header else None,
+        metric_field=column(table, "Metric Name"),
+        unit=column(table, "Metric Unit"),
+        value=column(table, "Metric Value"),
+        style=style,
+    )
+    rules = _rules(loc, report, header, rule_rows, style, launches)
+    return launches, metrics, rules, classified.skipped
+
+
+def _launches(
+    loc: Located, report: str, table: pa.Table, identity: list[str], pid: np.ndarray, lid: np.ndarray
+) -> pd.DataFrame:
+    """One row per (Process ID, ID), in order of first appearance; a key with two identities raises."""
+    key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    for col in identity:
+        arr = column(table, col)
+        codes = (
+            arr.indices.to_numpy(zero_copy_only=False) if isinstance(arr.type, pa.DictionaryType) else None
+        )
+        if codes is None:
+            continue
+        mismatch = np.flatnonzero(codes != codes[first[inverse]])
+        if len(mismatch):
+            i = int(mismatch[0])
+            j = int(first[inverse[i]])
+            a, b = arr[j].as_py(), arr[i].as_py()
+            lines = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
+            line = next(iter(lines.values()), [None])
+            raise DuplicateLaunchError(
+                loc.path,
+                f"launch ID {lid[i]} of process {pid[i]} appears with two different {col!r} values "
+                f"({a!r} and {b!r}): expected one identity per (Process ID, ID)",
+                line=line[0] if line else None,
+            )
+    order = np.sort(first)
+    ident = pd.DataFrame({col: column(table, col).take(pa.array(order)).to_pylist() for col in identity})
+    ident["ID"] = lid[order].astype(str)
+    ident["Process ID"] = pid[order].astype(str)
+    return build_launches(ident, report)
+
+
+def _rules(
+    loc: Located, report: str, header: list[str], rows: list[list[str]], style: str, launches: pd.DataFrame
+) -> pd.DataFrame:
+    if not rows:
+        return empty_frame(RULE_COLUMNS)
+    idx = {c: header.index(c) for c in header}
+    out: dict[str, list[object]] = {c: [] for c in RULE_COLUMNS}
+    for r in rows:
+        out["report"].append(report)
+        out["process_id"].append(int(r[idx["Process ID"]]))
+        out["launch_id"].append(int(r[idx["ID"]]))
+        out["section"].append(r[idx["Section Name"]])
+        for col, name in RULE_FIELDS.items():
+            v = r[idx[col]] if col in idx and idx[col] < len(r) else ""
+            out[name].append(
+                (parse_number(v, style) if v else float("nan")) if name == "speedup" else (v or None)
+            )
+    rules = conform(pd.DataFrame(out), RULE_COLUMNS)
+    known = set(
+        zip(launches["process_id"].astype("int64"), launches["launch_id"].astype("int64"), strict=True)
+    )
+    orphans = [
+        (p, i)
+        for p, i in zip(rules["process_id"].astype("int64"), rules["launch_id"].astype("int64"), strict=True)
+        if (p, i) not in known
+    ]
+    if orphans:
+        p, i = orphans[0]
+        raise ParseError(
+            loc.path,
+            f"rule result for launch ID {i} of process {p}, which has no metric rows (expected some)",
+        )
+    return rules

@@ -1,0 +1,247 @@
+"""Launch identity columns: launch shape, NVTX ranges, kernel display names.
+
+These turn the identity columns every ncu CSV repeats on each row (``Kernel Name``, ``Block Size``,
+``Grid Size``, the NVTX columns, ...) into the typed columns of the ``launches`` frame.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..model import LAUNCH_COLUMNS, conform
+
+#: ncu names NVTX columns by their format string, e.g.
+#: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``.
+NVTX_COLUMN = re.compile(r"Domain:.*_Range")
+#: Each range of an NVTX cell is ``"<domain>:<message>:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"``; the
+#: message itself may hold colons (``aten::linear``), so the six trailing payload/colour fields are cut from
+#: the right and the domain from the left.
+_NVTX_RANGE = re.compile(r'"([^"]*)"')
+_DIMS = re.compile(r"^\(?\s*(\d+)\s*(?:[,x]\s*(\d+)\s*)?(?:[,x]\s*(\d+)\s*)?\)?$")
+
+#: The identity columns of details/raw/summary pages -> launches columns.
+IDENTITY_COLUMNS: Mapping[str, str] = {
+    "ID": "launch_id",
+    "Process ID": "process_id",
+    "Process Name": "process_name",
+    "Host Name": "host_name",
+    "Kernel Name": "kernel_name",
+    "Context": "context",
+    "Stream": "stream",
+    "Block Size": "block",
+    "Grid Size": "grid",
+    "Device": "device",
+    "CC": "cc",
+    "Invocations": "invocations",
+}
+
+
+def is_nvtx_column(name: str) -> bool:
+    return bool(NVTX_COLUMN.search(name))
+
+
+def parse_dims(text: str | None) -> tuple[int, int, int] | None:
+    """``"(256, 1, 1)"`` -> (256, 1, 1); None for empty text or text that is not a launch shape."""
+    if text is None:
+        return None
+    m = _DIMS.match(text.strip())
+    if not m:
+        return None
+    x, y, z = (int(g) if g is not None else 1 for g in m.groups())
+    return x, y, z
+
+
+def nvtx_ranges(cell: str | None) -> list[str]:
+    """The range messages of one NVTX cell, outermost first."""
+    if not cell:
+        return []
+    out = []
+    for item in _NVTX_RANGE.findall(cell):
+        domain, sep, rest = item.partition(":")
+        if not sep:
+            out.append(item)
+            continue
+        parts = rest.rsplit(":", 6)
+        message = parts[0] if len(parts) == 7 else rest
+        out.append(message if domain in ("<default domain>", "") else f"{domain}:{message}")
+    return out
+
+
+def nvtx_path(cell: str | None) -> str | None:
+    ranges = nvtx_ranges(cell)
+    return "/".join(ranges) if ranges else None
+
+
+# ------------------------------------------------------------------------------------------ display names
+
+_TEMPLATE_OPEN = "<"
+_TEMPLATE_CLOSE = ">"
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside <>, () and []."""
+    depth = 0
+    out, cur = [], []
+    for ch in text:
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth = max(0, depth - 1)
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def _strip_balanced(text: str, open_ch: str, close_ch: str) -> str:
+    out, depth = [], 0
+    for ch in text:
+        if ch == open_ch:
+            depth += 1
+            continue
+        if ch == close_ch:
+            depth = max(0, depth - 1)
+            continue
+        if depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def _last_component(qualified: str) -> str:
+    """``at::native::foo`` -> ``foo`` (namespaces and ``(anonymous namespace)``/``<unnamed>`` dropped)."""
+    parts = [p for p in _split_top(qualified.replace("::", "\x00"), "\x00") if p.strip()]
+    return parts[-1].strip() if parts else qualified.strip()
+
+
+def _template_args(name: str) -> tuple[str, str]:
+    """Split ``base<args>`` at its first top-level '<' -> (base, args) (args without the outer <>)."""
+    depth = 0
+    for i, ch in enumerate(name):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == _TEMPLATE_OPEN and depth == 0:
+            end = name.rfind(_TEMPLATE_CLOSE)
+            if end > i:
+                return name[:i], name[i + 1 : end]
+    return name, ""
+
+
+_NOISE_ARG = re.compile(
+    r"^(\d+|true|false|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$"
+)
+
+
+def display_name(kernel: str, max_len: int = 60) -> str:
+    """A short, readable name for a (demangled, possibly templated) kernel name.
+
+    ``void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(...)::{lambda...},
+    std::array<char *, 2>>(int, T2, T3)`` -> ``vectorized_elementwise_kernel<GeluCUDAKernelImpl>``.
+    The function's own name, plus the first template argument that names a type or functor.
+    """
+    text = kernel.strip()
+    if not text:
+        return text
+    for prefix in ("void ", "__global__ "):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+    # Cut the parameter list: the last top-level '(' group.
+    depth = 0
+    cut = len(text)
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                cut = i
+                break
+    head = text[:cut] if cut > 0 else text
+    base, args = _template_args(head)
+    name = _last_component(base)
+    hint = ""
+    for arg in _split_top(args, ","):
+        arg = arg.strip()
+        if not arg or _NOISE_ARG.match(arg) or arg.startswith("std::"):
+            continue
+        arg_base = _template_args(_strip_balanced(arg, "(", ")"))[0]
+        # A lambda inside a function: keep the enclosing function's name.
+        arg_base = re.sub(r"::\[lambda.*$|::\{lambda.*$", "", arg_base)
+        hint = _last_component(arg_base)
+        if hint:
+            break
+    short = f"{name}<{hint}>" if hint else name
+    if len(short) > max_len:
+        short = short[: max_len - 1] + "…"
+    return short
+
+
+# ------------------------------------------------------------------------------------------ launches frame
+
+
+def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
+    """The ``launches`` frame from one row per launch of identity strings (ncu's column names).
+
+    Columns taken: any of IDENTITY_COLUMNS and the NVTX columns, as strings.
+    Returns LAUNCH_COLUMNS.
+    """
+    n = len(identity)
+    out: dict[str, object] = {"report": pd.array([report] * n, dtype="string")}
+    for col, name in IDENTITY_COLUMNS.items():
+        if col not in identity.columns or name in ("block", "grid"):
+            continue
+        values = identity[col].astype(object).where(identity[col].notna(), None).tolist()
+        if LAUNCH_COLUMNS.get(name) == "Int64":
+            out[name] = pd.array([_to_int(v) for v in values], dtype="Int64")
+        else:
+            out[name] = pd.array([v if v not in ("",) else None for v in values], dtype="string")
+    for col, prefix in (("Block Size", "block"), ("Grid Size", "grid")):
+        if col not in identity.columns:
+            continue
+        dims = [parse_dims(v if isinstance(v, str) else None) for v in identity[col].tolist()]
+        for axis, i in (("x", 0), ("y", 1), ("z", 2)):
+            out[f"{prefix}_{axis}"] = pd.array([d[i] if d else None for d in dims], dtype="Int64")
+        out[f"{prefix}_size"] = pd.array([int(np.prod(d)) if d else None for d in dims], dtype="Int64")
+    nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
+    push = [c for c in nvtx_cols if "Push/Pop" in c]
+    startend = [c for c in nvtx_cols if c not in push]
+    if push:
+        out["nvtx_path"] = pd.array([nvtx_path(v) for v in identity[push[0]].tolist()], dtype="string")
+    if startend:
+        out["nvtx_start_end"] = pd.array(
+            [nvtx_path(v) for v in identity[startend[0]].tolist()], dtype="string"
+        )
+    if "kernel_name" in out:
+        names = out["kernel_name"]
+        out["display_name"] = pd.array(
+            [display_name(k) if isinstance(k, str) else None for k in names],  # type: ignore[attr-defined]
+            dtype="string",
+        )
+    if "invocations" not in out:
+        out["invocations"] = pd.array([1] * n, dtype="Int64")
+    return conform(pd.DataFrame(out), LAUNCH_COLUMNS)
+
+
+def _to_int(value: object) -> int | None:
+    if value is None:
+        return None
+    text = str(value).strip().replace(",", "")
+    if text in ("", "n/a"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            return None
+        return int(f) if f.is_integer() else None

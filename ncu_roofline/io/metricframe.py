@@ -1,0 +1,116 @@
+"""Build the long ``metrics`` frame from the columns of a details or summary page, vectorised."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import UnitError
+from ..labels import resolve
+from ..model import METRIC_COLUMNS, conform
+from ..units import parse_numbers, parse_unit
+from .records import categorical
+from .sniff import Located, line_of
+
+
+def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
+    """Per row: the factor to base units, and the base unit (categorical). Unknown units raise UnitError
+    naming the first line that uses them."""
+    cats = [str(c) for c in units.categories]
+    factors = np.ones(len(cats) + 1, dtype=np.float64)  # last slot: NA unit (empty)
+    bases: list[str] = []
+    for i, u in enumerate(cats):
+        try:
+            parsed = parse_unit(u)
+        except UnitError as exc:
+            line = line_of(loc.path, f'"{u}",', start=loc.data_offset)
+            raise UnitError(loc.path, exc.detail, line=line, column="Metric Unit") from None
+        factors[i] = parsed.factor
+        bases.append(parsed.base)
+    codes = units.codes
+    row_factor = factors[np.where(codes < 0, len(cats), codes)]
+    return row_factor, _remap(codes, bases)
+
+
+def _remap(codes: np.ndarray, bases: list[str]) -> pd.Categorical:
+    """Categorical of base units per row from the unit codes (NA unit -> NA)."""
+    uniq = list(dict.fromkeys(bases))
+    m = np.array([uniq.index(b) for b in bases] + [-1], dtype=np.int32)
+    return pd.Categorical.from_codes(
+        m[np.where(codes < 0, len(bases), codes)], categories=uniq, validate=False
+    )
+
+
+def resolve_names(section: pd.Categorical, field: pd.Categorical) -> tuple[pd.Categorical, pd.Categorical]:
+    """Per row (metric name, label) from the section and the ``Metric Name`` field (label, name, or both)."""
+    s_codes = section.codes.astype(np.int64)
+    f_codes = field.codes.astype(np.int64)
+    n_f = len(field.categories) + 1
+    pair = (s_codes + 1) * n_f + (f_codes + 1)
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    names: list[str | None] = []
+    labels: list[str | None] = []
+    for p in uniq:
+        s_i, f_i = divmod(int(p), n_f)
+        sec = str(section.categories[s_i - 1]) if s_i > 0 else ""
+        fld = str(field.categories[f_i - 1]) if f_i > 0 else ""
+        if not fld:
+            names.append(None)
+            labels.append(None)
+            continue
+        name, label = resolve(sec, fld)
+        names.append(name)
+        labels.append(label)
+    return _cat_from(names, inverse), _cat_from(labels, inverse)
+
+
+def _cat_from(values: list[str | None], inverse: np.ndarray) -> pd.Categorical:
+    uniq = list(dict.fromkeys(v for v in values if v is not None))
+    index = {v: i for i, v in enumerate(uniq)}
+    per = np.array([index[v] if v is not None else -1 for v in values], dtype=np.int32)
+    return pd.Categorical.from_codes(per[inverse], categories=pd.Index(uniq, dtype=object), validate=False)
+
+
+def long_metrics(
+    loc: Located,
+    report: str,
+    *,
+    process_id: np.ndarray,
+    launch_id: np.ndarray,
+    section: pa.Array,
+    body_item: pa.Array | None,
+    metric_field: pa.Array,
+    unit: pa.Array,
+    value: pa.Array,
+    style: str,
+    minimum: pa.Array | None = None,
+    maximum: pa.Array | None = None,
+) -> pd.DataFrame:
+    """The METRIC_COLUMNS frame for rows of a details/summary page (all arrays of equal length)."""
+    n = len(value)
+    sec = categorical(section)
+    fld = categorical(metric_field)
+    name, label = resolve_names(sec, fld)
+    unit_cat = categorical(unit)
+    factor, base = unit_columns(loc, unit_cat)
+    raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)
+    frame = pd.DataFrame(
+        {
+            "report": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[report]),
+            "process_id": pd.array(process_id, dtype="Int64"),
+            "launch_id": pd.array(launch_id, dtype="Int64"),
+            "section": sec,
+            "body_item": categorical(body_item) if body_item is not None else None,
+            "metric": name,
+            "label": label,
+            "unit": unit_cat,
+            "base_unit": base,
+            "value": raw * factor,
+            "text": pd.array(value, dtype="string"),
+        }
+    )
+    for col, arr in (("minimum", minimum), ("maximum", maximum)):
+        if arr is not None:
+            frame[col] = parse_numbers(arr, style).to_numpy(zero_copy_only=False) * factor
+    return conform(frame, METRIC_COLUMNS)

@@ -1,0 +1,111 @@
+"""Reader of ncu's raw page (``--page raw``): wide, one column per metric name, a units row, one row per launch.
+
+Kept wide (``WideMetrics``): the analysis reads it as a launch x metric matrix, and the long form is built only
+when asked for. ``--print-metric-instances values`` cells (``(0.00; 0; 0; ...)``) keep their text; their
+value is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
+"""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import DuplicateLaunchError, FormatError, UnitError
+from ..model import WideMetrics
+from ..units import parse_numbers, parse_unit
+from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .records import (
+    check_nonempty,
+    classify_odd_rows,
+    column,
+    int_keys,
+    number_style,
+    read_records,
+    string_columns,
+)
+from .sniff import Located, Skipped, lines_of
+
+IDENTITY_EXTRA = ("Kernel Time",)
+
+
+def _units_row(loc: Located) -> list[str]:
+    with loc.path.open("rb") as fh:
+        fh.seek(loc.data_offset)
+        line = fh.readline().decode("utf-8", errors="replace")
+    fields = next(csv.reader([line.strip()]), [])
+    if len(fields) != len(loc.header) or any(fields[:2]):
+        raise FormatError(
+            loc.path,
+            f"expected the units row after the header ({len(loc.header)} fields, empty under ID and Process ID)",
+            line=loc.header_line + 1,
+        )
+    return fields
+
+
+def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list[Skipped]]:
+    """(launches, wide metrics, skipped lines) of a raw page."""
+    header = loc.header
+    if len(set(header)) != len(header):
+        dup = sorted({c for c in header if header.count(c) > 1})
+        raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
+    units = _units_row(loc)
+    identity = [c for c in header if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in IDENTITY_EXTRA]
+    metric_cols = [c for c in header if c not in identity]
+    table, odd = read_records(loc, list(header), string_columns(list(header), set(identity)), skip_rows=1)
+    classified = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None)
+    check_nonempty(loc, table.num_rows, "launch rows")
+    pid = int_keys(loc, "Process ID", column(table, "Process ID"))
+    lid = int_keys(loc, "ID", column(table, "ID"))
+    key = pd.DataFrame({"process_id": pid, "launch_id": lid})
+    dup = key.duplicated(keep=False).to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        found = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
+        lines = next(iter(found.values()), [])
+        raise DuplicateLaunchError(
+            loc.path,
+            f"launch ID {lid[i]} of process {pid[i]} has {int((key.iloc[i] == key).all(axis=1).sum())} rows "
+            "(expected one row per launch in a raw page)",
+            line=lines[1] if len(lines) > 1 else (lines[0] if lines else None),
+        )
+    ident = pd.DataFrame({c: column(table, c).to_pylist() for c in identity if c not in ("ID", "Process ID")})
+    ident["ID"] = lid.astype(str)
+    ident["Process ID"] = pid.astype(str)
+    launches = build_launches(ident, report)
+
+    col_index = {c: i for i, c in enumerate(header)}
+    sample = (
+        pa.chunked_array([column(table, c).slice(0, 8) for c in metric_cols], type=pa.string())
+        if metric_cols
+        else pa.chunked_array([], type=pa.string())
+    )
+    style = number_style(loc, sample)
+    n = table.num_rows
+    values = np.empty((n, len(metric_cols)), dtype=np.float64, order="F")
+    base_units: list[str] = []
+    for j, c in enumerate(metric_cols):
+        u = units[col_index[c]]
+        try:
+            parsed = parse_unit(u)
+        except UnitError as exc:
+            raise UnitError(loc.path, exc.detail, line=loc.header_line + 1, column=c) from None
+        base_units.append(parsed.base)
+        values[:, j] = parse_numbers(column(table, c), style).to_numpy(zero_copy_only=False) * parsed.factor
+    keys = pd.DataFrame(
+        {
+            "report": [report] * n,
+            "process_id": pid,
+            "launch_id": lid,
+        }
+    )
+    wide = WideMetrics(
+        keys=keys,
+        values=pd.DataFrame(values, columns=pd.Index(metric_cols, dtype=object), copy=False),
+        texts=table.select(metric_cols),
+        units=[units[col_index[c]] for c in metric_cols],
+        base_units=base_units,
+    )
+    return launches, wide, classified.skipped

@@ -1,0 +1,192 @@
+"""Find what a file is: which ncu export flavour, and where its CSV header starts.
+
+Captures of ncu's stdout carry ``==PROF==``/``==WARNING==``/``==ERROR==`` lines and the program's own output
+before (and around) the CSV; the header is the first line whose leading fields are ncu's identity columns.
+Columns are never selected by position: the header is matched by the names it contains.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError, InputError
+
+NCU_REP_MAGIC = b"NVR\x00"
+#: ncu's own message lines in a capture.
+PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: How many bytes of a file we look at to decide it is text.
+SNIFF_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line that was not part of the export's records, with why it was skipped."""
+
+    line: int | None
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Located:
+    """Where the records of an export start."""
+
+    path: Path
+    flavour: str
+    header: list[str] = field(default_factory=list)
+    header_line: int = 0  # 1-based line number of the header
+    data_offset: int = 0  # byte offset of the first line after the header
+    preamble: tuple[Skipped, ...] = ()
+    ncu_version: str | None = None
+
+
+def check_path(path: Path) -> None:
+    """Raise InputError for a path that does not exist, is a directory, or cannot be opened."""
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a directory, expected an ncu export file (.csv, .txt or .ncu-rep)")
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise InputError(path, f"cannot open: {exc.strerror or exc}") from exc
+
+
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """(line number, byte offset of the line, line bytes without newline), streamed."""
+    offset = 0
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            yield number, offset, raw.rstrip(b"\r\n")
+            offset += len(raw)
+
+
+def _decode(path: Path, number: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(
+            path, f"not text: invalid UTF-8 at byte {exc.start} (expected an ncu CSV export)", line=number
+        ) from exc
+
+
+def _fields(text: str) -> list[str]:
+    return next(csv.reader([text]), [])
+
+
+def _classify_header(fields: list[str]) -> str | None:
+    """The flavour a header line announces, or None if it is not an ncu header."""
+    if len(fields) >= 2 and fields[0] == "ID" and fields[1] == "Process ID":
+        if "Metric Name" in fields and "Metric Value" in fields:
+            return "details"
+        if "Kernel Name" in fields:
+            return "raw"
+        return None
+    if len(fields) >= 2 and fields[0] == "Process ID" and "Invocations" in fields and "Average" in fields:
+        return "summary"
+    if (
+        len(fields) == 2
+        and fields[0].endswith("Attribute")
+        and (fields[1] == "Value" or fields[1].startswith("Device"))
+    ):
+        return "session"
+    return None
+
+
+def locate(path: Path) -> Located:
+    """Sniff the flavour of ``path`` and find its header line."""
+    check_path(path)
+    with path.open("rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    if head.startswith(NCU_REP_MAGIC):
+        return Located(path, "ncu-rep")
+    if not head.strip():
+        raise FormatError(path, "empty file (expected an ncu CSV export or .ncu-rep report)")
+    if b"\x00" in head:
+        raise FormatError(path, "binary data, not an ncu CSV export (and not an .ncu-rep report)")
+    preamble: list[Skipped] = []
+    version: str | None = None
+    previous_title: tuple[int, int] | None = None
+    for number, offset, raw in _lines(path):
+        text = _decode(path, number, raw)
+        if number == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        stripped = text.strip()
+        if not stripped:
+            continue
+        if stripped.startswith('"'):
+            fields = _fields(stripped)
+            flavour = _classify_header(fields)
+            if flavour == "session":
+                # A session page starts with a bare title line above its first attribute block.
+                start = previous_title if previous_title is not None else (number, offset)
+                if previous_title is not None:
+                    preamble.pop()  # the block's title line belongs to the page
+                return Located(path, "session", fields, start[0], start[1], tuple(preamble), version)
+            if flavour is not None:
+                return Located(
+                    path,
+                    flavour,
+                    fields,
+                    number,
+                    offset + len(raw) + _newline_len(path, offset + len(raw)),
+                    tuple(preamble),
+                    version,
+                )
+            preamble.append(Skipped(number, text, "before the ncu header"))
+            previous_title = None
+            continue
+        reason = "ncu message" if PROF_LINE.match(stripped) else "program output"
+        preamble.append(Skipped(number, text, reason))
+        previous_title = (number, offset)
+        m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
+        if m:
+            version = m.group(1)
+    if preamble and all(s.reason == "ncu message" for s in preamble):
+        raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
+    raise FormatError(
+        path,
+        'no ncu CSV header found: expected a line starting with "ID","Process ID" (details or raw page), '
+        '"Process ID","Process Name" with "Invocations" (summary page) or an attribute block (session page)',
+    )
+
+
+def _newline_len(path: Path, offset: int) -> int:
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        nl = fh.read(2)
+    if nl.startswith(b"\r\n"):
+        return 2
+    return 1 if nl[:1] in (b"\n", b"\r") else 0
+
+
+def line_of(path: Path, needle: str, start: int = 0) -> int | None:
+    """1-based line number of the first line at or after byte ``start`` that contains ``needle``."""
+    data = path.read_bytes()
+    pos = data.find(needle.encode("utf-8"), start)
+    if pos < 0:
+        return None
+    return data.count(b"\n", 0, pos) + 1
+
+
+def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[int]]:
+    """All 1-based line numbers where each needle (a whole line's text) occurs, at or after byte ``start``."""
+    data = path.read_bytes()
+    out: dict[str, list[int]] = {}
+    for needle in needles:
+        b = needle.encode("utf-8")
+        found: list[int] = []
+        line, last = 1, 0
+        pos = data.find(b, start)
+        while pos >= 0:
+            line += data.count(b"\n", last, pos)
+            last = pos
+            found.append(line)
+            pos = data.find(b, pos + len(b))
+        out[needle] = found
+    return out

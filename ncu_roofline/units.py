@@ -1,0 +1,229 @@
+"""Units and numbers as ncu writes them, converted to base SI units with decimal prefixes.
+
+ncu auto-scales units per value (``us``, ``Ghz``, ``Kbyte``, ``Tbyte/s``, ``sector/ns``); older versions spell
+``usecond``, ``Gbyte/second``, ``cycle/nsecond``; ``--print-units base`` writes ``ns``, ``hz``, ``byte``.
+Every unit is parsed into a numerator and an optional denominator; each side is a known base word with an
+optional decimal prefix (K = 1000, as ncu uses) or a time unit. The result is a factor and a base unit:
+time in seconds (``s``), frequency in ``hz`` (``cycle/s`` is written ``hz``), data in ``byte``.
+Percentages stay percentages (0..100).
+
+Numbers come in three styles: en (``2,840,177,056,935.29``), C (``2840177056935.29``) and the
+dot-grouped style of other locales (``27.595.520``, ``65,77``). The style is decided once per file.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import UnitError
+
+PREFIXES: dict[str, float] = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+#: Time units to seconds: the short ncu spellings and the older long ones.
+TIME_UNITS: dict[str, float] = {
+    "s": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+    "second": 1.0,
+    "msecond": 1e-3,
+    "usecond": 1e-6,
+    "nsecond": 1e-9,
+}
+
+#: Base words ncu uses (Nsight Compute's metric units and the words seen in 2020.x-2025.x exports).
+#: Plural spellings map to the singular.
+BASE_WORDS: dict[str, str] = {
+    "byte": "byte",
+    "bytes": "byte",
+    "hz": "hz",
+    "Hz": "hz",
+    "cycle": "cycle",
+    "cycles": "cycle",
+    "inst": "inst",
+    "insts": "inst",
+    "sector": "sector",
+    "sectors": "sector",
+    "request": "request",
+    "requests": "request",
+    "warp": "warp",
+    "warps": "warp",
+    "thread": "thread",
+    "threads": "thread",
+    "block": "block",
+    "blocks": "block",
+    "register": "register",
+    "registers": "register",
+    "branches": "branch",
+    "branch": "branch",
+    "pass": "pass",
+    "passes": "pass",
+    "SM": "SM",
+    "TPC": "TPC",
+    "GPC": "GPC",
+    "cluster": "cluster",
+    "clusters": "cluster",
+    "sample": "sample",
+    "samples": "sample",
+    "wavefront": "wavefront",
+    "wavefronts": "wavefront",
+    "instance": "instance",
+    "packet": "packet",
+    "packets": "packet",
+    "op": "op",
+    "ops": "op",
+    "flop": "flop",
+    "%": "%",
+    "bit": "bit",
+    "bits": "bit",
+    "lane": "lane",
+    "queue": "queue",
+    "access": "access",
+    "transaction": "transaction",
+    "transactions": "transaction",
+    "stall": "stall",
+    "event": "event",
+    "message": "message",
+    "prims": "prim",
+    "prim": "prim",
+    "triangle": "triangle",
+    "pixel": "pixel",
+    "vertex": "vertex",
+    "attribute": "attribute",
+    "count": "count",
+    "entries": "entry",
+    "entry": "entry",
+    "slots": "slot",
+    "slot": "slot",
+}
+
+#: Which base words accept a decimal prefix (ncu auto-scales these).
+PREFIXABLE = {
+    "byte",
+    "hz",
+    "inst",
+    "sector",
+    "cycle",
+    "warp",
+    "request",
+    "thread",
+    "block",
+    "flop",
+    "op",
+    "bit",
+}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A parsed unit: value_in_base = value * factor, expressed in ``base``."""
+
+    text: str
+    factor: float
+    base: str
+
+
+def _parse_side(token: str) -> tuple[float, str] | None:
+    """One side of a unit (``Kbyte``, ``ns``, ``cycle``) as (factor, base word), or None if unknown."""
+    if token in TIME_UNITS:
+        return TIME_UNITS[token], "s"
+    if token in BASE_WORDS:
+        return 1.0, BASE_WORDS[token]
+    if len(token) > 1 and token[0] in PREFIXES:
+        rest = token[1:]
+        base = BASE_WORDS.get(rest)
+        if base is not None and base in PREFIXABLE:
+            return PREFIXES[token[0]], base
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_unit(unit: str) -> Unit:
+    """Parse an ncu unit string; raise UnitError (without a path) when it is not one we know.
+
+    >>> parse_unit("Tbyte/s").factor, parse_unit("Tbyte/s").base
+    (1000000000000.0, 'byte/s')
+    """
+    text = unit.strip()
+    if text == "":
+        return Unit(unit, 1.0, "")
+    parts = text.split("/")
+    if len(parts) > 2 or any(p.strip() == "" for p in parts):
+        raise UnitError(None, f"unknown unit {unit!r} (expected e.g. 'us', 'Gbyte/s', 'inst/cycle')")
+    num = _parse_side(parts[0].strip())
+    if num is None:
+        raise UnitError(None, f"unknown unit {unit!r} (expected e.g. 'us', 'Gbyte/s', 'inst/cycle')")
+    factor, base = num
+    if len(parts) == 2:
+        den = _parse_side(parts[1].strip())
+        if den is None:
+            raise UnitError(None, f"unknown unit {unit!r} (unknown denominator {parts[1]!r})")
+        factor /= den[0]
+        base = f"{base}/{den[1]}"
+    if base == "cycle/s":
+        base = "hz"
+    return Unit(unit, factor, base)
+
+
+# ---------------------------------------------------------------------------------------------- numbers
+
+#: A plain number once grouping separators are gone (also scientific notation and ncu's "inf"/"nan").
+_PLAIN_NUMBER = r"^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$"
+
+# Evidence for the number style of a file.
+_EN_EVIDENCE = re.compile(r"^[-+]?[0-9]{1,3}(,[0-9]{3})+\.[0-9]+$|^[-+]?[0-9]*\.([0-9]{1,2}|[0-9]{4,})$")
+_DOT_GROUPED_EVIDENCE = re.compile(
+    r"^[-+]?[0-9]{1,3}(\.[0-9]{3})+,[0-9]+$|^[-+]?[0-9]{1,3}(\.[0-9]{3}){2,}$|^[-+]?[0-9]*,([0-9]{1,2}|[0-9]{4,})$"
+)
+_NUMBERISH = re.compile(r"^[-+]?[0-9][0-9.,]*([eE][-+]?[0-9]+)?$")
+
+NUMBER_STYLES = ("en", "dot-grouped")
+
+
+def detect_number_style(samples: list[str]) -> str | None:
+    """'en' (comma groups, dot decimals; also the C locale), 'dot-grouped' (dot groups, comma decimals), or
+    None when the samples disagree with each other (a mixed file)."""
+    en = dot = False
+    for s in samples:
+        if not _NUMBERISH.match(s):
+            continue
+        if _EN_EVIDENCE.match(s):
+            en = True
+        elif _DOT_GROUPED_EVIDENCE.match(s):
+            dot = True
+        if en and dot:
+            return None
+    return "dot-grouped" if dot else "en"
+
+
+def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
+    """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists)."""
+    if style == "en":
+        plain = pc.replace_substring(text, ",", "")
+    elif style == "dot-grouped":
+        plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
+    else:  # pragma: no cover - guarded by callers
+        raise ValueError(style)
+    plain = pc.utf8_trim_whitespace(plain)
+    ok = pc.match_substring_regex(plain, _PLAIN_NUMBER)
+    numeric = pc.if_else(ok, plain, pa.scalar(None, pa.string()))
+    return pc.cast(numeric, pa.float64())
+
+
+def parse_number(text: str, style: str = "en") -> float:
+    """Scalar version of :func:`parse_numbers` (NaN where not a number)."""
+    out = parse_numbers(pa.array([text], pa.string()), style)
+    value = out[0].as_py()
+    return float("nan") if value is None else float(value)
+
+
+def unit_factors(units: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Factors and base units for a list of unit strings (UnitError names the first unknown one)."""
+    parsed = [parse_unit(u) for u in units]
+    return np.array([p.factor for p in parsed], dtype=np.float64), [p.base for p in parsed]
