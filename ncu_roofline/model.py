@@ -31,6 +31,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pandas.api.types import union_categoricals
 
 LAUNCH_KEY: tuple[str, str, str] = ("report", "process_id", "launch_id")
 
@@ -137,8 +140,6 @@ def missing_array(dtype: str, n: int) -> Any:
         return pd.arrays.IntegerArray(np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool))
     if dtype == FLOAT:
         return np.full(n, np.nan)
-    import pyarrow as pa
-
     return pd.array(pa.nulls(n, pa.string()), dtype=STR)
 
 
@@ -162,15 +163,10 @@ class WideMetrics:
         """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together.
 
         Empty cells (metric not collected for that launch) are not rows."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         n_launch, n_metric = self.values.shape
         if n_launch == 0 or n_metric == 0:
             return empty_frame(METRIC_COLUMNS)
-        texts = pa.chunked_array(
-            [chunk for col in self.texts.columns for chunk in col.chunks], type=pa.string()
-        )
+        texts = pa.chunked_array([chunk for col in self.texts.columns for chunk in col.chunks], type=pa.string())
         present = pc.not_equal(texts, "").to_numpy(zero_copy_only=False)
         codes = np.repeat(np.arange(n_metric, dtype=np.int32), n_launch)[present]
         launch_idx = np.tile(np.arange(n_launch, dtype=np.int64), n_metric)[present]
@@ -178,9 +174,7 @@ class WideMetrics:
         def per_column(labels: list[str]) -> pd.Categorical:
             cats = list(dict.fromkeys(labels))
             pos = np.array([cats.index(x) for x in labels], dtype=np.int32)
-            return pd.Categorical.from_codes(
-                pos[codes], categories=pd.Index(cats, dtype=object), validate=False
-            )
+            return pd.Categorical.from_codes(pos[codes], categories=pd.Index(cats, dtype=object), validate=False)
 
         unit = per_column(list(self.units))
         base_unit = per_column(list(self.base_units))
@@ -229,27 +223,27 @@ class Report:
 
     @functools.cached_property
     def values(self) -> pd.DataFrame:
-        """Wide numeric view: one row per launch (index = LAUNCH_KEY), one column per ncu metric name.
+        """Wide numeric view: one row per launch (index = LAUNCH_KEY, in ``launches`` order), one column per
+        ncu metric name, floats in base units.
 
-        Values are floats in base units. Where a launch has the same metric name more than once (the
-        name repeated in several sections or body items), the first numeric occurrence outside body items
-        wins. Metrics without a known name are not in this view (they stay in ``metrics``).
+        Where a launch has the same metric name more than once (the name repeated in several sections or body
+        items), the first numeric occurrence outside body items wins. Metrics without a known name are not in
+        this view (they stay in ``metrics``).
         """
-        parts: list[pd.DataFrame] = []
+        index = launch_index(self.launches)
+        columns: dict[str, np.ndarray] = {}
         for w in self._wide:
-            v = w.values.copy()
-            v.index = pd.MultiIndex.from_arrays(
-                [w.keys[k].to_numpy(dtype=object if k == "report" else np.int64) for k in LAUNCH_KEY],
-                names=list(LAUNCH_KEY),
-            )
-            parts.append(v)
+            rows = index.get_indexer(launch_index(w.keys))
+            for j, name in enumerate(w.values.columns):
+                col = columns.setdefault(str(name), np.full(len(index), np.nan))
+                col[rows] = np.where(np.isnan(col[rows]), w.values.iloc[:, j].to_numpy(), col[rows])
         if self._long is not None and len(self._long):
-            parts.append(long_to_wide(self._long))
-        if not parts:
-            idx = pd.MultiIndex.from_arrays([[], [], []], names=list(LAUNCH_KEY))
-            return pd.DataFrame(index=idx)
-        wide = parts[0] if len(parts) == 1 else pd.concat(parts, axis=0, sort=False)
-        return wide.sort_index()
+            for name, col in long_to_wide(self._long, index).items():
+                if name in columns:
+                    columns[name] = np.where(np.isnan(columns[name]), col, columns[name])
+                else:
+                    columns[name] = col
+        return pd.DataFrame(columns, index=index)
 
     @property
     def flavours(self) -> list[str]:
@@ -259,36 +253,46 @@ class Report:
         return len(self.launches)
 
 
-def long_to_wide(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Pivot the long metrics frame to launch x metric name (float), first numeric non-body value wins."""
-    m = metrics.loc[metrics["metric"].notna() & metrics["value"].notna()]
-    if m.empty:
-        idx = pd.MultiIndex.from_arrays([[], [], []], names=list(LAUNCH_KEY))
-        return pd.DataFrame(index=idx)
-    in_body = m["body_item"].notna().to_numpy()
-    # Stable order: header metrics first, then body items, in input order.
-    order = np.argsort(in_body, kind="stable")
-    m = m.iloc[order]
-    keys = [m["report"].astype(object), m["process_id"].astype("int64"), m["launch_id"].astype("int64")]
-    frame = pd.DataFrame(
-        {
-            "report": keys[0].to_numpy(),
-            "process_id": keys[1].to_numpy(),
-            "launch_id": keys[2].to_numpy(),
-            "metric": m["metric"].astype(object).to_numpy(),
-            "value": m["value"].to_numpy(),
-        }
+def launch_index(frame: pd.DataFrame) -> pd.MultiIndex:
+    """The LAUNCH_KEY columns of a frame as a MultiIndex (NA process IDs allowed)."""
+    return pd.MultiIndex.from_arrays(
+        [
+            frame["report"].astype(object).to_numpy(),
+            pd.array(frame["process_id"], dtype=INT),
+            pd.array(frame["launch_id"], dtype=INT),
+        ],
+        names=list(LAUNCH_KEY),
     )
-    frame = frame.drop_duplicates(subset=["report", "process_id", "launch_id", "metric"], keep="first")
-    wide = frame.pivot(index=list(LAUNCH_KEY), columns="metric", values="value")
-    wide.columns.name = None
-    return wide
+
+
+def long_to_wide(metrics: pd.DataFrame, index: pd.MultiIndex) -> dict[str, np.ndarray]:
+    """Metric name -> float array aligned with ``index``; the first numeric value outside body items wins.
+
+    Columns taken: LAUNCH_KEY, metric, value, body_item."""
+    m = metrics.loc[metrics["metric"].notna().to_numpy() & metrics["value"].notna().to_numpy()]
+    if m.empty:
+        return {}
+    rows = index.get_indexer(launch_index(m))
+    codes = m["metric"].cat.codes.to_numpy()
+    in_body = m["body_item"].notna().to_numpy()
+    order = np.lexsort((np.arange(len(m)), in_body))  # header rows first, then input order
+    rows, codes, values = rows[order], codes[order], m["value"].to_numpy(dtype=np.float64)[order]
+    keep = rows >= 0
+    rows, codes, values = rows[keep], codes[keep], values[keep]
+    pair = rows.astype(np.int64) * (int(codes.max()) + 1) + codes
+    _, first = np.unique(pair, return_index=True)
+    out: dict[str, np.ndarray] = {}
+    cats = m["metric"].cat.categories
+    for code in np.unique(codes[first]):
+        sel = first[codes[first] == code]
+        col = np.full(len(index), np.nan)
+        col[rows[sel]] = values[sel]
+        out[str(cats[code])] = col
+    return out
 
 
 def concat_metrics(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """Concatenate long metric frames, unifying categoricals."""
-    from pandas.api.types import union_categoricals
-
     cat_cols = [c for c, t in METRIC_COLUMNS.items() if t == CAT]
     out: dict[str, pd.Series | pd.Categorical] = {}
     for c in METRIC_COLUMNS:

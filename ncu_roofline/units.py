@@ -5,7 +5,9 @@ ncu auto-scales units per value (``us``, ``Ghz``, ``Kbyte``, ``Tbyte/s``, ``sect
 Every unit is parsed into a numerator and an optional denominator; each side is a known base word with an
 optional decimal prefix (K = 1000, as ncu uses) or a time unit. The result is a factor and a base unit:
 time in seconds (``s``), frequency in ``hz`` (``cycle/s`` is written ``hz``), data in ``byte``.
-Percentages stay percentages (0..100).
+Percentages stay percentages (0..100). A time unit in a denominator is physical (``sector/ns``); a decimal
+prefix on any other denominator is ncu's scaling of the *number* (``%/Kbyte`` = the value in ``%/byte``
+divided by 1000), as ncu's base-unit export of the same report shows.
 
 Numbers come in three styles: en (``2,840,177,056,935.29``), C (``2840177056935.29``) and the
 dot-grouped style of other locales (``27.595.520``, ``65,77``). The style is decided once per file.
@@ -161,10 +163,16 @@ def parse_unit(unit: str) -> Unit:
         raise UnitError(None, f"unknown unit {unit!r} (expected e.g. 'us', 'Gbyte/s', 'inst/cycle')")
     factor, base = num
     if len(parts) == 2:
-        den = _parse_side(parts[1].strip())
+        token = parts[1].strip()
+        den = _parse_side(token)
         if den is None:
             raise UnitError(None, f"unknown unit {unit!r} (unknown denominator {parts[1]!r})")
-        factor /= den[0]
+        if token in TIME_UNITS:
+            factor /= den[0]  # sector/ns: physically scaled (203.3 sector/ns = 2.033e11 sector/s)
+        else:
+            # ncu scales the number, not the denominator: 2.614 %/Kbyte is 2,614 %/byte in the same
+            # report's base-unit export (micro_full.raw.csv vs raw-base.csv, and ncu_report's value).
+            factor *= den[0]
         base = f"{base}/{den[1]}"
     if base == "cycle/s":
         base = "hz"

@@ -24,7 +24,7 @@ from .ncurep import read_ncurep
 from .raw import read_raw
 from .records import describe_skipped
 from .session import read_session
-from .sniff import Skipped, locate
+from .sniff import Skipped, check_path, decompressed, is_gzip, locate
 from .summary import read_summary
 
 __all__ = ["read", "read_one", "report_names"]
@@ -32,9 +32,15 @@ __all__ = ["read", "read_one", "report_names"]
 PathArg = str | PathLike[str]
 
 
+def _stem(p: Path) -> str:
+    name = p.name[:-3] if p.name.endswith(".gz") else p.name
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
 def report_names(paths: Sequence[Path]) -> list[str]:
-    """A short, unique name per file: its name without the last suffix, with parent folders as needed."""
-    names = [p.name.rsplit(".", 1)[0] if "." in p.name else p.name for p in paths]
+    """A short, unique name per file: its name without the last suffix (and .gz), with parent folders as
+    needed to tell apart files of the same name."""
+    names = [_stem(p) for p in paths]
     depth = 1
     while len(set(names)) < len(names) and depth < 8:
         counts = {n: names.count(n) for n in names}
@@ -50,9 +56,18 @@ def report_names(paths: Sequence[Path]) -> list[str]:
 
 
 def read_one(path: PathArg, report: str | None = None) -> Report:
-    """Read one ncu export of any flavour into a :class:`Report`."""
+    """Read one ncu export of any flavour into a :class:`Report` (gzip-compressed files too)."""
     p = Path(path)
     name = report or report_names([p])[0]
+    check_path(p)
+    if is_gzip(p):
+        with decompressed(p) as plain:
+            rep = _read_plain(plain, p, name)
+        return rep
+    return _read_plain(p, p, name)
+
+
+def _read_plain(p: Path, shown: Path, name: str) -> Report:
     loc = locate(p)
     skipped: list[Skipped] = list(loc.preamble)
     session = empty_frame(SESSION_COLUMNS)
@@ -83,7 +98,7 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
             [
                 {
                     "report": name,
-                    "path": str(p),
+                    "path": str(shown),
                     "flavour": loc.flavour,
                     "ncu_version": version,
                     "launches": len(launches),

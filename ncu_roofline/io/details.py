@@ -76,9 +76,7 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
     dict_cols = {*identity, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"}
     table, odd = read_records(loc, names, string_columns(names, dict_cols))
-    classified = classify_odd_rows(
-        loc, odd, record_width=len(names), rule_width=len(header) if ragged else None
-    )
+    classified = classify_odd_rows(loc, odd, record_width=len(names), rule_width=len(header) if ragged else None)
     if ragged:
         trailing = column(table, "__trailing__")
         bad = pc.not_equal(trailing, "")
@@ -120,12 +118,10 @@ def _launches(
 ) -> pd.DataFrame:
     """One row per (Process ID, ID), in order of first appearance; a key with two identities raises."""
     key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     for col in identity:
         arr = column(table, col)
-        codes = (
-            arr.indices.to_numpy(zero_copy_only=False) if isinstance(arr.type, pa.DictionaryType) else None
-        )
+        codes = arr.indices.to_numpy(zero_copy_only=False) if isinstance(arr.type, pa.DictionaryType) else None
         if codes is None:
             continue
         mismatch = np.flatnonzero(codes != codes[first[inverse]])
@@ -162,13 +158,9 @@ def _rules(
         out["section"].append(r[idx["Section Name"]])
         for col, name in RULE_FIELDS.items():
             v = r[idx[col]] if col in idx and idx[col] < len(r) else ""
-            out[name].append(
-                (parse_number(v, style) if v else float("nan")) if name == "speedup" else (v or None)
-            )
+            out[name].append((parse_number(v, style) if v else float("nan")) if name == "speedup" else (v or None))
     rules = conform(pd.DataFrame(out), RULE_COLUMNS)
-    known = set(
-        zip(launches["process_id"].astype("int64"), launches["launch_id"].astype("int64"), strict=True)
-    )
+    known = set(zip(launches["process_id"].astype("int64"), launches["launch_id"].astype("int64"), strict=True))
     orphans = [
         (p, i)
         for p, i in zip(rules["process_id"].astype("int64"), rules["launch_id"].astype("int64"), strict=True)

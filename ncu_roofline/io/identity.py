@@ -135,9 +135,7 @@ def _template_args(name: str) -> tuple[str, str]:
     return name, ""
 
 
-_NOISE_ARG = re.compile(
-    r"^(\d+|true|false|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$"
-)
+_NOISE_ARG = re.compile(r"^(\d+|true|false|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$")
 
 
 def display_name(kernel: str, max_len: int = 60) -> str:
@@ -153,6 +151,8 @@ def display_name(kernel: str, max_len: int = 60) -> str:
     for prefix in ("void ", "__global__ "):
         if text.startswith(prefix):
             text = text[len(prefix) :]
+    # Anonymous namespaces look like template brackets or parameter lists: drop them first.
+    text = re.sub(r"(<unnamed>|\(anonymous namespace\))::", "", text)
     # Cut the parameter list: the last top-level '(' group.
     depth = 0
     cut = len(text)
@@ -217,9 +217,7 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
     if push:
         out["nvtx_path"] = pd.array([nvtx_path(v) for v in identity[push[0]].tolist()], dtype="string")
     if startend:
-        out["nvtx_start_end"] = pd.array(
-            [nvtx_path(v) for v in identity[startend[0]].tolist()], dtype="string"
-        )
+        out["nvtx_start_end"] = pd.array([nvtx_path(v) for v in identity[startend[0]].tolist()], dtype="string")
     if "kernel_name" in out:
         names = out["kernel_name"]
         out["display_name"] = pd.array(

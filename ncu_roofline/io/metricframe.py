@@ -37,9 +37,7 @@ def _remap(codes: np.ndarray, bases: list[str]) -> pd.Categorical:
     """Categorical of base units per row from the unit codes (NA unit -> NA)."""
     uniq = list(dict.fromkeys(bases))
     m = np.array([uniq.index(b) for b in bases] + [-1], dtype=np.int32)
-    return pd.Categorical.from_codes(
-        m[np.where(codes < 0, len(bases), codes)], categories=uniq, validate=False
-    )
+    return pd.Categorical.from_codes(m[np.where(codes < 0, len(bases), codes)], categories=uniq, validate=False)
 
 
 def resolve_names(section: pd.Categorical, field: pd.Categorical) -> tuple[pd.Categorical, pd.Categorical]:

@@ -21,7 +21,8 @@ from ..units import parse_unit
 from .identity import display_name
 from .sniff import Located
 
-MSG_TYPES = {0: "NONE", 1: "OK", 2: "OPT", 3: "WRN", 4: "ERR"}  # ncu_report.MsgType_* -> CSV "Rule Type"
+#: ncu_report.MsgType_* -> the "Rule Type" the CSV export writes (an OK message is exported as INF).
+MSG_TYPES = {0: "NONE", 1: "INF", 2: "OPT", 3: "WRN", 4: "ERR"}
 SPEEDUP_TYPES = {0: None, 1: "local", 2: "global"}  # ncu_report.SpeedupType_*
 
 

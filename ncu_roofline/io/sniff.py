@@ -7,8 +7,13 @@ Columns are never selected by position: the header is matched by the names it co
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gzip
 import re
+import shutil
+import tempfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +21,11 @@ from pathlib import Path
 from ..errors import FormatError, InputError
 
 NCU_REP_MAGIC = b"NVR\x00"
+GZIP_MAGIC = b"\x1f\x8b"
 #: ncu's own message lines in a capture.
 PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: A section heading of ncu's human-readable details page (``--page details`` without ``--csv``).
+_TEXT_PAGE = re.compile(r"^\s+Section: \S")
 #: How many bytes of a file we look at to decide it is text.
 SNIFF_BYTES = 1 << 16
 
@@ -55,6 +63,27 @@ def check_path(path: Path) -> None:
             pass
     except OSError as exc:
         raise InputError(path, f"cannot open: {exc.strerror or exc}") from exc
+
+
+def is_gzip(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+@contextlib.contextmanager
+def decompressed(path: Path) -> Iterator[Path]:
+    """A gzip-compressed export, decompressed into a temporary file that is removed afterwards.
+
+    The file keeps the original name without ``.gz`` (an ``.ncu-rep`` must be a real file for ncu_report)."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name + ".out"
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        out = Path(tmp) / name
+        try:
+            with gzip.open(path, "rb") as src, out.open("wb") as dst:
+                shutil.copyfileobj(src, dst, length=1 << 20)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise FormatError(path, f"damaged gzip data ({exc})") from exc
+        yield out
 
 
 def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
@@ -147,6 +176,12 @@ def locate(path: Path) -> Located:
         m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
         if m:
             version = m.group(1)
+    if any(_TEXT_PAGE.match(s.text) for s in preamble):
+        raise FormatError(
+            path,
+            "this is ncu's human-readable page, not a CSV export: export it with "
+            "'ncu -i REPORT.ncu-rep --csv --page raw > report.csv' (or run ncu with --csv)",
+        )
     if preamble and all(s.reason == "ncu message" for s in preamble):
         raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
     raise FormatError(

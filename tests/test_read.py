@@ -1,0 +1,351 @@
+"""ncu_roofline.read on every export flavour, checked against the numbers ncu itself wrote."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import derive
+import pytest
+from conftest import DATA, SHARED, data
+
+import ncu_roofline
+from ncu_roofline.model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
+
+
+MICRO_KERNELS = [
+    "stream_triad", "strided_read", "l2_reread", "l1_reread", "smem_bank_conflict", "fp32_fma", "fp64_fma",
+    "half_hfma2", "wmma_bf16", "spill_heavy", "low_occupancy", "atomic_hot",
+    "tiny_launch", "tiny_launch", "tiny_launch", "tiny_launch",
+]  # fmt: skip
+
+ALL_FIXTURES = sorted(p.name for p in DATA.iterdir() if p.name.endswith((".csv", ".csv.gz", ".ncu-rep.gz")))
+
+
+def _value(report: ncu_roofline.Report, launch_id: int, metric: str) -> float:
+    v = report.values
+    row = v[v.index.get_level_values("launch_id") == launch_id]
+    assert len(row) == 1
+    return float(row[metric].iloc[0])
+
+
+def _dtypes(frame: pd.DataFrame) -> dict[str, str]:
+    return {c: str(t) for c, t in frame.dtypes.items()}
+
+
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_every_fixture_reads_with_schema(name: str) -> None:
+    report = ncu_roofline.read(DATA / name)
+    assert list(report.launches.columns) == list(LAUNCH_COLUMNS)
+    assert list(report.metrics.columns) == list(METRIC_COLUMNS)
+    assert list(report.rules.columns) == list(RULE_COLUMNS)
+    assert list(report.source.columns) == list(SOURCE_COLUMNS)
+    assert _dtypes(report.launches) == LAUNCH_COLUMNS
+    assert _dtypes(report.metrics) == METRIC_COLUMNS
+    assert _dtypes(report.rules) == RULE_COLUMNS
+    if report.source["flavour"].iloc[0] != "session":
+        assert len(report.launches) > 0
+        assert len(report.metrics) > 0
+        # every metric row belongs to a launch of the report
+        keys = set(map(tuple, report.launches[["process_id", "launch_id"]].astype(object).to_numpy()))
+        mk = set(map(tuple, report.metrics[["process_id", "launch_id"]].drop_duplicates().astype(object).to_numpy()))
+        assert mk <= keys
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared/ncu-samples not present")
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in SHARED.glob("*/*") if p.suffix in (".csv", ".ncu-rep") and p.stat().st_size > 0),
+    ids=lambda p: p.name,
+)
+def test_every_shared_sample_reads(path: Path) -> None:
+    report = ncu_roofline.read(path)
+    assert report.source["launches"].iloc[0] == len(report.launches)
+
+
+def test_micro_full_launches() -> None:
+    for name in ("micro_full.details.csv", "micro_full.raw.csv", "micro_full.details-all.csv", "micro_full.details-base.csv"):
+        r = ncu_roofline.read(data(name))
+        assert len(r.launches) == 16
+        assert r.launches["display_name"].tolist() == MICRO_KERNELS
+        tiny = r.launches[r.launches["display_name"] == "tiny_launch"]
+        assert tiny["launch_id"].tolist() == [12, 13, 14, 15]
+        assert (r.launches["process_id"] == 663).all()
+        assert r.launches["cc"].unique().tolist() == ["9.0"]
+        assert r.launches["nvtx_path"].tolist() == ["memory"] * 5 + ["compute"] * 4 + ["pathologies"] * 7
+        triad = r.launches.iloc[0]
+        assert (triad.grid_x, triad.grid_size, triad.block_x, triad.block_size) == (1056, 1056, 256, 256)
+        assert triad.kernel_name == "stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)"
+
+
+def test_llm_and_train_launch_counts() -> None:
+    assert len(ncu_roofline.read(data("llm_full.details.csv")).launches) == 16
+    assert len(ncu_roofline.read(data("llm_full.raw.csv")).launches) == 16
+    train = ncu_roofline.read(data("train_step.details.csv"))
+    assert len(train.launches) == 382
+    # The samples README says 47 distinct kernels; the export itself holds 48 distinct demangled names.
+    assert train.launches["kernel_name"].nunique() == 48
+    assert train.launches["launch_id"].is_unique
+
+
+def test_spot_values_match_the_files() -> None:
+    # micro_full.details-base.csv: "Duration","ns","189,408"; raw-base the same; details: "us","189.41"
+    base = ncu_roofline.read(data("micro_full.details-base.csv"))
+    assert _value(base, 0, "gpu__time_duration.sum") == pytest.approx(189_408e-9, rel=1e-12)
+    raw_base = ncu_roofline.read(data("micro_full.raw-base.csv"))
+    assert _value(raw_base, 0, "gpu__time_duration.sum") == pytest.approx(189_408e-9, rel=1e-12)
+    details = ncu_roofline.read(data("micro_full.details.csv"))
+    assert _value(details, 0, "gpu__time_duration.sum") == pytest.approx(189.41e-6, rel=1e-12)
+    # "Memory Workload Analysis","Memory Throughput","Tbyte/s","4.17"
+    assert _value(details, 0, "dram__bytes.sum.per_second") == pytest.approx(4.17e12, rel=1e-12)
+    # "SM Frequency","Ghz","1.95" and "Elapsed Cycles","cycle","370,890"
+    assert _value(details, 0, "gpc__cycles_elapsed.avg.per_second") == pytest.approx(1.95e9)
+    assert _value(details, 0, "gpc__cycles_elapsed.max") == 370_890
+    m = details.metrics
+    row = m[(m["launch_id"] == 0) & (m["metric"] == "dram__bytes.sum.per_second")].iloc[0]
+    assert (row.section, row.label, row.unit, row.base_unit, row.text) == (
+        "Memory Workload Analysis", "Memory Throughput", "Tbyte/s", "byte/s", "4.17",
+    )  # fmt: skip
+
+
+def test_string_metrics_keep_their_text() -> None:
+    m = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    row = m[(m["launch_id"] == 0) & (m["metric"] == "launch__func_cache_config")].iloc[0]
+    assert row.text == "CachePreferNone"
+    assert math.isnan(row.value)
+
+
+def test_labels_and_names_exports_agree() -> None:
+    labels = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    names = ncu_roofline.read(data("micro_full.details-names.csv")).metrics
+    assert len(labels) == len(names)
+    assert labels["metric"].isna().sum() == 0
+    assert labels["metric"].astype(str).tolist() == names["metric"].astype(str).tolist()
+    np.testing.assert_array_equal(labels["value"].to_numpy(), names["value"].to_numpy())
+    # the names export gets its labels back from the table
+    assert names["label"].astype(str).tolist() == labels["label"].astype(str).tolist()
+
+
+def test_label_name_mode(tmp_path: Path) -> None:
+    text = derive.label_name(
+        data("micro_full.details.csv").read_text(), data("micro_full.details-names.csv").read_text()
+    )
+    assert '"DRAM Frequency (dram__cycles_elapsed.avg.per_second)"' in text
+    p = tmp_path / "label-name.csv"
+    p.write_text(text)
+    both = ncu_roofline.read(p).metrics
+    labels = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    assert both["metric"].astype(str).tolist() == labels["metric"].astype(str).tolist()
+    assert both["label"].astype(str).tolist() == labels["label"].astype(str).tolist()
+
+
+def test_repeated_labels_stay_distinct() -> None:
+    # The Tensor roofline chart repeats labels within one body item with different units.
+    m = ncu_roofline.read(data("micro_full.details-all.csv")).metrics
+    tensor = m[(m["launch_id"] == 8) & (m["section"] == "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)")]
+    counts = tensor[tensor["body_item"].isna()].groupby("label", observed=True).size()
+    assert counts.max() >= 6
+    # every metric row of launch 8 in the file is kept (counted independently with the csv module)
+    with gzip.open(data("micro_full.details-all.csv"), "rt") as fh:
+        rows = list(csv.reader(fh))
+    vi = rows[0].index("Metric Value")
+    expected = sum(1 for r in rows[1:] if len(r) == vi + 2 and r[0] == "8" and r[1] == "663")
+    assert len(m[m["launch_id"] == 8]) == expected > 1000
+
+
+def _rounding(report: ncu_roofline.Report) -> pd.DataFrame:
+    """Half a unit in the last printed digit of each numeric cell, in base units (launch x metric)."""
+    m = report.metrics
+    m = m[m["metric"].notna() & m["value"].notna() & m["body_item"].isna()]
+    text = m["text"].astype(str).str.replace(",", "", regex=False)
+    number = pd.to_numeric(text, errors="coerce").to_numpy()
+    decimals = text.str.extract(r"\.(\d*)$")[0].str.len().fillna(0).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(number != 0, np.abs(m["value"].to_numpy() / number), 1.0)
+    half = 0.5 * 10.0 ** (-decimals) * factor
+    # ncu_report values are exact doubles: no rounding
+    half = np.where(text.str.fullmatch(r"-?\d+\.\d{9,}(e[-+]?\d+)?|.*e[-+]\d+").to_numpy(), 0.0, half)
+    frame = pd.DataFrame({"launch_id": m["launch_id"].astype("int64").to_numpy(), "metric": m["metric"].astype(str),
+                          "half": half})  # fmt: skip
+    return frame.drop_duplicates(["launch_id", "metric"]).pivot(index="launch_id", columns="metric", values="half")
+
+
+def _agree(a: ncu_roofline.Report, b: ncu_roofline.Report) -> int:
+    """Every shared numeric metric agrees within the rounding of both CSV texts; return how many were compared."""
+    va, vb = a.values.droplevel([0, 1]), b.values.droplevel([0, 1])
+    shared = sorted(set(va.columns) & set(vb.columns))
+    va, vb = va[shared], vb[shared]
+    tol = _rounding(a).reindex(index=va.index, columns=shared).fillna(0) + _rounding(b).reindex(
+        index=va.index, columns=shared
+    ).fillna(0)
+    both = va.notna() & vb.notna()
+    diff = (va - vb).abs()
+    ok = (diff <= tol + 1e-9 * np.maximum(va.abs(), vb.abs())) | ~both
+    bad = [(lid, c, va.at[lid, c], vb.at[lid, c]) for c in shared for lid in va.index if not ok.at[lid, c]]
+    assert not bad, bad[:5]
+    return int(both.to_numpy().sum())
+
+
+def test_details_raw_and_ncu_rep_agree_on_micro_roof() -> None:
+    pytest.importorskip("ncu_report")
+    details = ncu_roofline.read(data("micro_roof.details.csv"))
+    raw = ncu_roofline.read(data("micro_roof.raw.csv"))
+    rep = ncu_roofline.read(data("micro_roof.ncu-rep"))
+    assert len(details.launches) == len(raw.launches) == len(rep.launches) == 16
+    assert rep.launches["kernel_name"].tolist() == details.launches["kernel_name"].tolist()
+    assert (rep.launches["grid_size"] == details.launches["grid_size"]).all()
+    n1 = _agree(details, rep)
+    n2 = _agree(raw, rep)
+    n3 = _agree(details, raw)
+    assert n1 >= 16 * 50 and n2 >= 16 * 1400 and n3 >= 16 * 50
+    # rule results: the same rules per launch
+    key = ["launch_id", "section", "rule", "type"]
+    a = details.rules[key].astype(str).sort_values(key).reset_index(drop=True)
+    b = rep.rules[key].astype(str).sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_captures_skip_and_report_program_output() -> None:
+    r = ncu_roofline.read(data("direct_details.stdout.csv"))
+    assert len(r.launches) == 16
+    src = r.source.iloc[0]
+    assert src.skipped_lines == 6
+    assert "ncu message" in src.skipped and "program output" in src.skipped
+    assert "line 1, 2, 6" in src.skipped
+    raw = ncu_roofline.read(data("direct_raw_metrics.stdout.csv"))
+    identity = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+                "Grid Size", "Device", "CC"}  # fmt: skip
+    header = next(csv.reader(line for line in data("direct_raw_metrics.stdout.csv").open() if line.startswith('"')))
+    assert len(raw.launches) == 16 and raw.values.shape[1] == len([c for c in header if c not in identity]) == 338
+    summary = ncu_roofline.read(data("direct_summary.stdout.csv"))
+    assert summary.launches["invocations"].sum() == 16
+
+
+def test_details_all_reports_what_it_skipped() -> None:
+    r = ncu_roofline.read(data("micro_full.details-all.csv"))
+    src = r.source.iloc[0]
+    # 16 NVLink text lines and 16 embedded NUMA tables (header + row) in the real export
+    assert src.skipped_lines == 48
+    assert "NVLink" in src.skipped and "table embedded by ncu" in src.skipped
+    assert r.metrics["body_item"].notna().sum() > 0
+
+
+def test_summary_page() -> None:
+    s = ncu_roofline.read(data("micro_full.summary-per-kernel.csv"))
+    tiny = s.launches[s.launches["display_name"] == "tiny_launch"]
+    assert tiny["invocations"].tolist() == [4]
+    assert s.launches["invocations"].sum() == 16
+    m = s.metrics
+    dur = m[(m["metric"] == "gpu__time_duration.sum") & (m["launch_id"] == int(tiny["launch_id"].iloc[0]))]
+    assert dur["minimum"].iloc[0] <= dur["value"].iloc[0] <= dur["maximum"].iloc[0]
+
+
+def test_session_page() -> None:
+    s = ncu_roofline.read(data("micro_full.session.csv"))
+    assert s.source["ncu_version"].iloc[0] == "2025.3.1.0"  # "Nsight Compute Target","2025.3.1.0 (build ...)"
+    attrs = dict(zip(s.session["attribute"], s.session["value"], strict=False))
+    assert attrs["display_name"] == "NVIDIA H200"
+    assert attrs["multiprocessor_count"] == "132"
+    assert "--set full" in attrs["Profiler Command Line"]
+    assert s.source["skipped_lines"].iloc[0] == 0
+
+
+def test_nvtx_paths_nest() -> None:
+    train = ncu_roofline.read(data("train_step.details.csv")).launches
+    first = train["nvtx_path"].iloc[0]
+    assert first.split("/")[0].startswith("aten::embedding")
+    assert len(first.split("/")) == 3
+    llm = ncu_roofline.read(data("llm_full.details.csv")).launches
+    assert llm["nvtx_path"].iloc[0] == "prefill_gemm_bf16"
+
+
+def test_instanced_metrics_keep_their_list() -> None:
+    r = ncu_roofline.read(data("micro_full.raw-instances.csv"))
+    m = r.metrics
+    inst = m[m["text"].str.startswith("(", na=False)]
+    assert len(inst) > 0 and inst["value"].isna().all()
+    plain = ncu_roofline.read(data("micro_full.raw.csv"))
+    assert _value(r, 0, "dram__bytes.sum.per_second") == _value(plain, 0, "dram__bytes.sum.per_second")
+
+
+@pytest.mark.parametrize("style", ["c", "dot"])
+def test_number_locales(tmp_path: Path, style: str) -> None:
+    text = data("micro_full.details.csv").read_text()
+    derived = derive.c_locale(text) if style == "c" else derive.dot_grouped(text)
+    assert derived != text
+    if style == "dot":
+        assert '"370.890"' in derived and '"3,20"' in derived
+    p = tmp_path / f"{style}.csv"
+    p.write_text(derived)
+    a = ncu_roofline.read(p).metrics
+    b = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("columns", [derive.LAYOUT_15, derive.LAYOUT_12], ids=["15-column", "12-column"])
+def test_older_layouts(tmp_path: Path, columns: list[str]) -> None:
+    text = derive.layout(data("micro_full.details.csv").read_text(), columns, old_units=len(columns) == 12)
+    p = tmp_path / "old.csv"
+    p.write_text(text)
+    old = ncu_roofline.read(p)
+    new = ncu_roofline.read(data("micro_full.details.csv"))
+    assert len(old.launches) == 16 and len(old.rules) == 0
+    assert old.launches["kernel_name"].tolist() == new.launches["kernel_name"].tolist()
+    if len(columns) == 12:
+        assert old.launches["grid_size"].isna().all()
+        assert '"usecond"' in text and '"cycle/nsecond"' in text
+    else:
+        assert old.launches["grid_size"].tolist() == new.launches["grid_size"].tolist()
+    np.testing.assert_allclose(
+        old.metrics["value"].to_numpy(), new.metrics["value"].to_numpy(), rtol=1e-12, equal_nan=True
+    )
+    assert set(old.metrics["base_unit"].dropna()) <= set(new.metrics["base_unit"].dropna())
+
+
+def test_gzip_and_plain_read_the_same(tmp_path: Path) -> None:
+    plain = data("micro_full.details.csv")
+    gz = tmp_path / "micro_full.details.csv.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    a, b = ncu_roofline.read(plain), ncu_roofline.read(gz)
+    assert a.source["report"].iloc[0] == b.source["report"].iloc[0] == "micro_full.details"
+    pd.testing.assert_frame_equal(a.launches, b.launches)
+    np.testing.assert_array_equal(a.metrics["value"].to_numpy(), b.metrics["value"].to_numpy())
+
+
+def test_several_files_keep_their_source() -> None:
+    r = ncu_roofline.read([data("micro_full.details.csv"), data("llm_full.details.csv")])
+    assert len(r.launches) == 32
+    assert r.launches["report"].unique().tolist() == ["micro_full.details", "llm_full.details"]
+    assert len(r.source) == 2
+    assert r.values.shape[0] == 32
+    assert set(r.metrics["report"].cat.categories) == {"micro_full.details", "llm_full.details"}
+
+
+def test_raw_and_details_long_forms_agree_on_values() -> None:
+    raw = ncu_roofline.read(data("micro_full.raw-base.csv"))
+    m = raw.metrics
+    assert len(m) == 35_440  # every non-empty cell of the 16 x 2,227 metric columns
+    dur = m[(m["metric"] == "gpu__time_duration.sum")].sort_values("launch_id")
+    assert dur["text"].iloc[0] == "189,408" and dur["unit"].iloc[0] == "ns"  # as written in raw-base
+
+
+def test_display_names_of_templated_kernels() -> None:
+    from ncu_roofline.io.identity import display_name
+
+    k = (
+        "void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase &, "
+        "at::native::GeluType)::[lambda() (instance 2)]::operator ()() const::[lambda() (instance 4)]::operator ()() "
+        "const::[lambda(c10::BFloat16) (instance 1)], std::array<char *, 2>>(int, T2, T3)"
+    )
+    assert display_name(k) == "vectorized_elementwise_kernel<GeluCUDAKernelImpl>"
+    assert display_name("stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)") == "stream_triad"
+    assert display_name("nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT") == "nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT"
+    assert display_name("void native::<unnamed>::cunn_SoftMaxForward<8, c10::BFloat16, float>(T4 *, const T2 *, int)") == (
+        "cunn_SoftMaxForward<BFloat16>"
+    )
+    assert re.match(r"^\w", display_name("void (anonymous namespace)::k<float>(float *)"))
