@@ -15,11 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import ParseError
 from ..units import detect_number_style
-from .sniff import PROF_LINE, Located, Skipped, lines_of
+from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
 DICT = pa.dictionary(pa.int32(), pa.string())
@@ -56,8 +57,25 @@ def read_records(
                 ),
             )
     except pa.ArrowInvalid as exc:
+        if "Empty CSV file" in str(exc):  # nothing after the header: the caller says what was expected
+            return pa.table({n: pa.array([], type=types[n]) for n in names}), odd
         raise _arrow_error(loc, exc) from exc
-    return table.unify_dictionaries().combine_chunks(), odd
+    table = table.unify_dictionaries().combine_chunks()
+    _no_line_breaks(loc, table)
+    return table, odd
+
+
+def _no_line_breaks(loc: Located, table: pa.Table) -> None:
+    """ncu never writes a line break inside a field: one there means a damaged row that happens to parse."""
+    for name in table.column_names:
+        col = table.column(name)
+        arr = col.combine_chunks()
+        values = arr.dictionary if isinstance(arr.type, pa.DictionaryType) else arr
+        hit = pc.match_substring_regex(values, r"[\r\n]")
+        if pc.any(hit).as_py():
+            bad = values.filter(hit)[0].as_py()
+            line = line_of(loc.path, bad.splitlines()[0] if bad.strip() else bad, start=loc.data_offset)
+            raise ParseError(loc.path, f"a line break inside a field of column {name!r} (a damaged row)", line=line)
 
 
 def _arrow_error(loc: Located, exc: Exception) -> ParseError:
@@ -100,7 +118,7 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
     """
     out = Classified()
     table_widths: set[int] = set()
-    pending: list[tuple[int, str, list[str]]] = []
+    pending: list[tuple[int, str, list[str], bool]] = []
     for width, text in odd.rows:
         stripped = text.strip()
         if not stripped:
@@ -111,7 +129,13 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
         if not stripped.startswith('"'):
             out.skipped.append(Skipped(None, text, "not a CSV record (program output or a text body item)"))
             continue
-        fields = next(csv.reader([stripped]), [])
+        fields = fields_of(stripped)
+        if fields is None:  # a quoted field that is not closed: never a record ncu wrote
+            pending.append((width, text, loose_fields(stripped), True))
+            continue
+        if any("\n" in f or "\r" in f for f in fields):
+            first = stripped.splitlines()[0]
+            raise ParseError(loc.path, "a line break inside a field (a damaged row)", line=_find_line(loc, first))
         launch_like = len(fields) >= 2 and bool(_INT.match(fields[0])) and bool(_INT.match(fields[1]))
         if rule_width is not None and width == rule_width and launch_like:
             out.rule_rows.append(fields)
@@ -120,19 +144,28 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
             table_widths.add(len(fields))
             out.skipped.append(Skipped(None, text, "table embedded by ncu (header)"))
             continue
-        pending.append((width, text, fields))
-    for width, text, fields in pending:
+        pending.append((width, text, fields, False))
+    for _width, text, fields, unclosed in pending:
         launch_like = len(fields) >= 2 and bool(_INT.match(fields[0])) and bool(_INT.match(fields[1]))
-        if not launch_like and len(fields) in table_widths:
+        if not launch_like and not unclosed and len(fields) in table_widths:
             out.skipped.append(Skipped(None, text, "table embedded by ncu (row)"))
             continue
         line = _find_line(loc, text)
         expected = f"{record_width}" + (f" (metric row) or {rule_width} (rule row)" if rule_width else "")
         cut = " - the file may be cut short" if line is not None and _is_last_record(loc, line) else ""
-        raise ParseError(loc.path, f"row has {len(fields)} fields, expected {expected}{cut}", line=line)
+        what = f"row has {len(fields)} fields" + (" and an unclosed quote" if unclosed else "")
+        raise ParseError(loc.path, f"{what}, expected {expected}{cut}", line=line)
     if out.skipped:
         out.skipped = _with_lines(loc, out.skipped)
     return out
+
+
+def loose_fields(text: str) -> list[str]:
+    """Fields of a damaged line, as well as they can be told apart."""
+    try:
+        return next(csv.reader([text]), [])
+    except csv.Error:
+        return text.split(",")
 
 
 def _find_line(loc: Located, text: str) -> int | None:

@@ -104,8 +104,12 @@ def _decode(path: Path, number: int, raw: bytes) -> str:
         ) from exc
 
 
-def _fields(text: str) -> list[str]:
-    return next(csv.reader([text]), [])
+def fields_of(text: str) -> list[str] | None:
+    """The CSV fields of one line, or None if it is not a well-formed CSV line."""
+    try:
+        return next(csv.reader([text], strict=True), [])
+    except csv.Error:
+        return None
 
 
 def _classify_header(fields: list[str]) -> str | None:
@@ -149,7 +153,7 @@ def locate(path: Path) -> Located:
         if not stripped:
             continue
         if stripped.startswith('"'):
-            fields = _fields(stripped)
+            fields = fields_of(stripped) or []
             flavour = _classify_header(fields)
             if flavour == "session":
                 # A session page starts with a bare title line above its first attribute block.
@@ -210,7 +214,7 @@ def line_of(path: Path, needle: str, start: int = 0) -> int | None:
 
 
 def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[int]]:
-    """All 1-based line numbers where each needle (a whole line's text) occurs, at or after byte ``start``."""
+    """All 1-based line numbers, at or after byte ``start``, of lines whose whole text is one of ``needles``."""
     data = path.read_bytes()
     out: dict[str, list[int]] = {}
     for needle in needles:
@@ -219,9 +223,14 @@ def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[i
         line, last = 1, 0
         pos = data.find(b, start)
         while pos >= 0:
-            line += data.count(b"\n", last, pos)
-            last = pos
-            found.append(line)
-            pos = data.find(b, pos + len(b))
+            end = pos + len(b)
+            whole = (pos == 0 or data[pos - 1 : pos] in (b"\n", b"\r")) and (
+                end == len(data) or data[end : end + 1] in (b"\n", b"\r")
+            )
+            if whole:
+                line += data.count(b"\n", last, pos)
+                last = pos
+                found.append(line)
+            pos = data.find(b, pos + 1)
         out[needle] = found
     return out

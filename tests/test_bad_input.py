@@ -1,0 +1,217 @@
+"""Bad input: one precise message (file, line, what was expected) through the project's own exceptions.
+
+Every damaged file is made from a real export, the way files get damaged in practice.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import data
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ncu_roofline
+from ncu_roofline.errors import DuplicateLaunchError, FormatError, InputError, ParseError, UnitError
+
+DETAILS = data("micro_full.details.csv").read_text()
+RAW = data("micro_full.raw.csv").read_text()
+LINES = DETAILS.splitlines(keepends=True)
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "report.csv") -> Path:
+    p = tmp_path / name
+    if isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+def expect(exc: type[Exception], path: Path, pattern: str, line: int | None = None) -> InputError:
+    with pytest.raises(exc) as info:
+        ncu_roofline.read(path)
+    err = info.value
+    assert isinstance(err, InputError)
+    message = str(err)
+    assert "\n" not in message, message
+    assert message.startswith(str(path)), message
+    assert re.search(pattern, message), message
+    if line is not None:
+        assert err.line == line, message
+        assert f"{path}:{line}:" in message
+    return err
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    expect(InputError, tmp_path / "nope.csv", "no such file")
+
+
+def test_directory(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="is a directory"):
+        ncu_roofline.read(tmp_path)
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    expect(FormatError, write(tmp_path, ""), "empty file")
+    expect(FormatError, write(tmp_path, "\n\n  \n", "blank.csv"), "empty file")
+
+
+def test_header_only(tmp_path: Path) -> None:
+    expect(ParseError, write(tmp_path, LINES[0]), "header but no rows", line=1)
+    raw_head = "".join(RAW.splitlines(keepends=True)[:2])
+    expect(ParseError, write(tmp_path, raw_head, "raw.csv"), "header but no launch rows", line=1)
+
+
+def test_csv_not_from_ncu(tmp_path: Path) -> None:
+    expect(FormatError, write(tmp_path, "name,value\nfoo,1\nbar,2\n"), "no ncu CSV header found")
+    expect(FormatError, write(tmp_path, '"a","b"\n"1","2"\n', "quoted.csv"), "no ncu CSV header found")
+
+
+def test_binary_garbage(tmp_path: Path) -> None:
+    expect(FormatError, write(tmp_path, bytes(range(256)) * 40), "binary data")
+    expect(FormatError, write(tmp_path, b"\xff\xfe" + "ID,x".encode("utf-16-le"), "utf16.csv"), "binary|UTF-8")
+    expect(FormatError, write(tmp_path, b'"ID","Process ID"\n\xc3\x28\n', "bad-utf8.csv"), "invalid UTF-8")
+
+
+def test_file_cut_in_the_middle_of_a_row(tmp_path: Path) -> None:
+    cut = DETAILS[: len(DETAILS) - 150]  # the last rule row, cut inside its description
+    last_line = cut.count("\n") + 1
+    expect(ParseError, write(tmp_path, cut), r"fields( and an unclosed quote)?, expected 18 \(metric row\) or 22 \(rule row\).*cut short",
+           line=last_line)  # fmt: skip
+    # cut inside a metric row, in the middle of a quoted field
+    n = len(LINES) // 2
+    text = "".join(LINES[:n]) + LINES[n][:40]
+    expect(ParseError, write(tmp_path, text, "cut2.csv"), "unclosed quote, expected.*cut short", line=n + 1)
+
+
+def test_row_with_wrong_number_of_fields_in_the_middle(tmp_path: Path) -> None:
+    n = 700
+    fields = next(csv.reader([LINES[n - 1]]))
+    broken = ",".join('"' + f.replace('"', '""') + '"' for f in fields[:10]) + "\n"
+    text = "".join(LINES[: n - 1]) + broken + "".join(LINES[n:])
+    expect(ParseError, write(tmp_path, text), "row has 10 fields, expected 18", line=n)
+    # one field too many
+    extra = LINES[n - 1].rstrip("\n") + '"junk",\n'
+    text = "".join(LINES[: n - 1]) + extra + "".join(LINES[n:])
+    expect(ParseError, write(tmp_path, text, "extra.csv"), "fields, expected", line=n)
+
+
+def test_unknown_unit(tmp_path: Path) -> None:
+    text = DETAILS.replace('"Duration","us","189.41"', '"Duration","furlong/fortnight","189.41"', 1)
+    err = expect(UnitError, write(tmp_path, text), "unknown unit 'furlong/fortnight'", line=7)
+    assert err.column == "Metric Unit"
+    raw_lines = RAW.splitlines(keepends=True)
+    raw_lines[1] = raw_lines[1].replace('"%"', '"Qbyte"', 1)
+    expect(UnitError, write(tmp_path, "".join(raw_lines), "raw.csv"), "unknown unit 'Qbyte'", line=2)
+
+
+def test_non_integer_launch_id(tmp_path: Path) -> None:
+    text = DETAILS.replace('"3","663"', '"x3","663"', 1)
+    expect(ParseError, write(tmp_path, text), "ID 'x3' is not an integer")
+
+
+def test_same_launch_id_in_two_processes_is_two_launches(tmp_path: Path) -> None:
+    # The same IDs from a second process (e.g. two reports concatenated): both kept, keyed by process.
+    body = "".join(LINES[1:]).replace('","663","', '","664","')
+    r = ncu_roofline.read(write(tmp_path, DETAILS + body))
+    assert len(r.launches) == 32
+    assert r.launches.groupby("process_id").size().to_dict() == {663: 16, 664: 16}
+    assert r.values.shape[0] == 32
+
+
+def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
+    # ID 0 of process 663 claimed by two different kernels: refuse rather than merge them.
+    extra = "".join(LINES[1:3]).replace("stream_triad", "other_kernel")
+    expect(DuplicateLaunchError, write(tmp_path, DETAILS + extra), "launch ID 0 of process 663 appears with two")
+    raw_lines = RAW.splitlines(keepends=True)
+    expect(DuplicateLaunchError, write(tmp_path, RAW + raw_lines[2], "raw.csv"), "launch ID 0 of process 663 has 2 rows")
+
+
+def test_human_readable_page(tmp_path: Path) -> None:
+    page = "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n"
+    expect(FormatError, write(tmp_path, page, "page.txt"), "human-readable page")
+
+
+def test_only_prof_lines(tmp_path: Path) -> None:
+    text = "==PROF== Connected to process 1 (/app)\n==PROF== Disconnected from process 1\n"
+    expect(FormatError, write(tmp_path, text), "only ncu messages")
+
+
+def test_truncated_gzip(tmp_path: Path) -> None:
+    gz = data("micro_full.summary-per-kernel.csv").read_bytes()
+    expect(FormatError, write(tmp_path, gz[: len(gz) // 2], "s.csv.gz"), "damaged gzip")
+
+
+def test_ncu_rep_without_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ncu_report", None)  # as if the extra were not installed
+    with pytest.raises(ncu_roofline.MissingExtraError, match=r"pip install 'ncu-roofline\[ncu-rep\]'"):
+        ncu_roofline.read(write(tmp_path, b"NVR\x00" + b"\x00" * 64, "r.ncu-rep"))
+
+
+def test_damaged_ncu_rep(tmp_path: Path) -> None:
+    pytest.importorskip("ncu_report")
+    expect(FormatError, write(tmp_path, b"NVR\x00" + b"\x07" * 4096, "r.ncu-rep"), "cannot load|no profiled kernels")
+
+
+# ----------------------------------------------------------------------------- property-based: never a stray error
+
+SMALL = "".join(LINES[:200])
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    text = SMALL
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["delete", "insert", "replace", "truncate", "dupline", "dropline", "swapquote"]))
+        pos = draw(st.integers(0, max(0, len(text) - 1)))
+        if kind == "delete":
+            n = draw(st.integers(1, 50))
+            text = text[:pos] + text[pos + n :]
+        elif kind == "insert":
+            junk = draw(st.text(alphabet=st.sampled_from(list('",\n\r;x0.9 %/=PROF')), max_size=20))
+            text = text[:pos] + junk + text[pos:]
+        elif kind == "replace":
+            text = text[:pos] + draw(st.sampled_from(['"', ",", "\n", "x", "1,0", "n/a", ""])) + text[pos + 1 :]
+        elif kind == "truncate":
+            text = text[:pos]
+        else:
+            lines = text.splitlines(keepends=True)
+            if len(lines) < 2:
+                continue
+            i = draw(st.integers(1, len(lines) - 1))
+            if kind == "dupline":
+                lines.insert(i, lines[i])
+            elif kind == "dropline":
+                del lines[i]
+            else:
+                lines[i] = lines[i].replace('"', "", 1)
+            text = "".join(lines)
+    return text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=mutated())
+def test_mutated_exports_read_or_raise_our_error(tmp_path: Path, text: str) -> None:
+    p = tmp_path / "mutated.csv"
+    p.write_text(text)
+    try:
+        r = ncu_roofline.read(p)
+    except ncu_roofline.NcuRooflineError as exc:
+        assert "\n" not in str(exc)
+        return
+    # Read: then nothing was lost silently. Every launch ID in the text that looks like a record is a launch,
+    # and whatever was not read as a record is listed in source.skipped.
+    ids = {int(m.group(1)) for m in re.finditer(r'^"(\d+)","663"', text, flags=re.M)}
+    assert set(r.launches["launch_id"].astype(int)) <= ids
+    skipped = int(r.source["skipped_lines"].iloc[0])
+    records = len(r.metrics) + len(r.rules)
+    # Every line is accounted for: the header, a record, or a reported skipped line. (A stray carriage return
+    # may split a line in two: count lines both ways.)
+    by_newline = [ln for ln in text.split("\n") if ln.strip()]
+    by_any_break = [ln for ln in text.splitlines() if ln.strip()]
+    assert len(by_newline) <= 1 + records + skipped <= len(by_any_break)
