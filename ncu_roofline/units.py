@@ -211,13 +211,20 @@ def detect_number_style(samples: list[str]) -> str | None:
 
 
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
-    """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists)."""
+    """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists).
+
+    Fast path: a column of plain numbers casts directly; only columns with other text take the regex path."""
     if style == "en":
-        plain = pc.replace_substring(text, ",", "")
+        plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
     elif style == "dot-grouped":
         plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
     else:  # pragma: no cover - guarded by callers
         raise ValueError(style)
+    try:
+        if not pc.any(pc.match_substring_regex(plain, r"^\s|\s$|^$|[^0-9.eE+-]")).as_py():
+            return pc.cast(plain, pa.float64())
+    except pa.ArrowInvalid:
+        pass
     plain = pc.utf8_trim_whitespace(plain)
     ok = pc.match_substring_regex(plain, _PLAIN_NUMBER)
     numeric = pc.if_else(ok, plain, pa.scalar(None, pa.string()))

@@ -84,12 +84,35 @@ def label_name(labels_text: str, names_text: str) -> str:
 
 
 LAYOUT_15 = [
-    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
-    "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value",
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+    "Section Name",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
 ]
 LAYOUT_12 = [
-    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context", "Stream",
-    "Section Name", "Metric Name", "Metric Unit", "Metric Value",
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Kernel Time",
+    "Context",
+    "Stream",
+    "Section Name",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
 ]
 
 

@@ -129,7 +129,9 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
     extra = "".join(LINES[1:3]).replace("stream_triad", "other_kernel")
     expect(DuplicateLaunchError, write(tmp_path, DETAILS + extra), "launch ID 0 of process 663 appears with two")
     raw_lines = RAW.splitlines(keepends=True)
-    expect(DuplicateLaunchError, write(tmp_path, RAW + raw_lines[2], "raw.csv"), "launch ID 0 of process 663 has 2 rows")
+    expect(
+        DuplicateLaunchError, write(tmp_path, RAW + raw_lines[2], "raw.csv"), "launch ID 0 of process 663 has 2 rows"
+    )
 
 
 def test_human_readable_page(tmp_path: Path) -> None:

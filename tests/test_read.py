@@ -8,15 +8,14 @@ import math
 import re
 from pathlib import Path
 
+import derive
 import numpy as np
 import pandas as pd
-import derive
 import pytest
 from conftest import DATA, SHARED, data
 
 import ncu_roofline
 from ncu_roofline.model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
-
 
 MICRO_KERNELS = [
     "stream_triad", "strided_read", "l2_reread", "l1_reread", "smem_bank_conflict", "fp32_fma", "fp64_fma",
@@ -69,7 +68,12 @@ def test_every_shared_sample_reads(path: Path) -> None:
 
 
 def test_micro_full_launches() -> None:
-    for name in ("micro_full.details.csv", "micro_full.raw.csv", "micro_full.details-all.csv", "micro_full.details-base.csv"):
+    for name in (
+        "micro_full.details.csv",
+        "micro_full.raw.csv",
+        "micro_full.details-all.csv",
+        "micro_full.details-base.csv",
+    ):
         r = ncu_roofline.read(data(name))
         assert len(r.launches) == 16
         assert r.launches["display_name"].tolist() == MICRO_KERNELS
@@ -343,9 +347,11 @@ def test_display_names_of_templated_kernels() -> None:
         "const::[lambda(c10::BFloat16) (instance 1)], std::array<char *, 2>>(int, T2, T3)"
     )
     assert display_name(k) == "vectorized_elementwise_kernel<GeluCUDAKernelImpl>"
-    assert display_name("stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)") == "stream_triad"
-    assert display_name("nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT") == "nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT"
-    assert display_name("void native::<unnamed>::cunn_SoftMaxForward<8, c10::BFloat16, float>(T4 *, const T2 *, int)") == (
-        "cunn_SoftMaxForward<BFloat16>"
+    assert (
+        display_name("stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)") == "stream_triad"
     )
+    assert display_name("nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT") == "nvjet_sm90_tst_128x128_64x6_2x4_h_bz_NTT"
+    assert display_name(
+        "void native::<unnamed>::cunn_SoftMaxForward<8, c10::BFloat16, float>(T4 *, const T2 *, int)"
+    ) == ("cunn_SoftMaxForward<BFloat16>")
     assert re.match(r"^\w", display_name("void (anonymous namespace)::k<float>(float *)"))

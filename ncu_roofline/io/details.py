@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..model import RULE_COLUMNS, conform, empty_frame
-from ..units import parse_number
+from ..model import RULE_COLUMNS, conform, empty_frame, launch_index, missing_array
+from ..units import parse_numbers
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
 from .metricframe import long_metrics
 from .records import (
@@ -36,13 +36,6 @@ from .records import (
 from .sniff import Located, Skipped, lines_of
 
 REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
-RULE_FIELDS = {
-    "Rule Name": "rule",
-    "Rule Type": "type",
-    "Rule Description": "description",
-    "Estimated Speedup Type": "speedup_type",
-    "Estimated Speedup": "speedup",
-}
 
 
 def _metric_row_width(loc: Located, value_index: int) -> int:
@@ -76,22 +69,23 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
     dict_cols = {*identity, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"}
     table, odd = read_records(loc, names, string_columns(names, dict_cols))
-    classified = classify_odd_rows(loc, odd, record_width=len(names), rule_width=len(header) if ragged else None)
+    classified = classify_odd_rows(
+        loc, odd, record_width=len(names), rule_width=len(header) if ragged else None, header=header
+    )
     if ragged:
         trailing = column(table, "__trailing__")
         bad = pc.not_equal(trailing, "")
         if pc.any(bad).as_py():
             raise ParseError(loc.path, "a metric row has a value after 'Metric Value' (expected none)")
     # Rows that carry a rule in a non-ragged layout.
-    rule_rows: list[list[str]] = list(classified.rule_rows)
+    rule_table = classified.rules
     if not ragged and "Rule Name" in header:
         is_rule = pc.not_equal(column(table, "Rule Name"), "")
         if pc.any(is_rule).as_py():
-            rules_tab = table.filter(is_rule)
-            cols = [column(rules_tab, c).to_pylist() for c in header]
-            rule_rows += [list(map(str, row)) for row in zip(*cols, strict=True)]
+            rule_table = table.filter(is_rule).cast(pa.schema([(c, pa.string()) for c in header]))
             table = table.filter(pc.invert(is_rule))
-    check_nonempty(loc, table.num_rows + len(rule_rows), "rows")
+    n_rules = 0 if rule_table is None else rule_table.num_rows
+    check_nonempty(loc, table.num_rows + n_rules, "rows")
 
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
@@ -109,7 +103,7 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
         value=column(table, "Metric Value"),
         style=style,
     )
-    rules = _rules(loc, report, header, rule_rows, style, launches)
+    rules = _rules(loc, report, rule_table, style, launches)
     return launches, metrics, rules, classified.skipped
 
 
@@ -138,38 +132,52 @@ def _launches(
                 line=line[0] if line else None,
             )
     order = np.sort(first)
-    ident = pd.DataFrame({col: column(table, col).take(pa.array(order)).to_pylist() for col in identity})
+    take = pa.array(order)
+    ident = pd.DataFrame({col: column(table, col).take(take).cast(pa.string()).to_pandas() for col in identity})
     ident["ID"] = lid[order].astype(str)
     ident["Process ID"] = pid[order].astype(str)
     return build_launches(ident, report)
 
 
-def _rules(
-    loc: Located, report: str, header: list[str], rows: list[list[str]], style: str, launches: pd.DataFrame
-) -> pd.DataFrame:
-    if not rows:
+def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launches: pd.DataFrame) -> pd.DataFrame:
+    """RULE_COLUMNS from the rule rows (all string columns, the header's names)."""
+    if table is None or table.num_rows == 0:
         return empty_frame(RULE_COLUMNS)
-    idx = {c: header.index(c) for c in header}
-    out: dict[str, list[object]] = {c: [] for c in RULE_COLUMNS}
-    for r in rows:
-        out["report"].append(report)
-        out["process_id"].append(int(r[idx["Process ID"]]))
-        out["launch_id"].append(int(r[idx["ID"]]))
-        out["section"].append(r[idx["Section Name"]])
-        for col, name in RULE_FIELDS.items():
-            v = r[idx[col]] if col in idx and idx[col] < len(r) else ""
-            out[name].append((parse_number(v, style) if v else float("nan")) if name == "speedup" else (v or None))
-    rules = conform(pd.DataFrame(out), RULE_COLUMNS)
-    known = set(zip(launches["process_id"].astype("int64"), launches["launch_id"].astype("int64"), strict=True))
-    orphans = [
-        (p, i)
-        for p, i in zip(rules["process_id"].astype("int64"), rules["launch_id"].astype("int64"), strict=True)
-        if (p, i) not in known
-    ]
-    if orphans:
-        p, i = orphans[0]
+    n = table.num_rows
+    names = set(table.column_names)
+
+    def text(col: str) -> pd.Series:
+        if col not in names:
+            return pd.Series(missing_array("string", n))
+        s = pd.Series(pd.array(column(table, col), dtype="string"))
+        return s.mask(s == "")
+
+    speedup = (
+        parse_numbers(column(table, "Estimated Speedup"), style).to_numpy(zero_copy_only=False)
+        if "Estimated Speedup" in names
+        else np.full(n, np.nan)
+    )
+    frame = pd.DataFrame(
+        {
+            "report": report,
+            "process_id": int_keys(loc, "Process ID", column(table, "Process ID")),
+            "launch_id": int_keys(loc, "ID", column(table, "ID")),
+            "section": text("Section Name"),
+            "rule": text("Rule Name"),
+            "type": text("Rule Type"),
+            "description": text("Rule Description"),
+            "speedup_type": text("Estimated Speedup Type"),
+            "speedup": speedup,
+        }
+    )
+    rules = conform(frame, RULE_COLUMNS)
+    known = launch_index(launches)
+    pos = known.get_indexer(launch_index(rules))
+    if (pos < 0).any():
+        i = int(np.flatnonzero(pos < 0)[0])
         raise ParseError(
             loc.path,
-            f"rule result for launch ID {i} of process {p}, which has no metric rows (expected some)",
+            f"rule result for launch ID {rules['launch_id'].iloc[i]} of process {rules['process_id'].iloc[i]}, "
+            "which has no metric rows (expected some)",
         )
     return rules

@@ -7,7 +7,7 @@ These turn the identity columns every ncu CSV repeats on each row (``Kernel Name
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -188,6 +188,17 @@ def display_name(kernel: str, max_len: int = 60) -> str:
 # ------------------------------------------------------------------------------------------ launches frame
 
 
+def _per_unique(values: pd.Series, fn: Callable[[str], object]) -> list[object]:
+    """``fn`` applied once per distinct string (launches repeat kernel names and shapes)."""
+    cache: dict[object, object] = {}
+    out = []
+    for v in values.tolist():
+        if v not in cache:
+            cache[v] = fn(v) if isinstance(v, str) else None
+        out.append(cache[v])
+    return out
+
+
 def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
     """The ``launches`` frame from one row per launch of identity strings (ncu's column names).
 
@@ -199,33 +210,29 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
     for col, name in IDENTITY_COLUMNS.items():
         if col not in identity.columns or name in ("block", "grid"):
             continue
-        values = identity[col].astype(object).where(identity[col].notna(), None).tolist()
         if LAUNCH_COLUMNS.get(name) == "Int64":
-            out[name] = pd.array([_to_int(v) for v in values], dtype="Int64")
+            out[name] = pd.array(_per_unique(identity[col], _to_int), dtype="Int64")
         else:
-            out[name] = pd.array([v if v not in ("",) else None for v in values], dtype="string")
+            text = identity[col].astype("string")
+            out[name] = text.mask(text == "")
     for col, prefix in (("Block Size", "block"), ("Grid Size", "grid")):
         if col not in identity.columns:
             continue
-        dims = [parse_dims(v if isinstance(v, str) else None) for v in identity[col].tolist()]
+        dims = _per_unique(identity[col], parse_dims)
         for axis, i in (("x", 0), ("y", 1), ("z", 2)):
-            out[f"{prefix}_{axis}"] = pd.array([d[i] if d else None for d in dims], dtype="Int64")
-        out[f"{prefix}_size"] = pd.array([int(np.prod(d)) if d else None for d in dims], dtype="Int64")
+            out[f"{prefix}_{axis}"] = pd.array([d[i] if d else None for d in dims], dtype="Int64")  # type: ignore[index]
+        out[f"{prefix}_size"] = pd.array([int(np.prod(d)) if d else None for d in dims], dtype="Int64")  # type: ignore[arg-type]
     nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
     push = [c for c in nvtx_cols if "Push/Pop" in c]
     startend = [c for c in nvtx_cols if c not in push]
     if push:
-        out["nvtx_path"] = pd.array([nvtx_path(v) for v in identity[push[0]].tolist()], dtype="string")
+        out["nvtx_path"] = pd.array(_per_unique(identity[push[0]], nvtx_path), dtype="string")
     if startend:
-        out["nvtx_start_end"] = pd.array([nvtx_path(v) for v in identity[startend[0]].tolist()], dtype="string")
-    if "kernel_name" in out:
-        names = out["kernel_name"]
-        out["display_name"] = pd.array(
-            [display_name(k) if isinstance(k, str) else None for k in names],  # type: ignore[attr-defined]
-            dtype="string",
-        )
+        out["nvtx_start_end"] = pd.array(_per_unique(identity[startend[0]], nvtx_path), dtype="string")
+    if "Kernel Name" in identity.columns:
+        out["display_name"] = pd.array(_per_unique(identity["Kernel Name"], display_name), dtype="string")
     if "invocations" not in out:
-        out["invocations"] = pd.array([1] * n, dtype="Int64")
+        out["invocations"] = pd.array(np.ones(n, dtype=np.int64), dtype="Int64")
     return conform(pd.DataFrame(out), LAUNCH_COLUMNS)
 
 

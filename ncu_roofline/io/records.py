@@ -8,8 +8,11 @@ and :func:`classify_odd_rows` decides what it is (an ncu message, program output
 from __future__ import annotations
 
 import csv
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +30,12 @@ DICT = pa.dictionary(pa.int32(), pa.string())
 _INT = re.compile(r"^\d+$")
 
 
+#: Split a file into at most this many byte ranges parsed side by side (one per core).
+MAX_CHUNKS = max(1, min(8, os.cpu_count() or 1))
+#: ... each at least this large: below it one serial parse is cheaper than threads.
+MIN_CHUNK_BYTES = 8 << 20
+
+
 @dataclass
 class OddRows:
     """Rows pyarrow did not accept at the expected width, as (field count, text)."""
@@ -38,31 +47,90 @@ class OddRows:
         return "skip"
 
 
+def _chunk_bounds(path: Path, start: int, size: int) -> list[int]:
+    """Byte offsets that cut [start, size) into line-aligned ranges, one per core for a large file."""
+    k = max(1, min(MAX_CHUNKS, (size - start) // MIN_CHUNK_BYTES))
+    bounds = [start]
+    with path.open("rb") as fh:
+        for i in range(1, k):
+            fh.seek(start + (size - start) * i // k)
+            fh.readline()  # ncu never writes a line break inside a field: a line start is a row start
+            pos = fh.tell()
+            if bounds[-1] < pos < size:
+                bounds.append(pos)
+    bounds.append(size)
+    return bounds
+
+
 def read_records(
     loc: Located, names: list[str], types: dict[str, pa.DataType], skip_rows: int = 0
 ) -> tuple[pa.Table, OddRows]:
-    """Read the records after the header as strings; rows of another width go to the returned OddRows."""
-    odd = OddRows()
-    try:
-        with pa.memory_map(str(loc.path)) as src:
-            src.seek(loc.data_offset)
-            table = pacsv.read_csv(
-                src,
-                read_options=pacsv.ReadOptions(
-                    column_names=names, skip_rows=skip_rows, use_threads=True, block_size=BLOCK_SIZE
-                ),
-                parse_options=pacsv.ParseOptions(invalid_row_handler=odd, newlines_in_values=False),
-                convert_options=pacsv.ConvertOptions(
-                    column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
-                ),
-            )
-    except pa.ArrowInvalid as exc:
-        if "Empty CSV file" in str(exc):  # nothing after the header: the caller says what was expected
-            return pa.table({n: pa.array([], type=types[n]) for n in names}), odd
-        raise _arrow_error(loc, exc) from exc
-    table = table.unify_dictionaries().combine_chunks()
-    _no_line_breaks(loc, table)
+    """Read the records after the header as strings; rows of another width go to the returned OddRows.
+
+    A large file is cut at line starts into one range per core, each parsed serially on its own thread
+    (pyarrow releases the GIL while parsing). The odd-row callback needs the GIL: with one pyarrow reader
+    threaded internally, the many rule rows of a details page made parsing twice as slow on two cores."""
+    with pa.memory_map(str(loc.path)) as src:
+        size = src.size()
+        bounds = _chunk_bounds(loc.path, loc.data_offset, size)
+        buf = src.read_buffer()
+        odds = [OddRows() for _ in bounds[1:]]  # one per range: keeps the rows in file order
+
+        def parse(i: int) -> pa.Table | None:
+            a, b = bounds[i], bounds[i + 1]
+            try:
+                return pacsv.read_csv(
+                    pa.BufferReader(buf.slice(a, b - a)),
+                    read_options=pacsv.ReadOptions(
+                        column_names=names,
+                        skip_rows=skip_rows if i == 0 else 0,
+                        use_threads=False,
+                        block_size=BLOCK_SIZE,
+                    ),
+                    parse_options=pacsv.ParseOptions(invalid_row_handler=odds[i], newlines_in_values=False),
+                    convert_options=pacsv.ConvertOptions(
+                        column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+                    ),
+                )
+            except pa.ArrowInvalid as exc:
+                if "Empty CSV file" in str(exc):  # nothing in this range
+                    return None
+                raise _arrow_error(loc, exc, a) from exc
+
+        n = len(bounds) - 1
+        if n == 1:
+            parts = [parse(0)]
+        else:
+            with ThreadPoolExecutor(n) as pool:
+                parts = list(pool.map(parse, range(n)))
+        odd = OddRows([row for o in odds for row in o.rows])
+        tables = [t for t in parts if t is not None]
+        if not tables:  # nothing after the header: the caller says what was expected
+            return pa.table({c: pa.array([], type=types[c]) for c in names}), odd
+        table = pa.concat_tables(tables).unify_dictionaries().combine_chunks()
+        lines, blank = _count_lines(buf, loc.data_offset)
+    if table.num_rows + len(odd.rows) + skip_rows + blank != lines:
+        # pyarrow joined lines: a quoted field holds a line break. Find it (slow, only on damage).
+        _no_line_breaks(loc, table)
     return table, odd
+
+
+def _count_lines(buf: pa.Buffer, start: int) -> tuple[int, int]:
+    """(lines, blank lines) in the buffer from ``start``: the rows pyarrow must have seen, and skipped.
+
+    Counted in slices of the memory map, without copying the file. Runs of blank lines may be undercounted:
+    a mismatch only sends the caller to the slow, exact check."""
+    data = np.frombuffer(buf, dtype=np.uint8)[start:]
+    lines = blank = 0
+    step = 1 << 24
+    for i in range(0, len(data), step):
+        part = data[i : i + step + 1].tobytes()  # one byte of overlap to see a break across the cut
+        body = part[:step]
+        lines += body.count(b"\n")
+        blank += part.count(b"\n\n") - (1 if part.endswith(b"\n\n") and len(part) > step else 0)
+    if len(data) and data[-1] != 10:
+        lines += 1
+    return lines, blank
 
 
 def _no_line_breaks(loc: Located, table: pa.Table) -> None:
@@ -78,20 +146,23 @@ def _no_line_breaks(loc: Located, table: pa.Table) -> None:
             raise ParseError(loc.path, f"a line break inside a field of column {name!r} (a damaged row)", line=line)
 
 
-def _arrow_error(loc: Located, exc: Exception) -> ParseError:
+def _arrow_error(loc: Located, exc: Exception, offset: int) -> ParseError:
     message = str(exc)
     m = re.search(r"row (\d+)", message)
     line = None
     if m and "CSV parse error" in message:
-        # pyarrow counts rows from the start of what it read (the header is not in it).
-        line = loc.header_line + int(m.group(1))
+        # pyarrow counts rows from the start of the byte range it read.
+        with loc.path.open("rb") as fh:
+            before = fh.read(offset).count(b"\n")
+        line = before + int(m.group(1))
     text = message.split(": ", 1)[-1] if "CSV parse error" in message else message
     return ParseError(loc.path, f"malformed CSV ({text})", line=line)
 
 
 def column(table: pa.Table, name: str) -> pa.Array:
     """One column of a read table as a single contiguous array."""
-    return table.column(name).combine_chunks()
+    col = table.column(name)
+    return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
 def string_columns(names: list[str], dictionary: set[str]) -> dict[str, pa.DataType]:
@@ -100,13 +171,45 @@ def string_columns(names: list[str], dictionary: set[str]) -> dict[str, pa.DataT
 
 @dataclass
 class Classified:
-    """What the odd rows were."""
+    """What the odd rows were: rule rows (a table with the header's columns, as strings) and skipped lines."""
 
-    rule_rows: list[list[str]] = field(default_factory=list)
+    rules: pa.Table | None = None
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_width: int | None) -> Classified:
+def _rule_table(header: list[str], texts: list[str]) -> tuple[pa.Table | None, list[str]]:
+    """Parse rule-row candidates in one pass; return (table of launch-keyed rows, texts that are not)."""
+    clean = [t for t in texts if "\n" not in t and "\r" not in t]
+    rest = [t for t in texts if "\n" in t or "\r" in t]
+    if not clean:
+        return None, rest
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader("\n".join(clean).encode("utf-8")),
+            read_options=pacsv.ReadOptions(column_names=header, use_threads=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(header, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid:
+        return None, texts
+    if table.num_rows != len(clean):
+        return None, texts
+    keyed = pc.and_(
+        pc.match_substring_regex(table.column(header[0]), r"^\d+$"),
+        pc.match_substring_regex(table.column(header[1]), r"^\d+$"),
+    )
+    if pc.all(keyed).as_py():
+        return table, rest
+    mask = keyed.to_numpy(zero_copy_only=False)
+    return table.filter(keyed), rest + [t for t, ok in zip(clean, mask, strict=True) if not ok]
+
+
+def classify_odd_rows(
+    loc: Located, odd: OddRows, *, record_width: int, rule_width: int | None, header: list[str] | None = None
+) -> Classified:
     """Sort the odd rows into rule rows, skippable lines, and damage (raised as ParseError).
 
     - a row of ``rule_width`` fields whose first two fields are integers (ID, Process ID): a rule result;
@@ -119,7 +222,14 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
     out = Classified()
     table_widths: set[int] = set()
     pending: list[tuple[int, str, list[str], bool]] = []
-    for width, text in odd.rows:
+    rows = odd.rows
+    if rule_width is not None and header is not None:
+        candidates = [t for w, t in rows if w == rule_width and t.startswith('"')]
+        out.rules, leftover = _rule_table(header, candidates)
+        chosen = set(candidates) - set(leftover) if out.rules is not None else set()
+        rows = [(w, t) for w, t in rows if t not in chosen]
+    rule_rows: list[list[str]] = []
+    for width, text in rows:
         stripped = text.strip()
         if not stripped:
             continue
@@ -138,7 +248,7 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
             raise ParseError(loc.path, "a line break inside a field (a damaged row)", line=_find_line(loc, first))
         launch_like = len(fields) >= 2 and bool(_INT.match(fields[0])) and bool(_INT.match(fields[1]))
         if rule_width is not None and width == rule_width and launch_like:
-            out.rule_rows.append(fields)
+            rule_rows.append(fields)
             continue
         if not launch_like and fields and all(f and not _INT.match(f) for f in fields):
             table_widths.add(len(fields))
@@ -155,6 +265,9 @@ def classify_odd_rows(loc: Located, odd: OddRows, *, record_width: int, rule_wid
         cut = " - the file may be cut short" if line is not None and _is_last_record(loc, line) else ""
         what = f"row has {len(fields)} fields" + (" and an unclosed quote" if unclosed else "")
         raise ParseError(loc.path, f"{what}, expected {expected}{cut}", line=line)
+    if rule_rows and header is not None:
+        extra = pa.table({c: pa.array([r[i] for r in rule_rows], pa.string()) for i, c in enumerate(header)})
+        out.rules = extra if out.rules is None else pa.concat_tables([out.rules, extra])
     if out.skipped:
         out.skipped = _with_lines(loc, out.skipped)
     return out
