@@ -1,0 +1,411 @@
+"""The hierarchical roofline: per launch, per precision and memory level, the point ncu's charts draw.
+
+Formulas (those of the stock ``SpeedOfLight_Hierarchical{Double,Single,Half,Tensor}RooflineChart`` sections,
+ncu 2025.3.1; ``tests/test_roofline.py`` checks them against the charts' own body items on every launch of
+the H200 samples). <op> stands for ``smsp__sass_thread_inst_executed_op_<op>_pred_on.sum.per_cycle_elapsed``;
+the sections' own ``derived__*_x2``/``_x4`` metrics are read first where present (same numbers):
+
+=========  ========================================================================================
+precision  achieved work [FLOP/s]
+=========  ========================================================================================
+fp64       (dadd + dmul + 2 x dfma) x ``smsp__cycles_elapsed.avg.per_second``
+fp32       (fadd + fmul + 2 x ffma) x ``smsp__cycles_elapsed.avg.per_second``
+fp16       (2 x hadd + 2 x hmul + 4 x hfma) x ``smsp__cycles_elapsed.avg.per_second``  (the chart's
+           "HADD/HMUL Thread Instructions Executed Per Cycle" items are already the x2 values)
+tensor     ``sm__ops_path_tensor_<series>.sum.per_cycle_elapsed`` x ``sm__cycles_elapsed.avg.per_second``
+           (ncu counts tensor *operations*: FLOP for float sources, integer ops for int8/int1)
+=========  ========================================================================================
+
+Achieved work uses the SMSP clock because the counters are SMSP sums per SMSP cycle and the sections'
+``AchievedWork`` names ``smsp__cycles_elapsed.avg.per_second``; the peaks (``ncu_roofline.device``) use
+``sm__cycles_elapsed.avg.per_second``, as the sections' ``PeakWork`` does. The two clocks are one clock domain
+and equal on every launch of the samples (and the chart labels both "SM Frequency"), so the distinction is
+the sections', not something the samples can show. Tensor work is an SM counter per SM cycle: SM clock.
+
+=====  ==========================================================================================
+level  achieved traffic [byte/s]
+=====  ==========================================================================================
+dram   ``dram__bytes.sum.per_second``
+l2     ``lts__lts2xbar_cycles_active.sum.per_second`` x 32 (``derived__lts__lts2xbar_bytes.sum.per_second``)
+l1     ``l1tex__lsu_writeback_active_mem_lgds.sum.per_second`` x 128 (``_mem_lg`` before CC 9.0): global and
+       local loads and stores that reach L1TEX, as in the chart's "L1 ... (Global/Local)"
+=====  ==========================================================================================
+
+Derived per row: intensity = achieved_flops / achieved_bytes_per_s (FLOP/byte); ridge_intensity =
+peak_flops / peak_bytes_per_s; attainable_flops = min(peak_flops, intensity x peak_bytes_per_s);
+roof_fraction = achieved_flops / attainable_flops; bandwidth_fraction = achieved_bytes_per_s /
+peak_bytes_per_s; compute_fraction = achieved_flops / peak_flops; bound = "memory" if intensity <
+ridge_intensity else "compute" (<NA> when the intensity is undefined: no work and no traffic). With no
+traffic and some work the intensity is +inf and the point is compute bound; with no work the roof fraction
+is NaN (no point on the chart).
+
+Tensor rows: ncu draws one roof per tensor *series* (an instruction x source type x sparsity, e.g.
+``op_hmma_src_bf16_dst_fp32_sparsity_off``, plus per-source aggregates such as ``src_bf16_dst_fp32``). With
+``tensor="dominant"`` (default) each launch gets one tensor row per level, for the series that did the most
+work, preferring per-instruction series (their roof is the one the instruction can reach; the aggregates'
+roof includes sparse MMA); a launch without tensor work gets ``DEFAULT_TENSOR_SERIES``. ``tensor="all"``
+gives one row per series the report has, as the chart does. Columns ``dtype`` (source type) and ``series``
+say which; fp rows have dtype = precision and series <NA>.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ncu_roofline.device import (
+    FLOP_PER_FMA,
+    FLOP_PER_HFMA2,
+    L1_BYTES_PER_CYCLE,
+    L2_BYTES_PER_CYCLE,
+    SM_CLOCK,
+    SMSP_CLOCK,
+    TENSOR_DTYPES,
+    TENSOR_PREFIX,
+    TensorSeries,
+    parse_series,
+    tensor_series,
+)
+from ncu_roofline.model import LAUNCH_KEY
+
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
+LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
+
+#: FLOP per predicated-on HADD/HMUL thread instruction: HADD2/HMUL2 pack two half operations (the sections'
+#: ``derived__smsp__sass_thread_inst_executed_op_h{add,mul}_pred_on_x2``).
+FLOP_PER_HADD2 = 2.0
+
+#: Tensor series for a launch with no tensor work (first the report has): the dense BF16 roof of the
+#: fastest MMA path on Hopper, then Ampere/Ada's; the figure a user compares a tensor kernel against.
+DEFAULT_TENSOR_SERIES: tuple[str, ...] = (
+    "op_hgmma_src_bf16_dst_fp32_sparsity_off",
+    "op_hmma_src_bf16_dst_fp32_sparsity_off",
+    "op_hmma_src_fp16_dst_fp32_sparsity_off",
+    "op_hmma_src_fp16_dst_fp32",
+    "src_bf16_dst_fp32",
+    "src_fp16",
+)
+#: Tensor data type assumed when the report has no tensor metrics at all (peak from table/override).
+DEFAULT_TENSOR_DTYPE = "bf16"
+
+ROOFLINE_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "process_id": "Int64",
+    "launch_id": "Int64",
+    "precision": "string",
+    "level": "string",
+    "dtype": "string",
+    "series": "string",
+    "achieved_flops": "float64",
+    "achieved_bytes_per_s": "float64",
+    "intensity": "float64",
+    "peak_flops": "float64",
+    "peak_bytes_per_s": "float64",
+    "ridge_intensity": "float64",
+    "attainable_flops": "float64",
+    "roof_fraction": "float64",
+    "bandwidth_fraction": "float64",
+    "compute_fraction": "float64",
+    "bound": "string",
+}
+
+
+@dataclass(frozen=True)
+class Term:
+    """``metric`` x ``factor``; ``alternatives`` are tried, in order, where the metric is absent."""
+
+    metric: str
+    factor: float
+    alternatives: tuple[tuple[str, float], ...] = ()
+
+
+def _thread_op(op: str) -> str:
+    return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
+
+
+def _derived(op: str, x: int) -> str:
+    return f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
+
+
+#: Achieved FLOP per SMSP cycle, per precision: the sections' AchievedWork ValuePerCycleMetrics (their
+#: ``derived__*_xN`` metrics first, the base counter x N where the derived column is absent).
+WORK_TERMS: dict[str, tuple[Term, ...]] = {
+    "fp64": (
+        Term(_thread_op("dadd"), 1.0),
+        Term(_thread_op("dmul"), 1.0),
+        Term(_derived("dfma", 2), 1.0, ((_thread_op("dfma"), FLOP_PER_FMA),)),
+    ),
+    "fp32": (
+        Term(_thread_op("fadd"), 1.0),
+        Term(_thread_op("fmul"), 1.0),
+        Term(_derived("ffma", 2), 1.0, ((_thread_op("ffma"), FLOP_PER_FMA),)),
+    ),
+    "fp16": (
+        Term(_derived("hadd", 2), 1.0, ((_thread_op("hadd"), FLOP_PER_HADD2),)),
+        Term(_derived("hmul", 2), 1.0, ((_thread_op("hmul"), FLOP_PER_HADD2),)),
+        Term(_derived("hfma", 4), 1.0, ((_thread_op("hfma"), FLOP_PER_HFMA2),)),
+    ),
+}
+
+#: Achieved bytes per second, per level: the sections' AchievedTraffic metrics, best first. The order of
+#: the L1 alternatives matches the peak recipes in ``ncu_roofline.device`` so both come from one family.
+TRAFFIC: dict[str, tuple[tuple[str, float], ...]] = {
+    "dram": (("dram__bytes.sum.per_second", 1.0),),
+    "l2": (
+        ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0),
+        ("lts__lts2xbar_cycles_active.sum.per_second", L2_BYTES_PER_CYCLE),
+    ),
+    "l1": (
+        ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0),
+        ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", L1_BYTES_PER_CYCLE),
+        ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0),
+        ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", L1_BYTES_PER_CYCLE),
+        ("derived__l1tex__lsu_writeback_bytes.sum.per_second", 1.0),
+        ("l1tex__lsu_writeback_active.sum.per_second", L1_BYTES_PER_CYCLE),
+    ),
+}
+
+
+def _col(values: pd.DataFrame, name: str) -> pd.Series:
+    """Column ``name`` as floats, or all-NaN where the frame lacks it."""
+    out: pd.Series
+    if name in values.columns:
+        out = pd.to_numeric(values[name], errors="coerce").astype(float)
+    else:
+        out = pd.Series(np.nan, index=values.index, dtype=float)
+    return out
+
+
+def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.Series:
+    out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
+    for metric, factor in options:
+        out = out.where(out.notna(), _col(values, metric) * factor)
+    return out
+
+
+def achieved_work_per_cycle(values: pd.DataFrame, precision: str) -> pd.Series:
+    """Achieved FLOP per SMSP cycle (fp64/fp32/fp16); NaN where a counter the chart needs is absent."""
+    total: pd.Series = pd.Series(0.0, index=values.index)
+    for term in WORK_TERMS[precision]:
+        total = total + _first(values, ((term.metric, term.factor), *term.alternatives))
+    return total
+
+
+def smsp_clock(values: pd.DataFrame) -> pd.Series:
+    """``smsp__cycles_elapsed.avg.per_second``, or the SM clock (same domain) where only that is there."""
+    return _first(values, ((SMSP_CLOCK, 1.0), (SM_CLOCK, 1.0)))
+
+
+def achieved_flops(values: pd.DataFrame, precision: str) -> pd.Series:
+    """Achieved FLOP/s of one FP precision (fp64, fp32, fp16), as the chart computes it."""
+    return achieved_work_per_cycle(values, precision) * smsp_clock(values)
+
+
+def achieved_traffic(values: pd.DataFrame, level: str) -> pd.Series:
+    """Achieved bytes/s at one memory level (dram, l2, l1)."""
+    return _first(values, TRAFFIC[level])
+
+
+def tensor_achieved(values: pd.DataFrame, series: list[TensorSeries]) -> pd.DataFrame:
+    """Achieved tensor ops/s per series (columns = series names), per launch."""
+    clock = _first(values, ((SM_CLOCK, 1.0), (SMSP_CLOCK, 1.0)))
+    data = {s.name: _col(values, f"{TENSOR_PREFIX}{s.name}.sum.per_cycle_elapsed") * clock for s in series}
+    out: pd.DataFrame = pd.DataFrame(data, index=values.index, dtype=float)
+    return out
+
+
+def dominant_tensor_series(values: pd.DataFrame) -> pd.Series:
+    """Per launch, the tensor series of its tensor row (see the module docstring); <NA> without metrics."""
+    series = tensor_series(values)
+    out: pd.Series = pd.Series(pd.NA, index=values.index, dtype="string")
+    if not series:
+        return out
+    work = tensor_achieved(values, series)
+    names = [s.name for s in series]
+    default = next((n for n in DEFAULT_TENSOR_SERIES if n in names), None)
+    if default is None:
+        dense = [s.name for s in series if s.op is not None and s.sparsity != "on"]
+        default = dense[0] if dense else names[0]
+    per_op = [s.name for s in series if s.op is not None]
+    for key in values.index:
+        row = work.loc[key]
+        chosen = default
+        for group in (per_op, names):
+            w = row[group].fillna(0.0) if group else row.iloc[:0]
+            if len(w) and float(w.max()) > 0.0:
+                chosen = str(w.idxmax())
+                break
+        out.loc[key] = chosen
+    return out
+
+
+def roofline(
+    values: pd.DataFrame,
+    peaks: pd.DataFrame,
+    *,
+    tensor: Literal["dominant", "all"] = "dominant",
+) -> pd.DataFrame:
+    """The long roofline frame: one row per launch x precision x level (x tensor series).
+
+    Takes ``Report.values`` (wide, index ``LAUNCH_KEY``) and the peaks of
+    ``ncu_roofline.device.resolve_peaks`` (same index). Returns ``ROOFLINE_COLUMNS``: report, process_id,
+    launch_id, precision (fp64, fp32, fp16, tensor), level (dram, l2, l1), dtype, series, achieved_flops
+    [FLOP/s], achieved_bytes_per_s, intensity [FLOP/byte], peak_flops, peak_bytes_per_s, ridge_intensity,
+    attainable_flops, roof_fraction, bandwidth_fraction, compute_fraction (fractions 0..1), bound
+    ("memory"/"compute"). Rows are in launch order, then PRECISIONS, then LEVELS (``tensor="all"``: the
+    tensor rows per series, in series-name order). Missing metrics give NaN, never zero.
+    """
+    if tensor not in ("dominant", "all"):
+        raise ValueError(f"tensor must be 'dominant' or 'all', not {tensor!r}")
+    peaks = peaks.reindex(values.index)
+    parts: list[pd.DataFrame] = []
+    n = len(values.index)
+    launch_pos = np.arange(n)
+    traffic = {lv: achieved_traffic(values, lv) for lv in LEVELS}
+    peak_bw = {lv: _col(peaks, f"{lv}_bytes_per_s") for lv in LEVELS}
+
+    def block(
+        prec: str, *, dtype: pd.Series, series: pd.Series, work: pd.Series, peak: pd.Series, order: float
+    ) -> None:
+        for li, lv in enumerate(LEVELS):
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "_launch": launch_pos,
+                        "_order": order,
+                        "_level": li,
+                        "precision": prec,
+                        "level": lv,
+                        "dtype": dtype.to_numpy(dtype=object),
+                        "series": series.to_numpy(dtype=object),
+                        "achieved_flops": work.to_numpy(dtype=float),
+                        "achieved_bytes_per_s": traffic[lv].to_numpy(dtype=float),
+                        "peak_flops": peak.to_numpy(dtype=float),
+                        "peak_bytes_per_s": peak_bw[lv].to_numpy(dtype=float),
+                    },
+                    index=values.index,
+                )
+            )
+
+    na = pd.Series(pd.NA, index=values.index, dtype="string")
+    for pi, prec in enumerate(PRECISIONS[:3]):
+        block(
+            prec,
+            dtype=pd.Series(prec, index=values.index),
+            series=na,
+            work=achieved_flops(values, prec),
+            peak=_col(peaks, f"{prec}_flops"),
+            order=float(pi),
+        )
+
+    series = tensor_series(values)
+    by_name = {s.name: s for s in series}
+    work = tensor_achieved(values, series)
+    if not series:
+        dtype_peak = _col(peaks, f"tensor_{DEFAULT_TENSOR_DTYPE}_flops")
+        block(
+            "tensor",
+            dtype=pd.Series(DEFAULT_TENSOR_DTYPE, index=values.index),
+            series=na,
+            work=pd.Series(np.nan, index=values.index),
+            peak=dtype_peak,
+            order=3.0,
+        )
+    elif tensor == "all":
+        for si, s in enumerate(series):
+            block(
+                "tensor",
+                dtype=pd.Series(s.src, index=values.index),
+                series=pd.Series(s.name, index=values.index),
+                work=work[s.name],
+                peak=_series_peak(peaks, s),
+                order=3.0 + si / (len(series) + 1),
+            )
+    else:
+        chosen = dominant_tensor_series(values)
+        w = pd.Series(np.nan, index=values.index)
+        p = pd.Series(np.nan, index=values.index)
+        d = pd.Series(pd.NA, index=values.index, dtype=object)
+        for name in sorted(set(chosen.dropna().astype(str))):
+            rows = (chosen == name).fillna(False).to_numpy()
+            s = by_name[name]
+            w[rows] = work[name][rows]
+            p[rows] = _series_peak(peaks, s)[rows]
+            d[rows] = s.src
+        block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0)
+
+    frame = pd.concat(parts)
+    frame = frame.sort_values(["_launch", "_order", "_level"], kind="stable")
+    keys = frame.index.to_frame(index=False)
+    frame = frame.reset_index(drop=True)
+    for k in LAUNCH_KEY:
+        frame[k] = keys[k].to_numpy()
+    return _derive(frame)
+
+
+def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
+    """The roof of one tensor series: its own peak column, else the dense figure of its data type."""
+    own = _col(peaks, f"tensor_{s.name}_flops")
+    if s.src in TENSOR_DTYPES and s.sparsity != "on":
+        own = own.where(own.notna(), _col(peaks, f"tensor_{s.src}_flops"))
+    return own
+
+
+def _derive(frame: pd.DataFrame) -> pd.DataFrame:
+    w = frame["achieved_flops"].to_numpy(dtype=float)
+    b = frame["achieved_bytes_per_s"].to_numpy(dtype=float)
+    pw = frame["peak_flops"].to_numpy(dtype=float)
+    pb = frame["peak_bytes_per_s"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        intensity = np.where(b > 0, w / np.where(b > 0, b, 1.0), np.where(w > 0, np.inf, np.nan))
+        intensity = np.where(np.isnan(w) | np.isnan(b), np.nan, intensity)
+        ridge = pw / pb
+        attainable = np.minimum(pw, intensity * pb)
+        attainable = np.where(np.isinf(intensity) & (intensity > 0), pw, attainable)
+        roof = np.where(attainable > 0, w / np.where(attainable > 0, attainable, 1.0), np.nan)
+        roof = np.where(np.isnan(attainable), np.nan, roof)
+        bw_frac = b / pb
+        comp_frac = w / pw
+    bound = np.full(len(w), None, dtype=object)
+    defined = ~(np.isnan(intensity) | np.isnan(ridge))
+    bound[defined] = np.where(intensity[defined] < ridge[defined], "memory", "compute")
+    out = pd.DataFrame(
+        {
+            "report": frame["report"].astype(object),
+            "process_id": frame["process_id"],
+            "launch_id": frame["launch_id"],
+            "precision": frame["precision"],
+            "level": frame["level"],
+            "dtype": frame["dtype"],
+            "series": frame["series"],
+            "achieved_flops": w,
+            "achieved_bytes_per_s": b,
+            "intensity": intensity,
+            "peak_flops": pw,
+            "peak_bytes_per_s": pb,
+            "ridge_intensity": ridge,
+            "attainable_flops": attainable,
+            "roof_fraction": roof,
+            "bandwidth_fraction": bw_frac,
+            "compute_fraction": comp_frac,
+            "bound": bound,
+        }
+    )
+    result: pd.DataFrame = out.astype(ROOFLINE_COLUMNS)
+    return result
+
+
+__all__ = [
+    "DEFAULT_TENSOR_SERIES",
+    "LEVELS",
+    "PRECISIONS",
+    "ROOFLINE_COLUMNS",
+    "achieved_flops",
+    "achieved_traffic",
+    "dominant_tensor_series",
+    "parse_series",
+    "roofline",
+]
