@@ -1,20 +1,28 @@
-"""The section-file parser and its checks: schema, per-architecture resolution, metric-name catalog."""
+"""The section files ncu-roofline ships: they parse against the project's schema, every metric they collect
+exists for its architecture (CC 9.0: checked against ncu's own metric list and real H200 exports), and the
+helpers that find, copy and describe them behave."""
 
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("google.protobuf", reason="reading section files needs protobuf (the test extra)")
 
-from ncu_roofline.errors import InputError
+from ncu_roofline import sections
+from ncu_roofline.errors import InputError, OutputError
 from ncu_roofline.sectionfile import (
     EVALUATION_CCS,
     MetricCatalog,
+    SectionFile,
     SectionFileError,
+    cc_number,
     check_section,
+    check_sections,
+    load_section,
     parse_section_text,
 )
 
@@ -72,6 +80,78 @@ def gh100() -> MetricCatalog:
     return catalog
 
 
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, SectionFile]:
+    return {variant: sections.load_variant(variant) for variant in sections.VARIANTS}
+
+
+# --- The files parse, and their identities ----------------------------------------------------------------
+
+
+def test_every_section_file_parses_and_is_a_known_variant() -> None:
+    files = sections.list_section_files()
+    assert sorted(p.name for p in files) == sorted(v[0] for v in sections.VARIANTS.values())
+    for variant, (file_name, identifier, set_name) in sections.VARIANTS.items():
+        section = load_section(sections.section_folder() / file_name)
+        assert section.identifier == identifier, variant
+        assert section.sets == (set_name,), "each variant is its own set, so --set never collects both"
+        assert section.filter.scopes == ("CollectionScope_Launch",)
+
+
+def test_identifiers_and_display_names_are_unique() -> None:
+    parsed = [load_section(p) for p in sections.list_section_files()]
+    assert check_sections(parsed) == []
+    assert check_sections([parsed[0], parsed[0]]), "the duplicate check must be able to fail"
+
+
+def test_section_files_are_consistent_on_every_architecture() -> None:
+    for path in sections.list_section_files():
+        assert check_section(load_section(path)) == []
+
+
+def test_derived_metrics_are_single_binary_operations() -> None:
+    for path in sections.list_section_files():
+        for definition in load_section(path).definitions:
+            assert definition.binary_operations() == 1, definition.name
+            assert definition.name.startswith("derived__ncu_roofline__"), definition.name
+
+
+def test_arch_filters_use_only_enum_values_of_the_stock_sections() -> None:
+    for path in sections.list_section_files():
+        tokens = set(re.findall(r"\b(?:MinArch|MaxArch):\s*(\S+)", path.read_text(encoding="utf-8")))
+        assert tokens <= STOCK_ARCH_TOKENS, f"{path.name}: {sorted(tokens - STOCK_ARCH_TOKENS)}"
+
+
+def test_every_collected_metric_is_in_the_header(loaded: dict[str, SectionFile]) -> None:
+    """A plain details CSV shows Header metrics only: nothing the section collects may live elsewhere."""
+    for variant, section in loaded.items():
+        for cc in EVALUATION_CCS:
+            shown = {r.name for ref in section.header if (r := ref.resolve(cc)) is not None}
+            missing = section.hardware_metrics(cc) - shown
+            assert not missing, (variant, cc, sorted(missing))
+
+
+# --- The metric names exist ---------------------------------------------------------------------------------
+
+
+@needs_shared
+def test_cc90_metrics_exist_on_gh100(gh100: MetricCatalog) -> None:
+    for path in sections.list_section_files():
+        assert check_section(load_section(path), {"9.0": gh100}) == []
+
+
+@needs_shared
+def test_cc90_hardware_metrics_are_in_query_metrics_or_real_exports() -> None:
+    """Stronger than the grammar: each CC 9.0 name was collected by real ncu 2025.3.1 on an H200."""
+    seen: set[str] = set()
+    for path in RAW_EXPORTS:
+        seen.update(raw_names(path))
+    for variant in sections.VARIANTS:
+        names = sections.collected_metrics(variant, derived=False)["9.0"]
+        assert names, variant
+        assert sorted(names - seen) == [], variant
+
+
 @needs_shared
 def test_catalog_grammar_accepts_every_name_of_the_real_exports() -> None:
     catalog = MetricCatalog.from_query_metrics(QUERY_GH100.read_text(encoding="utf-8"))
@@ -107,6 +187,131 @@ def test_validator_rejects_an_unknown_metric(gh100: MetricCatalog) -> None:
     )
     problems = check_section(broken, {"9.0": gh100})
     assert problems == ["x.section: CC 9.0: metric gpu__time_durations.sum does not exist on this chip"]
+
+
+@needs_shared
+def test_validator_rejects_the_pre_hopper_l1_name_on_cc90(gh100: MetricCatalog) -> None:
+    text = sections.section_path("full").read_text(encoding="utf-8")
+    wrong = text.replace('"l1tex__lsu_writeback_active_mem_lgds.', '"l1tex__lsu_writeback_active_mem_lg.')
+    assert wrong != text
+    problems = check_section(parse_section_text(wrong, "wrong.section"), {"9.0": gh100})
+    assert any("l1tex__lsu_writeback_active_mem_lg.sum.per_second does not exist" in p for p in problems)
+
+
+def test_l1_writeback_spelling_follows_the_architecture() -> None:
+    collected = sections.collected_metrics("full")
+    lsu, lg, lgds = (
+        f"l1tex__lsu_writeback_active{suffix}.sum.per_second" for suffix in ("", "_mem_lg", "_mem_lgds")
+    )
+    assert lsu in collected["7.0"] and lg not in collected["7.0"]
+    for cc in ("7.5", "8.0", "8.6", "8.9"):
+        assert lg in collected[cc] and lgds not in collected[cc], cc
+    for cc in ("9.0", "10.0", "12.0"):
+        assert lgds in collected[cc] and lg not in collected[cc], cc
+
+
+def test_dram_metrics_skip_the_integrated_gpus_like_the_stock_sections() -> None:
+    collected = sections.collected_metrics("full")
+    for cc in ("8.7", "11.0", "12.1"):
+        assert "dram__bytes.sum.per_second" not in collected[cc], cc
+    for cc in ("7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0"):
+        assert "dram__bytes.sum.per_second" in collected[cc], cc
+
+
+#: What the roofline, the classifier and the hints read on CC 9.0 (names as ncu 2025.3.1 writes them).
+ANALYSIS_INPUTS_CC90 = {
+    "gpu__time_duration.sum",
+    "gpc__cycles_elapsed.max",
+    "sm__cycles_elapsed.avg.per_second",
+    "smsp__cycles_elapsed.avg.per_second",
+    "dram__cycles_elapsed.avg.per_second",
+    "lts__cycles_elapsed.avg.per_second",
+    "l1tex__cycles_elapsed.avg.per_second",
+    *(
+        f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
+        for op in ("fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma")
+    ),
+    *(f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained" for op in ("ffma", "dfma", "hfma")),
+    "dram__bytes.sum.per_second",
+    "dram__bytes.sum.peak_sustained",
+    "lts__lts2xbar_cycles_active.sum.per_second",
+    "lts__lts2xbar_cycles_active.sum.peak_sustained",
+    "l1tex__lsu_writeback_active_mem_lgds.sum.per_second",
+    "l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained",
+    "sm__inst_executed.avg.per_cycle_active",
+    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "launch__registers_per_thread",
+    "launch__grid_size",
+    "launch__block_size",
+    "launch__waves_per_multiprocessor",
+    "launch__occupancy_limit_shared_mem",
+    "launch__occupancy_limit_registers",
+    "device__attribute_multiprocessor_count",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "lts__t_sector_hit_rate.pct",
+    "l1tex__t_sector_hit_rate.pct",
+}
+FULL_ONLY_CC90 = {
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.per_cycle_elapsed",
+    "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.peak_sustained",
+    "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum.per_cycle_elapsed",
+    "sm__ops_path_tensor_src_fp8_sparsity_off.sum.per_cycle_elapsed",
+    "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sass__inst_executed_register_spilling",
+    "smsp__thread_inst_executed_per_inst_executed.ratio",
+    "lts__t_sectors_srcunit_tex_op_atom.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "launch__occupancy_limit_barriers",
+}
+
+
+def test_full_collects_what_the_analysis_reads() -> None:
+    collected = sections.collected_metrics("full")["9.0"]
+    assert sorted((ANALYSIS_INPUTS_CC90 | FULL_ONLY_CC90) - collected) == []
+    assert "derived__ncu_roofline__fp32_flop_per_second" in collected
+
+
+def test_lite_collects_the_roofline_and_key_hints_and_less_than_full() -> None:
+    lite = sections.collected_metrics("lite", derived=False)
+    full = sections.collected_metrics("full", derived=False)
+    assert sorted(ANALYSIS_INPUTS_CC90 - lite["9.0"]) == []
+    for cc in EVALUATION_CCS:
+        assert lite[cc] <= full[cc], cc
+        assert len(lite[cc]) < len(full[cc]), cc
+    assert not {n for n in lite["9.0"] if n.startswith("sm__ops_path_tensor")}, "no tensor roofline in lite"
+    assert "sm__throughput.avg.pct_of_peak_sustained_elapsed" not in lite["9.0"]
+
+
+def test_tensor_roofline_names_per_architecture() -> None:
+    collected = sections.collected_metrics("full", derived=False)
+    ops = {cc: {n for n in names if n.startswith("sm__ops_path_tensor")} for cc, names in collected.items()}
+    assert len(ops["9.0"]) == 2 * 23, (
+        "20 instruction/type pairs plus FP8 on/off and FP64, each achieved and peak"
+    )
+    assert len(ops["8.9"]) == 2 * 16
+    assert "sm__ops_path_tensor_src_int4_sparsity_off.sum.per_cycle_elapsed" in ops["8.9"]
+    for cc in ("7.5", "8.0", "8.6", "10.0", "12.0"):
+        assert ops[cc] == set(), cc
+
+
+# --- The parser and the checks can fail -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -210,3 +415,96 @@ def test_checks_find_label_clashes_and_undefined_derived_metrics() -> None:
     assert "derived__x__early reads derived__x__late, which is not defined before it" in joined
     assert "derived__x__hopper: incomplete expression" in joined
     assert "CC 7.5: derived metric derived__x__hopper is used but not defined for this CC" in joined
+
+
+# --- Finding, copying and describing the files ------------------------------------------------------------
+
+
+def test_section_folder_in_a_source_checkout() -> None:
+    assert sections.section_folder() == REPO / "sections"
+
+
+def test_section_folder_prefers_the_installed_package_data(tmp_path: Path) -> None:
+    package = tmp_path / "site-packages" / "ncu_roofline"
+    (package / "_sections").mkdir(parents=True)
+    (package / "_sections" / "NcuRoofline.section").write_text(MINIMAL, encoding="utf-8")
+    assert sections.section_folder(package) == package / "_sections"
+
+
+def test_section_folder_missing_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="reinstall ncu-roofline"):
+        sections.section_folder(tmp_path / "ncu_roofline")
+
+
+def test_copy_sections_never_overwrites_silently(tmp_path: Path) -> None:
+    dest = tmp_path / "my sections"
+    written = sections.copy_sections(dest)
+    assert sorted(p.name for p in written) == sorted(p.name for p in sections.list_section_files())
+    for path in written:
+        assert path.read_bytes() == (sections.section_folder() / path.name).read_bytes()
+    written[0].write_text("# edited by the user\n", encoding="utf-8")
+    with pytest.raises(OutputError, match="already exist; use --force") as info:
+        sections.copy_sections(dest)
+    assert info.value.exit_code == 5
+    assert written[0].read_text(encoding="utf-8") == "# edited by the user\n", "nothing copied on refusal"
+    assert sections.copy_sections(dest, force=True) == written
+    assert written[0].read_bytes() == (sections.section_folder() / written[0].name).read_bytes()
+
+
+def test_copy_sections_refuses_a_file_and_the_installed_folder(tmp_path: Path) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x", encoding="utf-8")
+    with pytest.raises(OutputError, match="not a folder"):
+        sections.copy_sections(a_file)
+    with pytest.raises(OutputError, match="installed section folder itself"):
+        sections.copy_sections(sections.section_folder(), force=True)
+
+
+def test_profile_commands_are_exact_and_quote_the_folder() -> None:
+    folder = Path("/opt/my sections")
+    assert sections.profile_commands(folder) == [
+        "ncu --section-folder '/opt/my sections' --section NcuRoofline --csv ./app > report.csv",
+        "ncu --section-folder '/opt/my sections' --section NcuRoofline -o report ./app",
+        "ncu -i report.ncu-rep --csv > report.csv",
+        "ncu --section-folder '/opt/my sections' --section NcuRooflineLite --csv ./app > report.csv",
+    ]
+    assert sections.profile_commands(Path("/s"), app="python train.py")[0].endswith(
+        "--csv python train.py > report.csv"
+    )
+
+
+def test_describe_names_the_folder_the_files_and_the_commands() -> None:
+    text = sections.describe()
+    assert f"ncu-roofline section files: {REPO / 'sections'}" in text
+    for command in sections.profile_commands(REPO / "sections"):
+        assert f"  {command}\n" in text
+    assert "NcuRooflineLite.section" in text
+
+
+def test_unknown_variant() -> None:
+    with pytest.raises(ValueError, match="unknown section variant 'medium'"):
+        sections.load_variant("medium")
+
+
+# --- The label table the reader uses ----------------------------------------------------------------------
+
+
+def test_label_table_is_up_to_date() -> None:
+    expected = sections.label_table_text(sections.label_rows())
+    assert sections.LABEL_TABLE.read_text(encoding="utf-8") == expected, (
+        "regenerate with: python tools/make_section_export.py --labels-only"
+    )
+
+
+def test_labels_map_to_one_metric_per_architecture() -> None:
+    rows = sections.label_rows()
+    for cc in EVALUATION_CCS:
+        seen: dict[tuple[str, str], str] = {}
+        for row in rows:
+            if cc_number(row.cc_min) <= cc_number(cc) <= cc_number(row.cc_max):
+                key = (row.section, row.label)
+                assert seen.setdefault(key, row.metric) == row.metric, (cc, key)
+    first = {(r.section, r.label): r.metric for r in reversed(rows)}
+    assert first[("ncu-roofline", "L1 Writeback Active Cycles Per Second")].endswith(
+        "_mem_lgds.sum.per_second"
+    )
