@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -508,3 +509,192 @@ def test_labels_map_to_one_metric_per_architecture() -> None:
     assert first[("ncu-roofline", "L1 Writeback Active Cycles Per Second")].endswith(
         "_mem_lgds.sum.per_second"
     )
+
+
+# --- The synthetic export "made with" the section (tests/data/sections) ------------------------------------
+
+EXPORTS = REPO / "tests" / "data" / "sections"
+MICRO = SHARED / "ncu-samples" / "h200-micro"
+
+
+def read_rows(path: Path) -> list[list[str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh))
+
+
+def load_tool():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_section_export", REPO / "tools" / "make_section_export.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_synthetic_export_has_the_shape_of_a_details_page() -> None:
+    names = EXPORTS / "micro_ncuroofline.details-names.csv"
+    data = names.read_bytes()
+    assert b"\r\n" not in data
+    rows = read_rows(names)
+    header = rows[0]
+    assert header[-9:] == [
+        "Section Name",
+        "Metric Name",
+        "Metric Unit",
+        "Metric Value",
+        "Rule Name",
+        "Rule Type",
+        "Rule Description",
+        "Estimated Speedup Type",
+        "Estimated Speedup",
+    ]
+    width = header.index("Metric Value") + 2  # ncu ends a metric row with one empty field
+    assert {len(row) for row in rows[1:]} == {width}
+    assert {row[-1] for row in rows[1:]} == {""}
+    assert {row[header.index("Section Name")] for row in rows[1:]} == {"ncu-roofline"}
+    assert all(line.endswith('",') for line in data.decode().splitlines()[1:])
+
+
+@needs_shared
+def test_synthetic_export_has_the_columns_of_the_real_details_page() -> None:
+    real = read_rows(MICRO / "micro_full.details-names.csv")[0]
+    for name in ("micro_ncuroofline.details.csv", "micro_ncuroofline.details-names.csv"):
+        assert read_rows(EXPORTS / name)[0] == real
+
+
+def test_synthetic_export_rows_follow_the_section_header() -> None:
+    rows = read_rows(EXPORTS / "micro_ncuroofline.details-names.csv")
+    header = rows[0]
+    id_col, cc_col, name_col = header.index("ID"), header.index("CC"), header.index("Metric Name")
+    section = sections.load_variant("full")
+    by_launch: dict[str, list[str]] = {}
+    for row in rows[1:]:
+        by_launch.setdefault(row[id_col], []).append(row[name_col])
+        assert row[cc_col] == "9.0"
+    assert sorted(by_launch, key=int) == [str(i) for i in range(16)]
+    expected = [r.name for ref in section.header if (r := ref.resolve("9.0")) is not None]
+    for launch, names in by_launch.items():
+        assert names == expected, launch
+
+
+def test_synthetic_labels_and_names_exports_align_with_the_label_table() -> None:
+    labels = read_rows(EXPORTS / "micro_ncuroofline.details.csv")
+    names = read_rows(EXPORTS / "micro_ncuroofline.details-names.csv")
+    assert len(labels) == len(names)
+    header = labels[0]
+    section_col, name_col = header.index("Section Name"), header.index("Metric Name")
+    table = {
+        (r.section, r.label): r.metric
+        for r in sections.label_rows()
+        if cc_number(r.cc_min) <= 90 <= cc_number(r.cc_max)
+    }
+    for label_row, name_row in zip(labels[1:], names[1:], strict=True):
+        assert label_row[:name_col] == name_row[:name_col]
+        assert label_row[name_col + 1 :] == name_row[name_col + 1 :]
+        assert table[(label_row[section_col], label_row[name_col])] == name_row[name_col]
+
+
+@needs_shared
+def test_synthetic_export_is_reproducible_from_the_real_samples() -> None:
+    tool = load_tool()
+    labels, names = tool.build_exports(
+        MICRO / "micro_full.raw.csv",
+        MICRO / "micro_full.raw-base.csv",
+        MICRO / "micro_full.details-names.csv",
+    )
+    assert (EXPORTS / "micro_ncuroofline.details.csv").read_text(encoding="utf-8") == labels
+    assert (EXPORTS / "micro_ncuroofline.details-names.csv").read_text(encoding="utf-8") == names
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@pytest.fixture(scope="module")
+def export_values() -> dict[tuple[str, str], tuple[str, str]]:
+    """(launch ID, metric name) -> (unit, value) of the synthetic names export."""
+    rows = read_rows(EXPORTS / "micro_ncuroofline.details-names.csv")
+    header = rows[0]
+    i, n, u, v = (header.index(c) for c in ("ID", "Metric Name", "Metric Unit", "Metric Value"))
+    return {(row[i], row[n]): (row[u], row[v]) for row in rows[1:]}
+
+
+def test_synthetic_export_keeps_ncu_own_numbers(
+    export_values: dict[tuple[str, str], tuple[str, str]],
+) -> None:
+    """Copied from ncu's details page of the same launches (micro_full.details-names.csv)."""
+    assert export_values[("0", "gpu__time_duration.sum")] == ("us", "189.41")
+    assert export_values[("0", "dram__bytes.sum.per_second")] == ("Tbyte/s", "4.17")
+    assert export_values[("0", "launch__grid_size")] == ("", "1,056")
+    assert export_values[("9", "sass__inst_executed_register_spilling")] == ("inst", "160,664,064")
+    assert export_values[("0", "device__attribute_display_name")] == ("", "NVIDIA H200")
+
+
+def test_derived_metrics_give_the_ground_truth_of_the_micro_kernels(
+    export_values: dict[tuple[str, str], tuple[str, str]],
+) -> None:
+    """The fractions of peak ../shared/ncu-samples/README.md lists for the micro kernels (by construction and
+    checked against ncu's own roofline charts): fp32_fma 91 %, fp64_fma 98 %, half_hfma2 50 %, stream_triad
+    87 % of DRAM."""
+
+    def fraction(launch: str, achieved: str, peak: str) -> float:
+        return number(export_values[(launch, achieved)][1]) / number(export_values[(launch, peak)][1])
+
+    d = "derived__ncu_roofline__"
+    assert fraction("5", f"{d}fp32_flop_per_second", f"{d}fp32_peak_flop_per_second") == pytest.approx(
+        0.91, abs=0.01
+    )
+    assert fraction("6", f"{d}fp64_flop_per_second", f"{d}fp64_peak_flop_per_second") == pytest.approx(
+        0.98, abs=0.01
+    )
+    assert fraction("7", f"{d}fp16_flop_per_second", f"{d}fp16_peak_flop_per_second") == pytest.approx(
+        0.50, abs=0.01
+    )
+    triad = number(export_values[("0", "dram__bytes.sum.per_second")][1]) * 1e12
+    peak = number(export_values[("0", f"{d}dram_peak_bytes_per_second")][1])
+    assert triad / peak == pytest.approx(0.87, abs=0.01)
+
+
+@needs_shared
+def test_derived_metrics_equal_those_of_the_stock_sections() -> None:
+    """Our MetricDefinitions against the stock sections' own derived metrics in the real raw export."""
+    raw = read_rows(MICRO / "micro_full.raw-base.csv")
+    header = raw[0]
+    exported = read_rows(EXPORTS / "micro_ncuroofline.details-names.csv")
+    eh = exported[0]
+    mine = {
+        (row[eh.index("ID")], row[eh.index("Metric Name")]): row[eh.index("Metric Value")]
+        for row in exported[1:]
+    }
+    d = "derived__ncu_roofline__"
+    pairs = {
+        f"{d}l1_lgds_bytes_per_second": "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",
+        f"{d}fp32_peak_flop_per_cycle": "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+        f"{d}fp64_peak_flop_per_cycle": "derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2",
+        f"{d}fp16_peak_flop_per_cycle": "derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4",
+    }
+    for row in raw[2:]:
+        for ours, stock in pairs.items():
+            assert number(mine[(row[0], ours)]) == pytest.approx(number(row[header.index(stock)]), rel=1e-6)
+
+
+@needs_shared
+def test_auto_scaled_cells_reproduce_ncu_details_text() -> None:
+    """Cells not copied from ncu's details page are scaled from the raw page; where ncu's own text exists,
+    the scaling reproduces it exactly."""
+    tool = load_tool()
+    raw, base = MICRO / "micro_full.raw.csv", MICRO / "micro_full.raw-base.csv"
+    _, plain = tool.read_raw(raw, base, None)
+    _, real = tool.read_raw(raw, base, MICRO / "micro_full.details-names.csv")
+    section = sections.load_variant("full")
+    compared = 0
+    for launch, reference in zip(plain, real, strict=True):
+        for _label, name, unit, value in tool.metric_cells(section, launch):
+            if name in reference.details:
+                assert (unit, value) == reference.details[name], (launch.identity[0], name)
+                compared += 1
+    assert compared > 600
