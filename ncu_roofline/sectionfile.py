@@ -378,9 +378,9 @@ def _section_class() -> Any:
 
 def parse_section_text(text: str, source: str | Path | None = None) -> SectionFile:
     """Parse one section file's text; raise SectionFileError (with the line) if it does not fit the schema."""
-    from google.protobuf import text_format  # noqa: PLC0415 - loaded by _section_class() first
+    message = _section_class()()  # first: it says how to install protobuf when it is missing
+    from google.protobuf import text_format  # noqa: PLC0415 - optional dependency, present from here on
 
-    message = _section_class()()
     try:
         text_format.Parse(text, message)
     except text_format.ParseError as exc:
@@ -604,7 +604,9 @@ def check_section(
                 )
             labels[label] = resolved.name
         for name in sorted(section.requested(number)):
-            if name in defined and name not in active:
+            if name.startswith("derived__") and name not in defined:
+                problems.append(f"{where}: CC {cc}: derived metric {name} is used but never defined")
+            elif name in defined and name not in active:
                 problems.append(
                     f"{where}: CC {cc}: derived metric {name} is used but not defined for this CC"
                 )

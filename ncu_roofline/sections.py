@@ -185,14 +185,14 @@ def label_rows(variants: tuple[str, ...] = tuple(VARIANTS)) -> list[LabelRow]:
     for variant in variants:
         section = load_variant(variant)
         for ref in section.header:
-            runs: list[tuple[str, list[str]]] = []
+            runs: list[tuple[str, list[str]]] = []  # (metric or "" where the entry does not apply, CCs)
             for cc in EVALUATION_CCS:
                 resolved = ref.resolve(cc)
-                name = resolved.name if resolved is not None else None
+                name = resolved.name if resolved is not None else ""
                 if runs and runs[-1][0] == name:
                     runs[-1][1].append(cc)
                 else:
-                    runs.append((name or "", [cc]))
+                    runs.append((name, [cc]))
             found = [(name, ccs) for name, ccs in runs if name]
             found.sort(key=lambda run: -cc_number(run[1][-1]))
             rows += [

@@ -333,6 +333,19 @@ def test_parser_rejects_broken_text(text: str, expected: str) -> None:
     assert str(info.value).startswith("broken.section")
 
 
+def test_parser_without_protobuf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ncu_roofline import sectionfile
+    from ncu_roofline.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "google.protobuf", None)  # makes "from google.protobuf import" fail
+    sectionfile._section_class.cache_clear()
+    try:
+        with pytest.raises(MissingExtraError, match="pip install protobuf"):
+            parse_section_text(MINIMAL)
+    finally:
+        sectionfile._section_class.cache_clear()
+
+
 def test_parser_accepts_the_stock_idioms() -> None:
     """Colon before a block, numeric enum values, comments, Options with labels, body-item filters."""
     text = """
@@ -397,6 +410,7 @@ def test_checks_find_label_clashes_and_undefined_derived_metrics() -> None:
       Metrics { Label: "Same" Name: "lts__t_sector_hit_rate.pct" }
       Metrics { Name: "derived__x__late" }
       Metrics { Label: "Undefined on Volta" Name: "derived__x__hopper" }
+      Metrics { Label: "Typo" Name: "derived__x__hoper" }
     }
     MetricDefinitions {
       MetricDefinitions { Name: "derived__x__early" Expression: "derived__x__late * 2" }
@@ -416,6 +430,7 @@ def test_checks_find_label_clashes_and_undefined_derived_metrics() -> None:
     assert "derived__x__early reads derived__x__late, which is not defined before it" in joined
     assert "derived__x__hopper: incomplete expression" in joined
     assert "CC 7.5: derived metric derived__x__hopper is used but not defined for this CC" in joined
+    assert "CC 9.0: derived metric derived__x__hoper is used but never defined" in joined
 
 
 # --- Finding, copying and describing the files ------------------------------------------------------------
