@@ -184,11 +184,6 @@ def cc_number(cc: str | int) -> int:
     return int(major) * 10 + int(minor)
 
 
-def cc_text(cc: int) -> str:
-    """90 -> ``"9.0"``, 121 -> ``"12.1"``."""
-    return f"{cc // 10}.{cc % 10}"
-
-
 @dataclass(frozen=True)
 class ArchRange:
     """An inclusive compute-capability range; a missing bound is open."""
@@ -593,6 +588,11 @@ def check_section(
         number = cc_number(cc)
         labels: dict[str, str] = {}
         active = section.active_definitions(number)
+        names = [d.name for d in section.definitions if d.filter.matches(number)]
+        problems.extend(
+            f"{where}: CC {cc}: derived metric {name} is defined twice"
+            for name in sorted({n for n in names if names.count(n) > 1})
+        )
         for ref in section.header:
             resolved = ref.resolve(number)
             if resolved is None:

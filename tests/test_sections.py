@@ -415,6 +415,7 @@ def test_checks_find_label_clashes_and_undefined_derived_metrics() -> None:
     MetricDefinitions {
       MetricDefinitions { Name: "derived__x__early" Expression: "derived__x__late * 2" }
       MetricDefinitions { Name: "derived__x__late" Expression: "dram__bytes.sum.per_second * 8" }
+      MetricDefinitions { Name: "derived__x__late" Expression: "dram__bytes.sum.per_second * 4" }
       MetricDefinitions {
         Name: "derived__x__hopper"
         Expression: "dram__bytes.sum.per_second +"
@@ -431,6 +432,7 @@ def test_checks_find_label_clashes_and_undefined_derived_metrics() -> None:
     assert "derived__x__hopper: incomplete expression" in joined
     assert "CC 7.5: derived metric derived__x__hopper is used but not defined for this CC" in joined
     assert "CC 9.0: derived metric derived__x__hoper is used but never defined" in joined
+    assert "CC 7.5: derived metric derived__x__late is defined twice" in joined
 
 
 # --- Finding, copying and describing the files ------------------------------------------------------------
