@@ -185,18 +185,19 @@ def label_rows(variants: tuple[str, ...] = tuple(VARIANTS)) -> list[LabelRow]:
     for variant in variants:
         section = load_variant(variant)
         for ref in section.header:
-            runs: list[tuple[str, list[str]]] = []  # (metric or "" where the entry does not apply, CCs)
+            # Runs of consecutive CCs with the same (metric, label); ("", "") where the entry does not apply.
+            runs: list[tuple[tuple[str, str], list[str]]] = []
             for cc in EVALUATION_CCS:
                 resolved = ref.resolve(cc)
-                name = resolved.name if resolved is not None else ""
-                if runs and runs[-1][0] == name:
+                key = (resolved.name, resolved.label or "") if resolved is not None else ("", "")
+                if runs and runs[-1][0] == key:
                     runs[-1][1].append(cc)
                 else:
-                    runs.append((name, [cc]))
-            found = [(name, ccs) for name, ccs in runs if name]
+                    runs.append((key, [cc]))
+            found = [(key, ccs) for key, ccs in runs if key[0]]
             found.sort(key=lambda run: -cc_number(run[1][-1]))
             rows += [
-                LabelRow(section.display_name, ref.label or "", name, ccs[0], ccs[-1]) for name, ccs in found
+                LabelRow(section.display_name, label, name, ccs[0], ccs[-1]) for (name, label), ccs in found
             ]
     return rows
 
