@@ -28,33 +28,61 @@ DATA_FILES = ("labels.csv", "section_labels.csv")
 
 
 @functools.lru_cache(maxsize=1)
-def label_table() -> dict[tuple[str, str], str]:
-    """(section display name, label) -> metric name."""
-    table: dict[tuple[str, str], str] = {}
+def _entries() -> dict[tuple[str, str], list[tuple[str, float, float]]]:
+    """(section, label) -> [(metric, cc_min, cc_max)], in file order (newest spelling first)."""
+    table: dict[tuple[str, str], list[tuple[str, float, float]]] = {}
     data = resources.files("ncu_roofline") / "data"
     for name in DATA_FILES:
         f = data / name
         if not f.is_file():
             continue
         for row in csv.DictReader(io.StringIO(f.read_text(encoding="utf-8"))):
-            table.setdefault((row["section"], row["label"]), row["metric"])
+            lo = float(row.get("cc_min") or 0.0)
+            hi = float(row.get("cc_max") or 99.0)
+            table.setdefault((row["section"], row["label"]), []).append((row["metric"], lo, hi))
     return table
+
+
+def label_table() -> dict[tuple[str, str], str]:
+    """(section display name, label) -> metric name (the first listed, for any architecture)."""
+    return {k: v[0][0] for k, v in _entries().items()}
 
 
 @functools.lru_cache(maxsize=1)
 def _name_to_label() -> dict[tuple[str, str], str]:
-    return {(section, metric): label for (section, label), metric in label_table().items()}
+    out: dict[tuple[str, str], str] = {}
+    for (section, label), entries in _entries().items():
+        for metric, _, _ in entries:
+            out.setdefault((section, metric), label)
+    return out
 
 
 def is_metric_name(text: str) -> bool:
     return bool(METRIC_NAME.match(text))
 
 
-def resolve(section: str, field: str) -> tuple[str | None, str | None]:
-    """(metric name, label) for the ``Metric Name`` field of a details row in ``section``."""
+def _cc_number(cc: str | None) -> float | None:
+    try:
+        return float(cc) if cc else None
+    except ValueError:
+        return None
+
+
+def resolve(section: str, field: str, cc: str | None = None) -> tuple[str | None, str | None]:
+    """(metric name, label) for the ``Metric Name`` field of a details row in ``section``.
+
+    ``cc`` (e.g. "9.0") picks among labels whose metric differs by architecture."""
     if is_metric_name(field):
         return field, _name_to_label().get((section, field))
     m = LABEL_NAME.match(field)
     if m and is_metric_name(m.group("name")):
         return m.group("name"), m.group("label")
-    return label_table().get((section, field)), field
+    entries = _entries().get((section, field))
+    if not entries:
+        return None, field
+    number = _cc_number(cc)
+    if number is not None:
+        for metric, lo, hi in entries:
+            if lo <= number <= hi:
+                return metric, field
+    return entries[0][0], field

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..model import RULE_COLUMNS, conform, empty_frame, launch_index, missing_array
 from ..units import parse_numbers
-from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import long_metrics
 from .records import (
     check_nonempty,
@@ -102,6 +102,7 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
         unit=column(table, "Metric Unit"),
         value=column(table, "Metric Value"),
         style=style,
+        cc=main_cc(launches),
     )
     rules = _rules(loc, report, rule_table, style, launches)
     return launches, metrics, rules, classified.skipped

@@ -250,3 +250,9 @@ def _to_int(value: object) -> int | None:
         except ValueError:
             return None
         return int(f) if f.is_integer() else None
+
+
+def main_cc(launches: pd.DataFrame) -> str | None:
+    """The compute capability most launches ran on (labels are resolved per architecture)."""
+    cc = launches["cc"].dropna()
+    return str(cc.mode().iloc[0]) if len(cc) else None

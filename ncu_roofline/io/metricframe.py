@@ -40,7 +40,9 @@ def _remap(codes: np.ndarray, bases: list[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(m[np.where(codes < 0, len(bases), codes)], categories=uniq, validate=False)
 
 
-def resolve_names(section: pd.Categorical, field: pd.Categorical) -> tuple[pd.Categorical, pd.Categorical]:
+def resolve_names(
+    section: pd.Categorical, field: pd.Categorical, cc: str | None = None
+) -> tuple[pd.Categorical, pd.Categorical]:
     """Per row (metric name, label) from the section and the ``Metric Name`` field (label, name, or both)."""
     s_codes = section.codes.astype(np.int64)
     f_codes = field.codes.astype(np.int64)
@@ -57,7 +59,7 @@ def resolve_names(section: pd.Categorical, field: pd.Categorical) -> tuple[pd.Ca
             names.append(None)
             labels.append(None)
             continue
-        name, label = resolve(sec, fld)
+        name, label = resolve(sec, fld, cc)
         names.append(name)
         labels.append(label)
     return _cat_from(names, inverse), _cat_from(labels, inverse)
@@ -84,12 +86,13 @@ def long_metrics(
     style: str,
     minimum: pa.Array | None = None,
     maximum: pa.Array | None = None,
+    cc: str | None = None,
 ) -> pd.DataFrame:
     """The METRIC_COLUMNS frame for rows of a details/summary page (all arrays of equal length)."""
     n = len(value)
     sec = categorical(section)
     fld = categorical(metric_field)
-    name, label = resolve_names(sec, fld)
+    name, label = resolve_names(sec, fld, cc)
     unit_cat = categorical(unit)
     factor, base = unit_columns(loc, unit_cat)
     raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)

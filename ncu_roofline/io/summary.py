@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import FormatError
-from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import long_metrics
 from .records import (
     check_nonempty,
@@ -76,6 +76,7 @@ def read_summary(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
         unit=column(table, "Metric Unit"),
         value=column(table, "Average"),
         style=style,
+        cc=main_cc(launches),
         minimum=column(table, "Minimum") if "Minimum" in header else None,
         maximum=column(table, "Maximum") if "Maximum" in header else None,
     )
