@@ -1,0 +1,103 @@
+"""Whole-program views: repeated launches of one kernel rolled up, each quantity with its own rule.
+
+Counts and times are summed, rates and percentages are averaged weighted by each launch's duration, limits take
+their min or max (``ncu_roofline.quantities.Quantity.rollup``); a verdict (limiter, regime) is the one holding
+the most GPU time among the group's launches. Never a blanket ``.sum()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .analysis import Analysis
+from .quantities import BY_NAME
+
+#: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
+GROUP_KEY = ("report", "kernel_name")
+
+GROUP_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "kernel_name": "string",
+    "display_name": "string",
+    "launches": "Int64",
+    "duration_ns": "float64",  # total
+    "mean_duration_ns": "float64",
+    "share": "float64",  # of the whole report's GPU time
+    "limiter": "string",
+    "compute_pipe": "string",
+    "regime": "string",
+    "nvtx_paths": "Int64",  # distinct NVTX paths the kernel ran under
+    "first_launch_id": "Int64",
+}
+
+
+def _dominant(labels: pd.Series, weights: pd.Series) -> object:
+    """The label that holds the most weight (GPU time); ties go to the first seen."""
+    if labels.isna().all():
+        return None
+    w = weights.fillna(0.0).groupby(labels.astype(object), sort=False, dropna=True).sum()
+    return w.idxmax() if len(w) else None
+
+
+def rollup_quantities(frame: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
+    """Quantities per group with each quantity's rollup rule; ``frame`` has a ``duration`` column (weights).
+
+    Columns taken: any quantity names (QUANTITIES) and ``duration``. Returns one row per group."""
+    out: dict[str, pd.Series] = {}
+    w = frame["duration"].fillna(0.0)
+    g = frame.groupby(groups, sort=False, dropna=False)
+    for name in frame.columns:
+        q = BY_NAME.get(name)
+        if q is None:
+            continue
+        col = frame[name]
+        if q.rollup == "sum":
+            out[name] = g[name].sum(min_count=1)
+        elif q.rollup == "max":
+            out[name] = g[name].max()
+        elif q.rollup == "min":
+            out[name] = g[name].min()
+        elif q.rollup == "first":
+            out[name] = g[name].first()
+        else:  # time_mean: weighted by duration over launches that have the value
+            has = col.notna()
+            num = (col.fillna(0.0) * w).groupby(groups, sort=False, dropna=False).sum()
+            den = (w * has).groupby(groups, sort=False, dropna=False).sum()
+            mean = g[name].mean()
+            out[name] = (num / den.replace(0.0, np.nan)).where(den > 0, mean)
+    return pd.DataFrame(out)
+
+
+def kernel_groups(analysis: Analysis) -> pd.DataFrame:
+    """One row per kernel (GROUP_KEY), sorted by total GPU time: GROUP_COLUMNS.
+
+    Takes ``analysis.launches`` (duration_ns, names, NVTX) and ``analysis.verdicts``."""
+    lv = analysis.launches.reset_index(drop=True).copy()
+    v = analysis.verdicts.reset_index(drop=True)
+    for c in ("limiter", "compute_pipe", "regime"):
+        lv[c] = v[c].to_numpy()
+    total = float(np.nansum(lv["duration_ns"]))
+    rows = []
+    for key, grp in lv.groupby(list(GROUP_KEY), sort=False, dropna=False):
+        d = grp["duration_ns"]
+        rows.append(
+            {
+                "report": key[0],
+                "kernel_name": key[1],
+                "display_name": grp["display_name"].iloc[0],
+                "launches": int(grp["invocations"].fillna(1).sum()),
+                "duration_ns": float(np.nansum(d * grp["invocations"].fillna(1))),
+                "mean_duration_ns": float(np.nanmean(d)) if d.notna().any() else np.nan,
+                "limiter": _dominant(grp["limiter"], d),
+                "compute_pipe": _dominant(grp["compute_pipe"], d),
+                "regime": _dominant(grp["regime"], d),
+                "nvtx_paths": int(grp["nvtx_path"].nunique()),
+                "first_launch_id": int(grp["launch_id"].min()),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=[c for c in GROUP_COLUMNS if c != "share"])
+    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
+    frame = frame.sort_values(["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable")
+    result: pd.DataFrame = frame[list(GROUP_COLUMNS)].astype(GROUP_COLUMNS).reset_index(drop=True)
+    return result
