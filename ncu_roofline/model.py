@@ -114,6 +114,17 @@ SESSION_COLUMNS: dict[str, str] = {"report": STR, "block": STR, "attribute": STR
 FLAVOURS = ("details", "raw", "summary", "session", "ncu-rep")
 
 
+def ext_array(values: Any, dtype: str) -> Any:
+    """``pd.array`` for the schema dtypes (pandas-stubs rejects mixed-None lists that pandas accepts)."""
+    return pd.array(values, dtype=dtype)
+
+
+def categories(codes: Any, cats: Any) -> pd.Categorical:
+    """``pd.Categorical.from_codes`` without validation (codes are built by this package)."""
+    result: pd.Categorical = pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object), validate=False)
+    return result
+
+
 def empty_frame(columns: Mapping[str, str]) -> pd.DataFrame:
     """An empty frame with exactly these columns and dtypes."""
     return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns.items()})
@@ -159,6 +170,10 @@ class WideMetrics:
     units: list[str]
     base_units: list[str]
 
+    def cell_count(self) -> int:
+        """Non-empty cells: the rows ``to_long`` gives."""
+        return sum(int(pc.sum(pc.not_equal(col, "")).as_py() or 0) for col in self.texts.columns)
+
     def to_long(self) -> pd.DataFrame:
         """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together.
 
@@ -183,8 +198,8 @@ class WideMetrics:
         frame = pd.DataFrame(
             {
                 "report": pd.Categorical(self.keys["report"].to_numpy(dtype=object)[launch_idx]),
-                "process_id": pd.array(self.keys["process_id"].to_numpy()[launch_idx], dtype="Int64"),
-                "launch_id": pd.array(self.keys["launch_id"].to_numpy()[launch_idx], dtype="Int64"),
+                "process_id": ext_array(self.keys["process_id"].to_numpy()[launch_idx], "Int64"),
+                "launch_id": ext_array(self.keys["launch_id"].to_numpy()[launch_idx], "Int64"),
                 "metric": pd.Categorical.from_codes(
                     codes,
                     categories=pd.Index([str(c) for c in self.values.columns], dtype=object),
@@ -258,8 +273,8 @@ def launch_index(frame: pd.DataFrame) -> pd.MultiIndex:
     return pd.MultiIndex.from_arrays(
         [
             frame["report"].astype(object).to_numpy(),
-            pd.array(frame["process_id"], dtype=INT),
-            pd.array(frame["launch_id"], dtype=INT),
+            ext_array(frame["process_id"], INT),
+            ext_array(frame["launch_id"], INT),
         ],
         names=list(LAUNCH_KEY),
     )
@@ -297,7 +312,7 @@ def concat_metrics(parts: list[pd.DataFrame]) -> pd.DataFrame:
     out: dict[str, pd.Series | pd.Categorical] = {}
     for c in METRIC_COLUMNS:
         if c in cat_cols:
-            out[c] = union_categoricals([p[c].array for p in parts], ignore_order=True)  # type: ignore[list-item]
+            out[c] = union_categoricals([p[c].array for p in parts], ignore_order=True)
         else:
             out[c] = pd.concat([p[c] for p in parts], ignore_index=True)
     return conform(pd.DataFrame(out), METRIC_COLUMNS)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError
@@ -15,6 +16,7 @@ from ..model import (
     SESSION_COLUMNS,
     SOURCE_COLUMNS,
     Report,
+    WideMetrics,
     concat_metrics,
     conform,
     empty_frame,
@@ -72,7 +74,7 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
     skipped: list[Skipped] = list(loc.preamble)
     session = empty_frame(SESSION_COLUMNS)
     long: pd.DataFrame | None = None
-    wide = ()
+    wide: tuple[WideMetrics, ...] = ()
     rules = empty_frame(RULE_COLUMNS)
     version = loc.ncu_version
     if loc.flavour == "details":
@@ -92,7 +94,9 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
         launches, long, rules = read_ncurep(loc, name)
     else:  # pragma: no cover - locate() returns only the flavours above
         raise InputError(p, f"unknown flavour {loc.flavour}")
-    metric_rows = len(long) if long is not None else sum(int(w.values.notna().sum().sum()) for w in wide)
+    metric_rows = (
+        len(long) if long is not None else sum(int(np.count_nonzero(~np.isnan(x.values.to_numpy()))) for x in wide)
+    )
     source = conform(
         pd.DataFrame(
             [

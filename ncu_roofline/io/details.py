@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..model import RULE_COLUMNS, conform, empty_frame, launch_index, missing_array
+from ..model import RULE_COLUMNS, conform, empty_frame, ext_array, launch_index, missing_array
 from ..units import parse_numbers
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import long_metrics
@@ -150,7 +150,7 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
     def text(col: str) -> pd.Series:
         if col not in names:
             return pd.Series(missing_array("string", n))
-        s = pd.Series(pd.array(column(table, col), dtype="string"))
+        s = pd.Series(ext_array(column(table, col), "string"))
         return s.mask(s == "")
 
     speedup = (

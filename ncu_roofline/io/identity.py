@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..model import LAUNCH_COLUMNS, conform
+from ..model import LAUNCH_COLUMNS, conform, ext_array
 
 #: ncu names NVTX columns by their format string, e.g.
 #: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``.
@@ -85,7 +85,8 @@ _TEMPLATE_CLOSE = ">"
 def _split_top(text: str, sep: str) -> list[str]:
     """Split at ``sep`` outside <>, () and []."""
     depth = 0
-    out, cur = [], []
+    out: list[str] = []
+    cur: list[str] = []
     for ch in text:
         if ch in "<([":
             depth += 1
@@ -169,8 +170,8 @@ def display_name(kernel: str, max_len: int = 60) -> str:
     base, args = _template_args(head)
     name = _last_component(base)
     hint = ""
-    for arg in _split_top(args, ","):
-        arg = arg.strip()
+    for raw_arg in _split_top(args, ","):
+        arg = raw_arg.strip()
         if not arg or _NOISE_ARG.match(arg) or arg.startswith("std::"):
             continue
         arg_base = _template_args(_strip_balanced(arg, "(", ")"))[0]
@@ -206,33 +207,33 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
     Returns LAUNCH_COLUMNS.
     """
     n = len(identity)
-    out: dict[str, object] = {"report": pd.array([report] * n, dtype="string")}
+    out: dict[str, object] = {"report": ext_array([report] * n, "string")}
     for col, name in IDENTITY_COLUMNS.items():
         if col not in identity.columns or name in ("block", "grid"):
             continue
         if LAUNCH_COLUMNS.get(name) == "Int64":
-            out[name] = pd.array(_per_unique(identity[col], _to_int), dtype="Int64")
+            out[name] = ext_array(_per_unique(identity[col], _to_int), "Int64")
         else:
             text = identity[col].astype("string")
             out[name] = text.mask(text == "")
     for col, prefix in (("Block Size", "block"), ("Grid Size", "grid")):
         if col not in identity.columns:
             continue
-        dims = _per_unique(identity[col], parse_dims)
+        dims = [d if isinstance(d, tuple) else None for d in _per_unique(identity[col], parse_dims)]
         for axis, i in (("x", 0), ("y", 1), ("z", 2)):
-            out[f"{prefix}_{axis}"] = pd.array([d[i] if d else None for d in dims], dtype="Int64")  # type: ignore[index]
-        out[f"{prefix}_size"] = pd.array([int(np.prod(d)) if d else None for d in dims], dtype="Int64")  # type: ignore[arg-type]
+            out[f"{prefix}_{axis}"] = ext_array([d[i] if d else None for d in dims], "Int64")
+        out[f"{prefix}_size"] = ext_array([int(np.prod(d)) if d else None for d in dims], "Int64")
     nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
     push = [c for c in nvtx_cols if "Push/Pop" in c]
     startend = [c for c in nvtx_cols if c not in push]
     if push:
-        out["nvtx_path"] = pd.array(_per_unique(identity[push[0]], nvtx_path), dtype="string")
+        out["nvtx_path"] = ext_array(_per_unique(identity[push[0]], nvtx_path), "string")
     if startend:
-        out["nvtx_start_end"] = pd.array(_per_unique(identity[startend[0]], nvtx_path), dtype="string")
+        out["nvtx_start_end"] = ext_array(_per_unique(identity[startend[0]], nvtx_path), "string")
     if "Kernel Name" in identity.columns:
-        out["display_name"] = pd.array(_per_unique(identity["Kernel Name"], display_name), dtype="string")
+        out["display_name"] = ext_array(_per_unique(identity["Kernel Name"], display_name), "string")
     if "invocations" not in out:
-        out["invocations"] = pd.array(np.ones(n, dtype=np.int64), dtype="Int64")
+        out["invocations"] = ext_array(np.ones(n, np.int64), "Int64")
     return conform(pd.DataFrame(out), LAUNCH_COLUMNS)
 
 

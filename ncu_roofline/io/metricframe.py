@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from ..errors import UnitError
 from ..labels import resolve
-from ..model import METRIC_COLUMNS, conform
+from ..model import METRIC_COLUMNS, categories, conform, ext_array
 from ..units import parse_numbers, parse_unit
 from .records import categorical
 from .sniff import Located, line_of
@@ -37,7 +37,7 @@ def _remap(codes: np.ndarray, bases: list[str]) -> pd.Categorical:
     """Categorical of base units per row from the unit codes (NA unit -> NA)."""
     uniq = list(dict.fromkeys(bases))
     m = np.array([uniq.index(b) for b in bases] + [-1], dtype=np.int32)
-    return pd.Categorical.from_codes(m[np.where(codes < 0, len(bases), codes)], categories=uniq, validate=False)
+    return categories(m[np.where(codes < 0, len(bases), codes)], uniq)
 
 
 def resolve_names(
@@ -98,9 +98,9 @@ def long_metrics(
     raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)
     frame = pd.DataFrame(
         {
-            "report": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[report]),
-            "process_id": pd.array(process_id, dtype="Int64"),
-            "launch_id": pd.array(launch_id, dtype="Int64"),
+            "report": categories(np.zeros(n, dtype=np.int8), [report]),
+            "process_id": ext_array(process_id, "Int64"),
+            "launch_id": ext_array(launch_id, "Int64"),
             "section": sec,
             "body_item": categorical(body_item) if body_item is not None else None,
             "metric": name,
@@ -108,7 +108,7 @@ def long_metrics(
             "unit": unit_cat,
             "base_unit": base,
             "value": raw * factor,
-            "text": pd.array(value, dtype="string"),
+            "text": ext_array(value, "string"),
         }
     )
     for col, arr in (("minimum", minimum), ("maximum", maximum)):

@@ -60,15 +60,15 @@ def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
     key = pd.DataFrame({"process_id": pid, "launch_id": lid})
-    dup = key.duplicated(keep=False).to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
+    repeated = key.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        i = int(np.flatnonzero(repeated)[0])
+        count = int(((pid == pid[i]) & (lid == lid[i])).sum())
         found = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
         lines = next(iter(found.values()), [])
         raise DuplicateLaunchError(
             loc.path,
-            f"launch ID {lid[i]} of process {pid[i]} has {int((key.iloc[i] == key).all(axis=1).sum())} rows "
-            "(expected one row per launch in a raw page)",
+            f"launch ID {lid[i]} of process {pid[i]} has {count} rows (expected one row per launch in a raw page)",
             line=lines[1] if len(lines) > 1 else (lines[0] if lines else None),
         )
     ident = pd.DataFrame({c: column(table, c).to_pylist() for c in identity if c not in ("ID", "Process ID")})

@@ -353,7 +353,8 @@ def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
             raise ParseError(loc.path, f"{column} {w!r} is not an integer", line=line, column=column)
         ints[i] = int(text)
     codes = arr.indices.to_numpy(zero_copy_only=False)
-    return ints[codes]
+    result: np.ndarray = ints[codes]
+    return result
 
 
 def categorical(arr: pa.Array, empty_as_na: bool = True) -> pd.Categorical:
