@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from os import PathLike
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError
@@ -94,9 +93,7 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
         launches, long, rules = read_ncurep(loc, name)
     else:  # pragma: no cover - locate() returns only the flavours above
         raise InputError(p, f"unknown flavour {loc.flavour}")
-    metric_rows = (
-        len(long) if long is not None else sum(int(np.count_nonzero(~np.isnan(x.values.to_numpy()))) for x in wide)
-    )
+    metric_rows = len(long) if long is not None else sum(x.cell_count() for x in wide)
     source = conform(
         pd.DataFrame(
             [
