@@ -8,6 +8,7 @@ value is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
 from __future__ import annotations
 
 import csv
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from ..model import WideMetrics
 from ..units import parse_numbers, parse_unit
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
 from .records import (
+    MAX_CHUNKS,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -86,14 +88,21 @@ def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list
     n = table.num_rows
     values = np.empty((n, len(metric_cols)), dtype=np.float64, order="F")
     base_units: list[str] = []
-    for j, c in enumerate(metric_cols):
-        u = units[col_index[c]]
+    factors: list[float] = []
+    for c in metric_cols:
         try:
-            parsed = parse_unit(u)
+            parsed = parse_unit(units[col_index[c]])
         except UnitError as exc:
             raise UnitError(loc.path, exc.detail, line=loc.header_line + 1, column=c) from None
         base_units.append(parsed.base)
-        values[:, j] = parse_numbers(column(table, c), style).to_numpy(zero_copy_only=False) * parsed.factor
+        factors.append(parsed.factor)
+
+    def convert(j: int) -> None:  # pyarrow compute releases the GIL: columns convert side by side
+        parsed = parse_numbers(column(table, metric_cols[j]), style)
+        values[:, j] = parsed.to_numpy(zero_copy_only=False) * factors[j]
+
+    with ThreadPoolExecutor(MAX_CHUNKS) as pool:
+        list(pool.map(convert, range(len(metric_cols))))
     keys = pd.DataFrame(
         {
             "report": [report] * n,
