@@ -189,10 +189,14 @@ UNIT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("pipe_fp64", "pipe", "FP64 pipe"),
     ("pipe_tensor", "pipe", "tensor pipe"),
     ("pipe_tensor_fp64", "pipe", "tensor pipe, FP64 (DMMA)"),
+    ("pipe_tensor_int", "pipe", "tensor pipe, integer (IMMA)"),
     ("pipe_lsu", "pipe", "LSU pipe"),
     ("pipe_xu", "pipe", "XU pipe"),
     ("pipe_uniform", "pipe", "uniform pipe"),
     ("pipe_adu", "pipe", "ADU pipe"),
+    ("pipe_cbu", "pipe", "CBU pipe"),
+    ("pipe_tma", "pipe", "TMA pipe"),
+    ("pipe_tex", "pipe", "TEX pipe"),
     ("pipe_shared", "pipe", "shared pipe (FP64 + tensor dispatch)"),
 )
 UNIT_SOURCE: dict[str, str] = {name: source for name, source, _ in UNIT_COLUMNS}
@@ -364,7 +368,12 @@ def _pipe_from_pipes(t: dict[str, float], rule: dict[str, Any] | None = None) ->
         "lsu": t["pipe_lsu"],
         "uniform": t["pipe_uniform"],
         "adu": t["pipe_adu"],
+        "cbu": t["pipe_cbu"],
+        "tma": t["pipe_tma"],
+        "tex": t["pipe_tex"],
     }
+    if not math.isnan(t["pipe_tensor_int"]):
+        pipes["tensor"] = max(_nan_to(pipes["tensor"], 0.0), t["pipe_tensor_int"])
     known = {k: v for k, v in pipes.items() if not math.isnan(v)}
     if not known:
         return None
@@ -386,6 +395,10 @@ def _pipe_from_pipes(t: dict[str, float], rule: dict[str, Any] | None = None) ->
         if family in ("fp16", "fp32", "other"):
             return family
     return "fp32"
+
+
+def _nan_to(v: float, default: float) -> float:
+    return default if math.isnan(v) else v
 
 
 def _pipe_from_flops(t: dict[str, float], sm: float) -> str | None:
@@ -422,8 +435,28 @@ def _finite(v: Any) -> bool:
 # ------------------------------------------------------------------------------------------------ classify
 
 
+#: How the reason names the figure that gave a score (``scores`` sources).
+SOURCE_WORDS: dict[str, str] = {
+    "dram_roof": "DRAM byte roof",
+    "l2_roof": "L2 byte roof",
+    "l1_roof": "L1 byte roof",
+    "dram": "SOL DRAM throughput",
+    "dram_busiest": "busiest DRAM unit of the SOL memory breakdown",
+    "l2": "SOL L2 throughput, capped at Memory Throughput",
+    "l2_busiest": "busiest L2 unit of the SOL memory breakdown",
+    "l1": "SOL L1/TEX throughput of active cycles, capped at Memory Throughput",
+    "l1_elapsed": "SOL L1/TEX throughput",
+    "l1_busiest": "busiest L1 unit of the SOL memory breakdown",
+    "sm": "SOL SM throughput",
+    "pipes": "busiest pipe",
+    "flop roof": "FLOP roof",
+}
+
+
 def _fmt(v: float) -> str:
-    return "n/a" if math.isnan(v) else f"{v:.0%}"
+    if math.isnan(v):
+        return "n/a"
+    return f"{v:.1%}" if abs(v) < 0.1 else f"{v:.0%}"
 
 
 def classify(
@@ -508,7 +541,7 @@ def classify(
         roof_frac = _roof_fraction(lim, pipe, t)
         src = source.iloc[i][lim]
         reason = (
-            f"{lim} at {_fmt(u)} of its peak ({src}); "
+            f"{lim} at {_fmt(u)} of its peak ({SOURCE_WORDS.get(str(src), str(src))}); "
             + {
                 "bound": f"bound (>= {BOUND_THRESHOLD:.0%})",
                 "latency": f"latency (every unit under {BOUND_THRESHOLD:.0%})",

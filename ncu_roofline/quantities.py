@@ -192,6 +192,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         (
             "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_active",  # CC 8.6-8.9
         ),
         "%",
         "time_mean",
@@ -201,7 +202,10 @@ QUANTITIES: tuple[Quantity, ...] = (
         "pipe_tensor_pct",
         (
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
         ),
         "%",
         "time_mean",
@@ -212,6 +216,8 @@ QUANTITIES: tuple[Quantity, ...] = (
         (
             "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0
+            "sm__inst_executed_pipe_tensor_subpipe_dmma.avg.pct_of_peak_sustained_active",  # CC 10.0
         ),
         "%",
         "time_mean",
@@ -246,12 +252,84 @@ QUANTITIES: tuple[Quantity, ...] = (
         "ADU pipe (address divergence, branches)",
     ),
     _q(
+        "pipe_tensor_int_pct",
+        (
+            "sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_imma_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__pipe_tensor_subpipe_imma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
+            "sm__inst_executed_pipe_tensor_op_imma.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_op_imma_v2.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_subpipe_imma.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe, integer MMA (IMMA)",
+    ),
+    _q(
+        "pipe_tensor_hmma_inst_pct",
+        (
+            "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_op_hmma_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__inst_executed_pipe_tensor_subpipe_hmma.avg.pct_of_peak_sustained_active",  # CC 10.0+
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe, floating-point MMA instructions issued (HMMA)",
+    ),
+    _q(
+        "pipe_tensor_gmma_inst_pct",
+        "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "Tensor pipe, warp-group MMA instructions issued (Hopper GMMA)",
+    ),
+    _q(
+        "pipe_tma_pct",
+        (
+            "sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tma.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "TMA pipe (tensor memory accelerator)",
+    ),
+    _q("pipe_tex_pct", "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_active", "%", "time_mean", "TEX pipe"),
+    _q(
+        "pipe_cbu_pct",
+        "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "CBU pipe (branches, barriers)",
+    ),
+    _q(
         "pipe_shared_pct",
         "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
         "%",
         "time_mean",
         "shared pipe (FP64 and tensor dispatch)",
     ),
+    _q(
+        "instruction_throughput_pct",
+        "sm__instruction_throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "SM instruction throughput (issue and pipes)",
+    ),
+    _q(
+        "ipc_active",
+        "sm__inst_executed.avg.per_cycle_active",
+        "inst/cycle",
+        "time_mean",
+        "warp instructions executed per active SM cycle",
+    ),
+    _q(
+        "ipc_elapsed",
+        "sm__inst_executed.avg.per_cycle_elapsed",
+        "inst/cycle",
+        "time_mean",
+        "warp instructions executed per elapsed SM cycle",
+    ),
+    _q("sm_active_cycles", "sm__cycles_active.avg", "cycle", "sum", "cycles an SM was active (average over SMs)"),
     _q(
         "issue_active_pct",
         ("sm__inst_issued.avg.pct_of_peak_sustained_active", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"),
@@ -271,6 +349,36 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "achieved occupancy",
+    ),
+    _q(
+        "achieved_warps_per_sm",
+        "sm__warps_active.avg.per_cycle_active",
+        "warp",
+        "time_mean",
+        "achieved active warps per SM",
+    ),
+    _q(
+        "theoretical_warps_per_sm",
+        "sm__maximum_warps_avg_per_active_cycle",
+        "warp",
+        "min",
+        "theoretical active warps per SM",
+    ),
+    _q("threads", "launch__thread_count", "thread", "first", "threads in the grid"),
+    _q("cluster_size", "launch__cluster_size", "block", "first", "blocks per thread-block cluster"),
+    _q(
+        "shared_mem_config_size",
+        "launch__shared_mem_config_size",
+        "byte",
+        "first",
+        "shared memory carve-out per SM",
+    ),
+    _q(
+        "driver_shared_mem_per_block",
+        "launch__shared_mem_per_block_driver",
+        "byte",
+        "max",
+        "shared memory the driver reserves per block",
     ),
     _q("theoretical_occupancy_pct", "sm__maximum_warps_per_active_cycle_pct", "%", "min", "theoretical occupancy"),
     _q("occupancy_limit_registers", "launch__occupancy_limit_registers", "block", "min", "blocks/SM by registers"),
@@ -318,6 +426,34 @@ QUANTITIES: tuple[Quantity, ...] = (
     ),
     _q("local_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "sector", "sum", "local loads"),
     _q("local_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "sector", "sum", "local stores"),
+    _q(
+        "local_load_requests",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        "request",
+        "sum",
+        "local load requests",
+    ),
+    _q(
+        "local_store_requests",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+        "request",
+        "sum",
+        "local store requests",
+    ),
+    _q(
+        "spill_instructions_local",
+        "sass__inst_executed_register_spilling_mem_local",
+        "inst",
+        "sum",
+        "spill instructions to local memory",
+    ),
+    _q(
+        "spill_instructions_shared",
+        "sass__inst_executed_register_spilling_mem_shared",
+        "inst",
+        "sum",
+        "spill instructions to shared memory",
+    ),
     # --- global memory access quality
     _q("global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", "sum", "global loads"),
     _q(
@@ -409,6 +545,13 @@ QUANTITIES: tuple[Quantity, ...] = (
         "",
         "sum",
         "shared-memory store wavefronts",
+    ),
+    _q(
+        "shared_store_instructions",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+        "inst",
+        "sum",
+        "shared-memory store warp instructions",
     ),
     _q(
         "shared_load_instructions",
