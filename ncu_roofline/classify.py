@@ -656,24 +656,23 @@ def _ncu_words(ncu: str) -> str:
 
 def _why_disagree(ncu: str, row: dict[str, Any], t: dict[str, float]) -> str:
     """The figures behind a disagreement with ncu's SOLBottleneck verdict."""
-    sm, mem = t["sm"], t["memory"]
-    ncu_fig = f"ncu compares SM {_fmt(sm)} with Memory {_fmt(mem)}"
     lim, regime, u = row["limiter"], row["regime"], row["utilization"]
+    ncu_fig = f"ncu compares SM {_fmt(t['sm'])} with Memory {_fmt(t['memory'])} and reports {_ncu_words(ncu)}"
     ours = f"ncu-roofline: {lim} {regime} at {_fmt(u)}"
-    if ncu in ("dram", "l2", "l1", "memory") and lim in MEMORY_LIMITERS:
-        return (
-            f"{ncu_fig} and names {_ncu_words(ncu)} (busiest member of its memory breakdown); {ours}: "
-            f"hbm {_fmt(row['score_hbm'])}, l2 {_fmt(row['score_l2'])}, l1 {_fmt(row['score_l1'])} "
-            "(byte roofs and per-unit Speed Of Light; memory ties go to the outer level)"
-        )
+    scores = ", ".join(f"{k} {_fmt(float(row[f'score_{k}']))}" for k in LIMITERS)
+    if regime in ("latency", "launch") and ncu not in ("latency", "small_grid"):
+        return f"{ncu_fig}; {ours}: no unit reaches {BOUND_THRESHOLD:.0%} on the figures this export has ({scores})"
     if ncu in ("latency", "small_grid") and regime == "bound":
         return (
-            f"{ncu_fig} (both under 60 %); {ours}: the {lim} figure ({_fmt(u)}) is one ncu's two headline "
-            "numbers do not carry"
+            f"{ncu_fig} (both under {BOUND_THRESHOLD:.0%}); {ours}: the {lim} figure is one that ncu's two "
+            f"headline numbers do not carry ({scores})"
         )
-    if regime in ("latency", "launch") and ncu not in ("latency", "small_grid"):
-        return f"{ncu_fig}; {ours}: no unit reaches {BOUND_THRESHOLD:.0%} on the figures this export has"
-    return f"{ncu_fig} and names {_ncu_words(ncu)}; {ours}"
+    if ncu in ("dram", "l2", "l1", "memory") and lim in MEMORY_LIMITERS:
+        return (
+            f"{ncu_fig} (the busiest member of its memory breakdown); {ours} on byte roofs and per-unit Speed Of "
+            f"Light ({scores}; memory ties go to the outer level)"
+        )
+    return f"{ncu_fig}; {ours} ({scores})"
 
 
 def compare_with_ncu(
