@@ -116,7 +116,10 @@ def analyze(
     launches["device_name"] = names.to_numpy()
 
     hints = pd.concat(
-        [run_rules(_views(launches, quant, roof, verdicts, peak_frame, all_rules, index)), ncu_rule_hints(all_rules)],
+        [
+            run_rules(launch_views(launches, quant, roof, verdicts, peak_frame, all_rules, index)),
+            ncu_rule_hints(all_rules),
+        ],
         ignore_index=True,
     )
     return Analysis(
@@ -135,7 +138,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
-def _views(
+def launch_views(
     launches: pd.DataFrame,
     quant: pd.DataFrame,
     roof: pd.DataFrame,
@@ -144,7 +147,7 @@ def _views(
     rules: pd.DataFrame,
     index: pd.MultiIndex,
 ) -> list[tuple[tuple[Any, ...], LaunchView]]:
-    """One LaunchView per launch, for the hint rules."""
+    """One LaunchView per launch (the view a hint rule gets), in ``index`` order."""
     group = launches.groupby(["report", "kernel_name"], dropna=False)["launch_id"]
     repeats = group.transform("size").to_numpy()
     dur = pd.Series(quant["duration"].to_numpy(), index=launches.index)

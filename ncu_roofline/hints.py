@@ -359,7 +359,7 @@ def small_grid(v: LaunchView) -> Hint | None:
         ev.append(Evidence("launch__waves_per_multiprocessor", waves, SMALL_GRID_WAVES, "<"))
     if _ok(grid, sms):
         ev.append(Evidence("launch__grid_size", grid, sms, "<" if few_blocks else ">="))
-    what = f"{grid:.0f} blocks for {sms:.0f} SMs" if _ok(grid, sms) else "the grid"
+    what = f"{grid:.0f} block{'s' if grid != 1 else ''} for {sms:.0f} SMs" if _ok(grid, sms) else "the grid"
     wave_text = f" ({waves:.2f} waves)" if _ok(waves) else ""
     return Hint(
         "small_grid",
