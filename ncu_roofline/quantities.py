@@ -380,6 +380,33 @@ QUANTITIES: tuple[Quantity, ...] = (
         "max",
         "shared memory the driver reserves per block",
     ),
+    # --- device attributes (the same for every launch on one GPU; context for the report and the table)
+    _q("device_l2_cache_size", "device__attribute_l2_cache_size", "byte", "first", "L2 cache size"),
+    _q("device_memory_bus_width", "device__attribute_global_memory_bus_width", "bit", "first", "memory bus width"),
+    _q("device_max_sm_clock", "device__attribute_max_gpu_frequency_khz", "khz", "first", "maximum SM clock"),
+    _q("device_max_memory_clock", "device__attribute_max_mem_frequency_khz", "khz", "first", "maximum memory clock"),
+    _q(
+        "device_registers_per_sm",
+        "device__attribute_max_registers_per_multiprocessor",
+        "register",
+        "first",
+        "registers per SM",
+    ),
+    _q(
+        "device_shared_mem_per_sm",
+        "device__attribute_max_shared_memory_per_multiprocessor",
+        "byte",
+        "first",
+        "shared memory per SM",
+    ),
+    _q(
+        "device_shared_mem_per_block_optin",
+        "device__attribute_max_shared_memory_per_block_optin",
+        "byte",
+        "first",
+        "shared memory a block may opt in to",
+    ),
+    _q("device_warps_per_sm", "device__attribute_max_warps_per_multiprocessor", "warp", "first", "warps per SM"),
     _q("theoretical_occupancy_pct", "sm__maximum_warps_per_active_cycle_pct", "%", "min", "theoretical occupancy"),
     _q("occupancy_limit_registers", "launch__occupancy_limit_registers", "block", "min", "blocks/SM by registers"),
     _q(
