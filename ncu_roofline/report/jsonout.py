@@ -66,14 +66,17 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row[k] for k in LAUNCH_KEY)
 
 
-def _groups(frame: pd.DataFrame) -> dict[tuple[Any, ...], pd.DataFrame]:
-    return {tuple(k): g for k, g in frame.groupby(list(LAUNCH_KEY), dropna=False, sort=False)}
+def _groups(frame: pd.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    """The rows of ``frame`` as records, grouped by launch key (one pass, input order kept)."""
+    out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in records(frame):
+        out.setdefault(_key(row), []).append(row)
+    return out
 
 
-def roofline_rows(roof: pd.DataFrame) -> list[dict[str, Any]]:
+def roofline_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The roofline rows of one launch as JSON objects: precisions with achieved work > 0, every level."""
-    work = roof["achieved_flops"].to_numpy(dtype=float)
-    keep = roof[(work > 0) & ~pd.isna(work)]
+    keep = [x for x in roof if (_num(x["achieved_flops"]) or 0.0) > 0]
     return [
         {
             "precision": _str(x["precision"]),
@@ -90,13 +93,15 @@ def roofline_rows(roof: pd.DataFrame) -> list[dict[str, Any]]:
             "roof_fraction": _num(x["roof_fraction"]),
             "bound": _str(x["bound"]),
         }
-        for x in records(keep)
+        for x in keep
     ]
 
 
-def memory_rows(roof: pd.DataFrame) -> list[dict[str, Any]]:
+def memory_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The three bandwidth roofs of one launch (the first row per level: traffic is precision-independent)."""
-    first = roof.drop_duplicates("level")
+    first: dict[str, dict[str, Any]] = {}
+    for x in roof:
+        first.setdefault(str(x["level"]), x)
     return [
         {
             "level": _str(x["level"]),
@@ -104,11 +109,11 @@ def memory_rows(roof: pd.DataFrame) -> list[dict[str, Any]]:
             "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
             "fraction": _num(x["bandwidth_fraction"]),
         }
-        for x in records(first)
+        for x in first.values()
     ]
 
 
-def _hint_rows(hints: pd.DataFrame) -> list[dict[str, Any]]:
+def _hint_rows(hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "id": _str(x["hint"]),
@@ -119,7 +124,7 @@ def _hint_rows(hints: pd.DataFrame) -> list[dict[str, Any]]:
             "evidence": json.loads(str(x["evidence"])) if _str(x["evidence"]) else [],
             "estimated_speedup": _num(x["estimated_speedup"]),
         }
-        for x in records(hints)
+        for x in hints
     ]
 
 
@@ -159,9 +164,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
                 "agrees_with_ncu": _bool(vrow["agrees_with_ncu"]),
                 "utilization": {}
                 if u is None
-                else {
-                    str(x["unit"]): _num(x["value"]) for x in records(u) if not str(x["unit"]).startswith("limiter_")
-                },
+                else {str(x["unit"]): _num(x["value"]) for x in u if not str(x["unit"]).startswith("limiter_")},
                 "memory": [] if r is None else memory_rows(r),
                 "roofline": [] if r is None else roofline_rows(r),
                 "hints": [] if h is None else _hint_rows(h),
