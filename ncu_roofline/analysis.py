@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .classify import classify, unit_table, utilization
+from .classify import classify, ncu_figures, records, unit_table, utilization
 from .device import resolve_peaks
 from .hints import LaunchView, ncu_rule_hints, run_rules
 from .model import LAUNCH_KEY, Report, launch_index
-from .ncurules import fp_roofline, high_pipe
 from .quantities import breakdown_quantities, quantities
 from .roofline import roofline
 
@@ -134,10 +133,6 @@ def analyze(
     )
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
 def launch_views(
     launches: pd.DataFrame,
     quant: pd.DataFrame,
@@ -153,15 +148,9 @@ def launch_views(
     dur = pd.Series(quant["duration"].to_numpy(), index=launches.index)
     total = dur.groupby([launches["report"], launches["kernel_name"]], dropna=False).transform("sum").to_numpy()
     table = unit_table(quant, roof)
-    ncu: dict[int, dict[str, Any]] = {}
-    if len(rules):
-        figures = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
-        pos = index.get_indexer(figures.index)
-        for p, rec in zip(pos, _records(figures), strict=True):
-            if p >= 0:
-                ncu[int(p)] = rec
-    qrec, vrec, lrec = _records(quant), _records(verdicts), _records(launches)
-    trec, prec = _records(table), _records(peaks)
+    ncu = ncu_figures(rules, index)
+    qrec, vrec, lrec = records(quant), records(verdicts), records(launches)
+    trec, prec = records(table), records(peaks)
     by_launch = {k: g for k, g in roof.groupby(list(LAUNCH_KEY), dropna=False, sort=False)}
     empty = roof.iloc[0:0]
     views = []

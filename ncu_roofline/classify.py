@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import NcuRooflineError
-from .model import LAUNCH_KEY
+from .model import LAUNCH_KEY, launch_index
 from .ncurules import fp_roofline, high_pipe, sol_bottleneck
 from .sections import profile_commands, section_folder
 
@@ -142,25 +142,13 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
-def key_index(report: Any, process_id: Any, launch_id: Any) -> pd.MultiIndex:
-    """A LAUNCH_KEY MultiIndex from three array-likes (process and launch IDs as nullable Int64)."""
-    return pd.MultiIndex.from_arrays(
-        [
-            np.asarray(report, dtype=object),
-            pd.Series(np.asarray(process_id, dtype=object)).astype("Int64").array,
-            pd.Series(np.asarray(launch_id, dtype=object)).astype("Int64").array,
-        ],
-        names=list(LAUNCH_KEY),
-    )
-
-
 def _roof_pivot(roof: pd.DataFrame, index: pd.Index, value: str, level: str) -> pd.DataFrame:
     """Roofline ``value`` at one level, per launch (rows ``index``) and precision (columns)."""
     if not len(roof):
         return pd.DataFrame(index=index)
     r = roof[(roof["level"] == level).fillna(False).to_numpy()].drop_duplicates([*LAUNCH_KEY, "precision"])
     wide = r.pivot(index=list(LAUNCH_KEY), columns="precision", values=value)
-    wide.index = key_index(*(wide.index.get_level_values(j) for j in range(3)))
+    wide.index = launch_index(wide.index.to_frame(index=False))
     out: pd.DataFrame = wide.reindex(index)
     return out
 
@@ -476,7 +464,7 @@ def classify(
     duration = _col(quant, "duration")
     waves = _col(quant, "waves_per_sm")
     rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
-    pipe_rules = _rule_records(rules, quant.index)
+    pipe_rules = ncu_figures(rules, quant.index)
     command = profile_command()
 
     have_roof = table[["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]].notna().any(axis=1)
@@ -607,8 +595,9 @@ def _roof_fraction(lim: str, pipe: str | None, t: dict[str, float]) -> float:
     return math.nan
 
 
-def _rule_records(rules: pd.DataFrame, index: pd.Index) -> dict[int, dict[str, Any]]:
-    """Row position -> ncu's HighPipeUtilization and SOLFPRoofline figures for that launch."""
+def ncu_figures(rules: pd.DataFrame | None, index: pd.Index) -> dict[int, dict[str, Any]]:
+    """Row position in ``index`` (LAUNCH_KEY) -> ncu's HighPipeUtilization and SOLFPRoofline figures for that
+    launch (``ncu_roofline.ncurules``); launches without those rule rows are absent."""
     if rules is None or not len(rules) or "rule" not in rules.columns:
         return {}
     hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)

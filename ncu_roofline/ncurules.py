@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .model import LAUNCH_KEY
+from .model import LAUNCH_KEY, launch_index
 
 #: Values of ``ncu_bottleneck``: the unit ncu's SOLBottleneck rule names, or the case it reports.
 NCU_BOTTLENECKS = ("dram", "l2", "l1", "compute", "memory", "balanced", "latency", "small_grid")
@@ -55,17 +55,6 @@ def _by_rule(rules: pd.DataFrame, rule: str) -> pd.DataFrame:
     return out
 
 
-def _index(frame: pd.DataFrame) -> pd.MultiIndex:
-    return pd.MultiIndex.from_arrays(
-        [
-            frame["report"].astype(object).to_numpy(),
-            frame["process_id"].astype("Int64").array,
-            frame["launch_id"].astype("Int64").array,
-        ],
-        names=list(LAUNCH_KEY),
-    )
-
-
 def parse_sol_bottleneck(text: str) -> str | None:
     """The verdict one SOLBottleneck message states (one of NCU_BOTTLENECKS), or None."""
     for pattern, verdict in _SOL_PATTERNS:
@@ -88,7 +77,7 @@ def sol_bottleneck(rules: pd.DataFrame) -> pd.DataFrame:
     verdicts = [parse_sol_bottleneck(str(t)) for t in r["description"]]
     frame = pd.DataFrame(
         {"ncu_bottleneck": pd.array(verdicts, dtype="string"), "ncu_message": r["description"].astype("string")},
-        index=_index(r),
+        index=launch_index(r),
     )
     frame = frame.sort_values("ncu_bottleneck", na_position="last", kind="stable")
     out: pd.DataFrame = frame[~frame.index.duplicated(keep="first")]
@@ -141,7 +130,7 @@ def high_pipe(rules: pd.DataFrame) -> pd.DataFrame:
             "ncu_pipe_pct": np.array([x[1] for x in rows], dtype=float),
             "ncu_pipe_family": pd.array([x[2] for x in rows], dtype="string"),
         },
-        index=_index(r),
+        index=launch_index(r),
     )
     out: pd.DataFrame = frame[~frame.index.duplicated(keep="first")]
     return out
@@ -155,6 +144,6 @@ def fp_roofline(rules: pd.DataFrame) -> pd.DataFrame:
         m = _FP_ROOF.search(text)
         fp32.append(float(m.group("fp32")) if m else np.nan)
         fp64.append(float(m.group("fp64")) if m else np.nan)
-    frame = pd.DataFrame({"ncu_fp32_pct": fp32, "ncu_fp64_pct": fp64}, index=_index(r), dtype=float)
+    frame = pd.DataFrame({"ncu_fp32_pct": fp32, "ncu_fp64_pct": fp64}, index=launch_index(r), dtype=float)
     out: pd.DataFrame = frame[~frame.index.duplicated(keep="first")]
     return out

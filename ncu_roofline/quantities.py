@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .model import launch_index
+
 COMBINES = ("first", "max", "sum")
 ROLLUPS = ("sum", "time_mean", "max", "min", "first")
 
@@ -773,14 +775,7 @@ def breakdown_quantities(metrics: pd.DataFrame, index: pd.MultiIndex) -> pd.Data
     m = m.assign(quantity=quantity.to_numpy()).dropna(subset=["quantity", "value"])
     if m.empty:
         return out
-    keys = pd.MultiIndex.from_arrays(
-        [
-            m["report"].astype(object).to_numpy(),
-            m["process_id"].astype("Int64").array,
-            m["launch_id"].astype("Int64").array,
-        ],
-        names=index.names,
-    )
+    keys = launch_index(m)
     frame = pd.DataFrame({"quantity": m["quantity"].to_numpy(), "value": m["value"].to_numpy()}, index=keys)
     frame = frame.set_index("quantity", append=True)
     wide = frame["value"].groupby(level=[0, 1, 2, 3]).max().unstack("quantity")
