@@ -101,3 +101,24 @@ def kernel_groups(analysis: Analysis) -> pd.DataFrame:
     frame = frame.sort_values(["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable")
     result: pd.DataFrame = frame[list(GROUP_COLUMNS)].astype(GROUP_COLUMNS).reset_index(drop=True)
     return result
+
+
+def top_kernels(analysis: Analysis, n: int = 10) -> pd.DataFrame:
+    """The ``n`` kernels with the most GPU time (GROUP_COLUMNS, as :func:`kernel_groups`)."""
+    result: pd.DataFrame = kernel_groups(analysis).head(n).reset_index(drop=True)
+    return result
+
+
+def kernel_rollups(analysis: Analysis) -> pd.DataFrame:
+    """Every quantity rolled up per kernel (GROUP_KEY) with its own rule (``rollup_quantities``), plus
+    ``launches``. Index: GROUP_KEY; rows in first-launch order.
+
+    Takes ``analysis.launches`` (report, kernel_name) and ``analysis.quantities``."""
+    q = analysis.quantities.reset_index(drop=True)
+    lv = analysis.launches.reset_index(drop=True)
+    key = lv["report"].astype(str) + "\x00" + lv["kernel_name"].astype(str)
+    out = rollup_quantities(q, key)
+    first = lv.groupby(key, sort=False)[list(GROUP_KEY)].first()
+    out.index = pd.MultiIndex.from_frame(first.loc[out.index])
+    out.insert(0, "launches", lv.groupby(key, sort=False).size().loc[key.unique()].to_numpy())
+    return out

@@ -5,17 +5,19 @@ Pure: nothing here prints or plots. Each frame is keyed by LAUNCH_KEY (report, p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .classify import classify, utilization
+from .classify import classify, ncu_figures, records, unit_table, utilization
 from .device import resolve_peaks
 from .hints import LaunchView, ncu_rule_hints, run_rules
 from .model import LAUNCH_KEY, Report, launch_index
-from .quantities import quantities
+from .quantities import breakdown_quantities, quantities
 from .roofline import roofline
 
 
@@ -27,7 +29,8 @@ class Analysis:
     ``quantities``: launch x quantity (``ncu_roofline.quantities``), index LAUNCH_KEY.
     ``peaks``: per launch, every peak figure and its source (``ncu_roofline.device.resolve_peaks``).
     ``roofline``: ROOFLINE_COLUMNS, one row per launch x precision x level.
-    ``utilization``: long, per launch and unit, 0..1, with the source of the figure.
+    ``utilization``: long, per launch and unit, 0..1, with the source of the figure
+    (``ncu_roofline.classify.utilization``).
     ``verdicts``: VERDICT_COLUMNS, one row per launch: limiter, compute_pipe, regime, why.
     ``hints``: HINT_COLUMNS, ours and ncu's rule results.
     """
@@ -47,7 +50,7 @@ def device_names(report: Report) -> pd.Series:
     index = launch_index(report.launches)
     names = pd.Series(pd.NA, index=index, dtype="string")
     m = report.metrics
-    hit = m[m["metric"] == "device__attribute_display_name"]
+    hit = m[(m["metric"] == "device__attribute_display_name").fillna(False).to_numpy()]
     if len(hit):
         per = pd.Series(hit["text"].to_numpy(), index=launch_index(hit)).groupby(level=[0, 1, 2]).first()
         names = names.fillna(per.reindex(index).astype("string"))
@@ -58,53 +61,66 @@ def device_names(report: Report) -> pd.Series:
     return names
 
 
+def report_quantities(report: Report) -> pd.DataFrame:
+    """The quantities of every launch (``ncu_roofline.quantities``), index LAUNCH_KEY in launch order.
+
+    Metric names first; where an export names the Speed Of Light breakdown members only by label
+    (``--print-details all``), those labels fill the pipe quantities and join the busiest-member ones."""
+    index = launch_index(report.launches)
+    quant = quantities(report.values.reindex(index))
+    extra = breakdown_quantities(report.metrics, index)
+    for c in extra.columns:
+        if c.endswith("_busiest_pct"):  # the busiest member: over the named and the labelled members
+            quant[c] = np.fmax(quant[c].to_numpy(dtype=float), extra[c].to_numpy(dtype=float))
+        else:
+            quant[c] = quant[c].fillna(extra[c])
+    return quant
+
+
+def rules_for(rules: pd.DataFrame, report: str) -> pd.DataFrame:
+    """ncu's rule rows of another export of the same report (e.g. its details page, for a raw page that has
+    none), relabelled to ``report`` so they match its launches by LAUNCH_KEY."""
+    out = rules.copy()
+    out["report"] = pd.Series(report, index=out.index, dtype="string")
+    return out
+
+
 def analyze(
     report: Report,
     *,
     device: str | None = None,
     peaks: Mapping[str, float] | None = None,
+    rules: pd.DataFrame | None = None,
 ) -> Analysis:
     """Analyse every launch of ``report``.
 
     ``device``: GPU name for the built-in peak table, used only for figures the report lacks (default: the
     name the report carries). ``peaks``: overrides, figure -> value in base units (e.g. ``dram_bytes_per_s``).
+    ``rules``: ncu rule rows to compare with and fall back on, when the report's own ``rules`` are empty
+    (a raw page): e.g. ``rules_for(read(details).rules, report_name)``.
     """
-    values = report.values
     index = launch_index(report.launches)
-    values = values.reindex(index)
-    quant = quantities(values)
+    values = report.values.reindex(index)
+    quant = report_quantities(report)
     names = device_names(report)
     dev: str | pd.Series | None = device if device is not None else (names if names.notna().any() else None)
     peak_frame = resolve_peaks(values, dev, peaks)
     roof = roofline(values, peak_frame)
-    util = utilization(quant, roof)
-    verdicts = classify(quant, roof)
+    all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
+    verdicts = classify(quant, roof, all_rules)
+    util = utilization(quant, roof, verdicts)
 
     launches = report.launches.copy()
     launches["duration_ns"] = quant["duration"].to_numpy() * 1e9
     launches["device_name"] = names.to_numpy()
 
-    repeats = launches.groupby(["report", "kernel_name"], dropna=False)["launch_id"].transform("size")
-    views = []
-    qrec = quant.to_dict(orient="records")
-    vrec = verdicts.to_dict(orient="records")
-    lrec = launches.to_dict(orient="records")
-    by_launch = {k: g for k, g in roof.groupby(list(LAUNCH_KEY), dropna=False, sort=False)}
-    empty = roof.iloc[0:0]
-    for i, key in enumerate(index):
-        views.append(
-            (
-                tuple(key),
-                LaunchView(
-                    q={k: float(v) for k, v in qrec[i].items()},
-                    verdict=vrec[i],
-                    launch=lrec[i],
-                    roofline=by_launch.get(tuple(key), empty),
-                    repeats=int(repeats.iloc[i]),
-                ),
-            )
-        )
-    hints = pd.concat([run_rules(views), ncu_rule_hints(report.rules)], ignore_index=True)
+    hints = pd.concat(
+        [
+            run_rules(launch_views(launches, quant, roof, verdicts, peak_frame, all_rules, index)),
+            ncu_rule_hints(all_rules),
+        ],
+        ignore_index=True,
+    )
     return Analysis(
         report=report,
         launches=launches,
@@ -117,12 +133,54 @@ def analyze(
     )
 
 
+def launch_views(
+    launches: pd.DataFrame,
+    quant: pd.DataFrame,
+    roof: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    peaks: pd.DataFrame,
+    rules: pd.DataFrame,
+    index: pd.MultiIndex,
+) -> list[tuple[tuple[Any, ...], LaunchView]]:
+    """One LaunchView per launch (the view a hint rule gets), in ``index`` order."""
+    group = launches.groupby(["report", "kernel_name"], dropna=False)["launch_id"]
+    repeats = group.transform("size").to_numpy()
+    dur = pd.Series(quant["duration"].to_numpy(), index=launches.index)
+    total = dur.groupby([launches["report"], launches["kernel_name"]], dropna=False).transform("sum").to_numpy()
+    table = unit_table(quant, roof)
+    ncu = ncu_figures(rules, index)
+    qrec, vrec, lrec = records(quant), records(verdicts), records(launches)
+    trec, prec = records(table), records(peaks)
+    by_launch = {k: g for k, g in roof.groupby(list(LAUNCH_KEY), dropna=False, sort=False)}
+    empty = roof.iloc[0:0]
+    views = []
+    for i, key in enumerate(index):
+        views.append(
+            (
+                tuple(key),
+                LaunchView(
+                    q={k: float(v) for k, v in qrec[i].items()},
+                    verdict=vrec[i],
+                    launch=lrec[i],
+                    roofline=by_launch.get(tuple(key), empty),
+                    repeats=int(repeats[i]),
+                    units={k: float(v) for k, v in trec[i].items()},
+                    peaks=prec[i],
+                    ncu=ncu.get(i, {}),
+                    total_duration=float(total[i]) if not math.isnan(float(total[i])) else math.nan,
+                ),
+            )
+        )
+    return views
+
+
 def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
-    """GPU time per value of a verdict column (limiter or regime): seconds, share of the total, launches."""
+    """GPU time per value of a verdict column (limiter or regime): ``column``, duration_s, launches, share
+    (of the report's GPU time), sorted by time. A launch without a verdict counts under <NA>."""
     v = analysis.verdicts.copy()
     v["duration_s"] = analysis.quantities["duration"].to_numpy()
     g = v.groupby(column, dropna=False).agg(duration_s=("duration_s", "sum"), launches=("launch_id", "size"))
     total = float(np.nansum(v["duration_s"]))
     g["share"] = g["duration_s"] / total if total > 0 else np.nan
-    result: pd.DataFrame = g.sort_values("duration_s", ascending=False).reset_index()
+    result: pd.DataFrame = g.sort_values("duration_s", ascending=False, kind="stable").reset_index()
     return result

@@ -1,30 +1,85 @@
-"""The limiter and regime of each launch, from the roofline fractions and the Speed Of Light throughputs.
+"""The limiter and regime of each launch, from the hierarchical roofline and the Speed Of Light throughputs.
 
-``limiter`` is the unit closest to its roof: hbm, l2, l1 or compute (with ``compute_pipe``: fp64, fp32, fp16,
-tensor or other). ``regime`` says whether that roof is what holds the kernel back (``bound``), or whether it
-runs far below every roof (``latency``), or is too short and small for any roof to matter (``launch``).
+Every launch gets a score (0..1) per limiter: the fraction of that unit's peak it uses.
+
+``hbm``      the larger of the DRAM byte roof (``dram__bytes`` / peak, roofline) and the Speed Of Light DRAM
+             figures (``gpu__dram_throughput``, the busiest DRAM member of the memory breakdown);
+``l2``       the larger of the L2 byte roof (L2 -> SM bytes) and the L2 unit's Speed Of Light figure: the busiest
+             L2 member of ncu's memory breakdown (tag lookups, atomics, writes: work the byte roof does not
+             see); where the export has no breakdown, the SOL header ``lts__throughput`` capped at ncu's
+             ``Memory Throughput`` (the breakdown maximum, which bounds every member);
+``l1``       the same for L1/TEX: byte roof (global/local L1 traffic), busiest L1 member of the breakdown (it sees
+             shared memory and bank conflicts), else ``l1tex__throughput`` of elapsed cycles, else the SOL
+             header's figure of *active* cycles capped at ``Memory Throughput`` (on a 2 us, one-block kernel the
+             active-cycle figure reads ~100 % of almost nothing);
+``compute``  the larger of ``sm__throughput`` (it includes every pipe and the issue slots, so integer and
+             address work count) and the best FP64/FP32/FP16/tensor fraction of the FLOP roofs.
+
+The limiter is the unit with the highest score. Memory units within ``TIE_MARGIN`` of each other go to the
+outer level (DRAM, then L2, then L1): every DRAM byte also crosses L2 and L1, so a tie means the inner
+level's activity is the outer level's traffic passing through (stream_triad: DRAM 86.6 % vs L2 header
+90.4 % capped at Memory Throughput 86.6 %).
+
+The regime says whether that roof is what holds the kernel back:
+
+``launch``   shorter than ``LAUNCH_DURATION_S`` and below ``BOUND_THRESHOLD`` on every unit: launch latency and
+             ramp-up dominate, no roof matters;
+``bound``    the limiter is at or above ``BOUND_THRESHOLD`` of its peak;
+``latency``  every unit below ``BOUND_THRESHOLD``: the kernel waits (memory latency, dependencies,
+             synchronisation, too few warps or blocks); the hints say why.
+
+``compute_pipe`` (only where the limiter is compute): fp64, fp32, fp16, tensor or other (integer, address,
+special-function or issue work), from the per-pipe utilisations, else the FLOP roofs, else ncu's own
+HighPipeUtilization/SOLFPRoofline rule messages; ``pipe_basis`` says which.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-from .model import LAUNCH_KEY
+from .errors import NcuRooflineError
+from .model import LAUNCH_KEY, launch_index
+from .ncurules import fp_roofline, high_pipe, sol_bottleneck
+from .sections import profile_commands, section_folder
 
-#: A unit at or above this share of its peak holds the kernel (ncu's SOLBottleneck rule calls >= 60 %
-#: "high" and below it "latency"; the ncu Profiling Guide uses the same 60 % line).
+# ------------------------------------------------------------------------------------------------ thresholds
+
+#: A unit at or above this share of its peak holds the kernel. ncu's SOLBottleneck rule
+#: (``latency_bound_threshold = 60``) calls a workload with compute and memory both below 60 % latency-bound.
 BOUND_THRESHOLD = 0.60
-#: Launch overhead: a kernel this short spends a comparable time in launch latency (a CUDA launch costs
-#: 2-5 us of host/driver time; kernels under ~5 us are dominated by it).
+#: ncu's SOLBottleneck ``no_bound_threshold``: at or above 80 % it reports "High Throughput".
+HIGH_THROUGHPUT = 0.80
+#: ncu's SOLBottleneck ``balanced_threshold``: between 60 and 80 %, compute and memory within 10 points of
+#: each other are "well-balanced".
+BALANCED_MARGIN = 0.10
+#: ncu's SOLBottleneck ``waves_threshold``: under one wave per SM the grid is "too small".
+SMALL_GRID_WAVES = 1.0
+#: A kernel this short is dominated by launch cost: a CUDA kernel launch costs a few microseconds of host
+#: and driver time (the CUDA C++ Best Practices Guide and NVIDIA's CUDA Graphs posts quote 2-5 us), and
+#: the GPU itself needs about a microsecond to ramp a grid up and drain it; under 5 us the fixed costs are
+#: as large as the work.
 LAUNCH_DURATION_S = 5e-6
-#: ... and whose busiest unit is this idle is launch-bound rather than latency-bound.
-LAUNCH_UTILIZATION = 0.20
+#: Memory units whose scores differ by less than this share of the top score count as tied (1 %: ncu prints
+#: its Speed Of Light percentages to two decimals, and a capped L2 figure equals Memory Throughput exactly).
+TIE_MARGIN = 0.01
+#: The FLOP roofs show "real" FP work for the compute pipe when the best precision reaches this share of its
+#: peak (below it the work is integer/address/issue: l1_reread reaches 3 % of FP32 at 76 % SM throughput).
+PIPE_FLOP_MIN = 0.10
+#: ... and this share of the SM throughput (FP work that explains the busy SM).
+PIPE_FLOP_SHARE = 0.30
+#: FP16 instructions make the FMA pipe "fp16" when they are at least this share of its utilisation.
+FP16_SHARE_OF_FMA = 0.50
 
 UNITS = ("dram", "l2", "l1", "sm")
 LIMITERS = ("hbm", "l2", "l1", "compute")
 REGIMES = ("bound", "latency", "launch")
 PIPES = ("fp64", "fp32", "fp16", "tensor", "other")
+MEMORY_LIMITERS = ("hbm", "l2", "l1")
 
 VERDICT_COLUMNS: dict[str, str] = {
     "report": "string",
@@ -33,36 +88,163 @@ VERDICT_COLUMNS: dict[str, str] = {
     "limiter": "string",
     "compute_pipe": "string",
     "regime": "string",
-    "utilization": "float64",
-    "basis": "string",
-    "reason": "string",
-    "missing": "string",
+    "utilization": "float64",  # the limiter's score, 0..1
+    "basis": "string",  # families of figures the verdict used: roofline, speed-of-light, sol-breakdown, pipes
+    "reason": "string",  # one line: the limiter, its figure and the regime rule
+    "missing": "string",  # what the export lacks for a full verdict, with the ncu command that adds it
+    "pipe_basis": "string",  # where compute_pipe comes from: pipes, roofline, ncu-rule
+    "roof_fraction": "float64",  # the limiter's fraction on the hierarchical roofline (byte or FLOP roof)
+    "headroom": "float64",  # 1 - utilization: share of the limiting unit's peak left unused
+    "time_at_roof_ns": "float64",  # the launch's duration had the limiting unit run at its peak
+    "score_hbm": "float64",
+    "score_l2": "float64",
+    "score_l1": "float64",
+    "score_compute": "float64",
+    "small_grid": "boolean",  # under SMALL_GRID_WAVES waves per SM
+    "explanation": "string",  # the figures that decided it, and any disagreement with ncu
+    "ncu_bottleneck": "string",  # ncu's SOLBottleneck verdict (NCU_BOTTLENECKS), where the export has it
+    "agrees_with_ncu": "boolean",
+}
+
+#: Where the analysis sends a user whose export lacks the roofline: our section, one ncu run.
+FALLBACK_COMMAND = "ncu --section-folder <ncu-roofline sections> --section NcuRoofline --csv ./app > report.csv"
+
+#: SOL header metrics, for the "missing" message of a launch that cannot be classified.
+SOL_METRICS = (
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+)
+
+
+def profile_command() -> str:
+    """The ncu command that collects everything the analysis reads (with the installed section folder)."""
+    try:
+        return profile_commands(section_folder())[0]
+    except NcuRooflineError:  # an installation without the section files: the generic command stands
+        return FALLBACK_COMMAND
+
+
+# ------------------------------------------------------------------------------------------------ unit table
+
+
+def _col(frame: pd.DataFrame, name: str) -> np.ndarray:
+    if name in frame.columns:
+        out: np.ndarray = frame[name].to_numpy(dtype=np.float64)
+        return out
+    return np.full(len(frame), np.nan)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``frame`` as dicts keyed by column name (str)."""
+    return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def _roof_pivot(roof: pd.DataFrame, index: pd.Index, value: str, level: str) -> pd.DataFrame:
+    """Roofline ``value`` at one level, per launch (rows ``index``) and precision (columns)."""
+    if not len(roof):
+        return pd.DataFrame(index=index)
+    r = roof[(roof["level"] == level).fillna(False).to_numpy()].drop_duplicates([*LAUNCH_KEY, "precision"])
+    wide = r.pivot(index=list(LAUNCH_KEY), columns="precision", values=value)
+    wide.index = launch_index(wide.index.to_frame(index=False))
+    out: pd.DataFrame = wide.reindex(index)
+    return out
+
+
+#: Unit table columns: (name, source, description). Percentages become fractions (0..1).
+UNIT_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("sm", "speed-of-light", "Compute (SM) throughput"),
+    ("memory", "speed-of-light", "Memory throughput (busiest member of the memory breakdown)"),
+    ("dram", "speed-of-light", "DRAM throughput"),
+    ("l2", "speed-of-light", "L2 cache throughput"),
+    ("l1", "speed-of-light", "L1/TEX cache throughput, of the cycles L1 was active"),
+    ("l1_elapsed", "speed-of-light", "L1/TEX cache throughput, of elapsed cycles"),
+    ("dram_busiest", "sol-breakdown", "busiest DRAM member of the memory breakdown"),
+    ("l2_busiest", "sol-breakdown", "busiest L2 member of the memory breakdown"),
+    ("l1_busiest", "sol-breakdown", "busiest L1/TEX member of the memory breakdown"),
+    ("dram_roof", "roofline", "DRAM bytes/s of the DRAM roof"),
+    ("l2_roof", "roofline", "L2 -> SM bytes/s of the L2 roof"),
+    ("l1_roof", "roofline", "L1 global/local bytes/s of the L1 roof"),
+    ("fp64", "roofline", "FP64 FLOP/s of the FP64 roof"),
+    ("fp32", "roofline", "FP32 FLOP/s of the FP32 roof"),
+    ("fp16", "roofline", "FP16 FLOP/s of the FP16 roof"),
+    ("tensor", "roofline", "tensor operations/s of the roof of the launch's tensor series"),
+    ("pipe_alu", "pipe", "ALU pipe"),
+    ("pipe_fma", "pipe", "FMA pipe"),
+    ("pipe_fp16", "pipe", "FP16 on the FMA pipe"),
+    ("pipe_fp64", "pipe", "FP64 pipe"),
+    ("pipe_tensor", "pipe", "tensor pipe"),
+    ("pipe_tensor_fp64", "pipe", "tensor pipe, FP64 (DMMA)"),
+    ("pipe_tensor_int", "pipe", "tensor pipe, integer (IMMA)"),
+    ("pipe_lsu", "pipe", "LSU pipe"),
+    ("pipe_xu", "pipe", "XU pipe"),
+    ("pipe_uniform", "pipe", "uniform pipe"),
+    ("pipe_adu", "pipe", "ADU pipe"),
+    ("pipe_cbu", "pipe", "CBU pipe"),
+    ("pipe_tma", "pipe", "TMA pipe"),
+    ("pipe_tex", "pipe", "TEX pipe"),
+    ("pipe_shared", "pipe", "shared pipe (FP64 + tensor dispatch)"),
+)
+UNIT_SOURCE: dict[str, str] = {name: source for name, source, _ in UNIT_COLUMNS}
+
+_QUANTITY_OF_UNIT: dict[str, str] = {
+    "sm": "sm_throughput_pct",
+    "memory": "memory_throughput_pct",
+    "dram": "dram_throughput_pct",
+    "l2": "l2_throughput_pct",
+    "l1": "l1_throughput_pct",
+    "l1_elapsed": "l1_throughput_elapsed_pct",
+    "dram_busiest": "dram_busiest_pct",
+    "l2_busiest": "l2_busiest_pct",
+    "l1_busiest": "l1_busiest_pct",
+    **{
+        p: f"{p}_pct"
+        for p, source, _ in UNIT_COLUMNS
+        if source == "pipe"  # pipe_alu -> pipe_alu_pct ...
+    },
 }
 
 
-def utilization(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
-    """Long per-unit utilisation (0..1): KEY, unit, value, source.
+def unit_table(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, every unit's utilisation as a fraction of its peak (UNIT_COLUMNS; NaN where unknown).
 
-    Units: dram, l2, l1, sm from Speed Of Light; fp64/fp32/fp16/tensor from the roofline's compute fraction;
-    pipe_* from the per-pipe instruction throughputs."""
-    rows = []
-    sol = {"dram": "dram_throughput_pct", "l2": "l2_throughput_pct", "l1": "l1_throughput_pct",
-           "sm": "sm_throughput_pct"}  # fmt: skip
-    for unit, col in sol.items():
-        rows.append(_long(quant[col] / 100.0, unit, "speed-of-light"))
-    for col in [c for c in quant.columns if c.startswith("pipe_")]:
-        rows.append(_long(quant[col] / 100.0, col, "pipe"))
-    if len(roof):
-        r = roof[roof["level"] == "dram"]
-        for prec in ("fp64", "fp32", "fp16", "tensor"):
-            part = r[r["precision"] == prec].set_index(list(LAUNCH_KEY))["compute_fraction"]
-            rows.append(_long(part.reindex(quant.index), prec, "roofline"))
-        for level, unit in (("dram", "dram_roof"), ("l2", "l2_roof"), ("l1", "l1_roof")):
-            part = roof[(roof["level"] == level) & (roof["precision"] == "fp32")]
-            bw = part.set_index(list(LAUNCH_KEY))["bandwidth_fraction"]
-            rows.append(_long(bw.reindex(quant.index), unit, "roofline"))
-    frame = pd.concat(rows, ignore_index=True)
-    return frame[frame["value"].notna()].reset_index(drop=True)
+    Takes the quantities frame (index LAUNCH_KEY) and the roofline frame (ROOFLINE_COLUMNS)."""
+    out: dict[str, np.ndarray] = {}
+    for unit, quantity in _QUANTITY_OF_UNIT.items():
+        out[unit] = _col(quant, quantity) / 100.0
+    for level in ("dram", "l2", "l1"):
+        # a level's traffic is the same on every precision's row: take the first precision that has it
+        part = _roof_pivot(roof, quant.index, "bandwidth_fraction", level)
+        out[f"{level}_roof"] = (
+            part.bfill(axis=1).iloc[:, 0].to_numpy(dtype=float) if part.shape[1] else np.full(len(quant), np.nan)
+        )
+    comp = _roof_pivot(roof, quant.index, "compute_fraction", "dram")
+    for prec in ("fp64", "fp32", "fp16", "tensor"):
+        out[prec] = _col(comp, prec)
+    frame = pd.DataFrame({name: out[name] for name, _, _ in UNIT_COLUMNS}, index=quant.index)
+    return frame
+
+
+def utilization(quant: pd.DataFrame, roof: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Long per-unit utilisation (0..1): report, process_id, launch_id, unit, value, source.
+
+    Units (UNIT_COLUMNS): the Speed Of Light header (sm, memory, dram, l2, l1, l1_elapsed), the busiest
+    member per unit of ncu's memory breakdown (*_busiest), the hierarchical roofline (dram_roof, l2_roof,
+    l1_roof: bandwidth fractions; fp64, fp32, fp16, tensor: FLOP fractions) and the pipes (pipe_*). With
+    ``verdicts``, also the classifier's score per limiter (limiter_hbm, limiter_l2, limiter_l1,
+    limiter_compute; source "classifier"). Rows with no value are left out."""
+    table = unit_table(quant, roof)
+    parts = [_long(table[name], name, source) for name, source, _ in UNIT_COLUMNS]
+    if verdicts is not None and len(verdicts):
+        v = verdicts.set_index(list(LAUNCH_KEY))
+        v.index = table.index if len(v) == len(table) else v.index
+        for lim in LIMITERS:
+            parts.append(_long(v[f"score_{lim}"].astype(float), f"limiter_{lim}", "classifier"))
+    frame = pd.concat(parts, ignore_index=True)
+    out: pd.DataFrame = frame[frame["value"].notna()].reset_index(drop=True)
+    return out
 
 
 def _long(s: pd.Series, unit: str, source: str) -> pd.DataFrame:
@@ -79,67 +261,465 @@ def _long(s: pd.Series, unit: str, source: str) -> pd.DataFrame:
     )
 
 
-def classify(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
+# ------------------------------------------------------------------------------------------------ scores
+
+
+def _nanmax(*arrays: np.ndarray) -> np.ndarray:
+    stacked = np.vstack(arrays)
+    have = ~np.isnan(stacked).all(axis=0)
+    out = np.full(stacked.shape[1], np.nan)
+    out[have] = np.nanmax(stacked[:, have], axis=0)
+    return out
+
+
+def _capped(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """``value`` capped at ``cap`` where the cap is known."""
+    return np.where(np.isnan(cap), value, np.fmin(value, cap))
+
+
+def scores(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per launch and limiter, the score (0..1) and the unit-table column that gave it.
+
+    Takes ``unit_table``; returns (scores, sources), columns LIMITERS."""
+    t = {c: table[c].to_numpy(dtype=float) for c in table.columns}
+    cap = t["memory"]
+    l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped(t["l2"], cap), t["l2_busiest"])
+    l1_header = _capped(t["l1"], cap)
+    l1_sol = np.where(
+        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
+    )
+    sol_l2_name = np.where(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
+    sol_l1_name = np.where(
+        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest"
+    )
+    flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
+    pipes = _nanmax(*(t[c] for c in table.columns if c.startswith("pipe_")))
+    sm = np.where(np.isnan(t["sm"]), pipes, t["sm"])  # pipes only where the SOL SM figure is missing
+    sm_name = np.where(np.isnan(t["sm"]), "pipes", "sm")
+
+    candidates: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {
+        "hbm": [
+            (t["dram_roof"], np.full(len(table), "dram_roof")),
+            (t["dram_busiest"], np.full(len(table), "dram_busiest")),
+            (t["dram"], np.full(len(table), "dram")),
+        ],
+        "l2": [(t["l2_roof"], np.full(len(table), "l2_roof")), (l2_sol, sol_l2_name)],
+        "l1": [(t["l1_roof"], np.full(len(table), "l1_roof")), (l1_sol, sol_l1_name)],
+        "compute": [(sm, sm_name), (flop, np.full(len(table), "flop roof"))],
+    }
+    score: dict[str, np.ndarray] = {}
+    source: dict[str, np.ndarray] = {}
+    for lim, cands in candidates.items():
+        values = np.vstack([c[0] for c in cands])
+        names = np.vstack([c[1] for c in cands]).astype(object)
+        filled = np.where(np.isnan(values), -np.inf, values)
+        best = filled.argmax(axis=0)
+        cols = np.arange(values.shape[1])
+        s = values[best, cols]
+        score[lim] = s
+        src = names[best, cols].astype(object)
+        src[np.isnan(s)] = None
+        source[lim] = src
+    return pd.DataFrame(score, index=table.index), pd.DataFrame(source, index=table.index)
+
+
+def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The limiter per launch (LIMITERS, or None without any score) and its score.
+
+    The highest score wins; when it is a memory unit, the outermost memory unit within TIE_MARGIN of it is
+    taken instead (DRAM before L2 before L1), within TIE_MARGIN of the top score (relative)."""
+    arr = score[list(LIMITERS)].to_numpy(dtype=float)
+    filled = np.where(np.isnan(arr), -np.inf, arr)
+    limiter = np.full(len(arr), None, dtype=object)
+    value = np.full(len(arr), np.nan)
+    for i, row in enumerate(filled):
+        best = int(row.argmax())
+        if not np.isfinite(row[best]):
+            continue
+        if LIMITERS[best] in MEMORY_LIMITERS:
+            best = next(j for j in range(3) if row[j] >= row[best] * (1.0 - TIE_MARGIN))
+        limiter[i] = LIMITERS[best]
+        value[i] = arr[i, best]
+    return limiter, value
+
+
+# ------------------------------------------------------------------------------------------------ pipe
+
+
+def _pipe_from_pipes(t: dict[str, float], rule: dict[str, Any] | None = None) -> str | None:
+    pipes = {
+        "tensor": t["pipe_tensor"],
+        "fp64": t["pipe_fp64"],
+        "fma": t["pipe_fma"],
+        "alu": t["pipe_alu"],
+        "xu": t["pipe_xu"],
+        "lsu": t["pipe_lsu"],
+        "uniform": t["pipe_uniform"],
+        "adu": t["pipe_adu"],
+        "cbu": t["pipe_cbu"],
+        "tma": t["pipe_tma"],
+        "tex": t["pipe_tex"],
+    }
+    if not math.isnan(t["pipe_tensor_int"]):
+        pipes["tensor"] = max(_nan_to(pipes["tensor"], 0.0), t["pipe_tensor_int"])
+    known = {k: v for k, v in pipes.items() if not math.isnan(v)}
+    if not known:
+        return None
+    busiest = max(known, key=lambda k: known[k])
+    if busiest in ("tensor", "fp64"):
+        return busiest
+    if busiest != "fma":
+        return "other"
+    fma = known["fma"]
+    fp16 = t["pipe_fp16"]
+    if not math.isnan(fp16) and fp16 >= FP16_SHARE_OF_FMA * fma:
+        return "fp16"
+    fp32 = t["fp32"]
+    if not math.isnan(fp32):
+        # the FMA pipe busy with integer multiply-adds (IMAD) rather than FP32 FLOPs: "other"
+        return "other" if fp32 < PIPE_FLOP_SHARE * fma else "fp32"
+    if math.isnan(fp16):  # neither the FP16 share nor the FP32 FLOPs: ncu's rule tells FP16 from FP32/IMAD
+        family = _pipe_from_rules(rule)
+        if family in ("fp16", "fp32", "other"):
+            return family
+    return "fp32"
+
+
+def _nan_to(v: float, default: float) -> float:
+    return default if math.isnan(v) else v
+
+
+def _pipe_from_flops(t: dict[str, float], sm: float) -> str | None:
+    flops = {p: t[p] for p in ("fp64", "fp32", "fp16", "tensor") if not math.isnan(t[p])}
+    if not flops:
+        return None
+    best = max(flops, key=lambda k: flops[k])
+    frac = flops[best]
+    if frac >= PIPE_FLOP_MIN and (math.isnan(sm) or frac >= PIPE_FLOP_SHARE * sm):
+        return best
+    if "tensor" not in flops:
+        return None  # without tensor counters, idle FP roofs could hide tensor work as well as integer work
+    return "other"
+
+
+def _pipe_from_rules(rule: dict[str, Any] | None) -> str | None:
+    if rule is None:
+        return None
+    family = rule.get("ncu_pipe_family")
+    if family is None or family is pd.NA or family == "idle":
+        return None
+    fam = str(family)
+    fp32_pct = rule.get("ncu_fp32_pct", math.nan)
+    pipe_pct = rule.get("ncu_pipe_pct", math.nan)
+    if fam == "fp32" and _finite(fp32_pct) and _finite(pipe_pct) and fp32_pct < PIPE_FLOP_SHARE * pipe_pct:
+        return "other"
+    return fam
+
+
+def _finite(v: Any) -> bool:
+    return v is not None and v is not pd.NA and isinstance(v, (int, float)) and math.isfinite(v)
+
+
+# ------------------------------------------------------------------------------------------------ classify
+
+
+#: How the reason names the figure that gave a score (``scores`` sources).
+SOURCE_WORDS: dict[str, str] = {
+    "dram_roof": "DRAM byte roof",
+    "l2_roof": "L2 byte roof",
+    "l1_roof": "L1 byte roof",
+    "dram": "SOL DRAM throughput",
+    "dram_busiest": "busiest DRAM unit of the SOL memory breakdown",
+    "l2": "SOL L2 throughput, capped at Memory Throughput",
+    "l2_busiest": "busiest L2 unit of the SOL memory breakdown",
+    "l1": "SOL L1/TEX throughput of active cycles, capped at Memory Throughput",
+    "l1_elapsed": "SOL L1/TEX throughput",
+    "l1_busiest": "busiest L1 unit of the SOL memory breakdown",
+    "sm": "SOL SM throughput",
+    "pipes": "busiest pipe",
+    "flop roof": "FLOP roof",
+}
+
+
+def _fmt(v: float) -> str:
+    if math.isnan(v):
+        return "n/a"
+    return f"{v:.1%}" if abs(v) < 0.1 else f"{v:.0%}"
+
+
+def classify(
+    quant: pd.DataFrame,
+    roof: pd.DataFrame,
+    rules: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
 
-    Takes the quantities frame (``ncu_roofline.quantities``) and the roofline frame."""
+    Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
+    optionally ncu's rule results (``Report.rules``) for the pipe fallback and the comparison with ncu's
+    SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu)."""
     n = len(quant)
-    sol = pd.DataFrame(
-        {
-            "hbm": quant["dram_throughput_pct"] / 100.0,
-            "l2": quant["l2_throughput_pct"] / 100.0,
-            "l1": quant["l1_throughput_pct"] / 100.0,
-            "compute": quant["sm_throughput_pct"] / 100.0,
-        },
-        index=quant.index,
-    )
-    have = sol.notna().any(axis=1).to_numpy()
-    best = sol.fillna(-1).to_numpy()
-    idx = best.argmax(axis=1)
-    top = best[np.arange(n), idx]
-    limiter = np.array(LIMITERS, dtype=object)[idx]
-    duration = quant["duration"].to_numpy()
-    regime = np.where(top >= BOUND_THRESHOLD, "bound", "latency").astype(object)
-    short = (duration < LAUNCH_DURATION_S) & (top < LAUNCH_UTILIZATION)
-    regime[short] = "launch"
-    pipe = _compute_pipe(quant, roof)
-    out = pd.DataFrame(
-        {
-            "limiter": np.where(have, limiter, None),
-            "compute_pipe": np.where(have & (limiter == "compute"), pipe, None),
-            "regime": np.where(have, regime, None),
-            "utilization": np.where(have, top, np.nan),
-            "basis": np.where(have, "speed-of-light", None),
-            "reason": [
-                f"{lim} at {u:.0%} of its peak" if h else None
-                for lim, u, h in zip(limiter, top, have, strict=True)
-            ],
-            "missing": np.where(have, None, "Speed Of Light throughputs (ncu --section SpeedOfLight)"),
-        },
-        index=quant.index,
-    )
+    table = unit_table(quant, roof)
+    score, source = scores(table)
+    limiter, value = pick_limiter(score)
+    duration = _col(quant, "duration")
+    waves = _col(quant, "waves_per_sm")
+    rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
+    pipe_rules = ncu_figures(rules, quant.index)
+    command = profile_command()
+
+    have_roof = table[["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]].notna().any(axis=1)
+    have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1)
+    have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1)
+    have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1)
+
+    rows: list[dict[str, Any]] = []
+    trec = records(table)
+    srec = records(score)
+    for i in range(n):
+        t = trec[i]
+        lim = limiter[i]
+        u = float(value[i])
+        basis = "+".join(
+            name
+            for name, flag in (
+                ("roofline", bool(have_roof.iloc[i])),
+                ("speed-of-light", bool(have_sol.iloc[i])),
+                ("sol-breakdown", bool(have_breakdown.iloc[i])),
+                ("pipes", bool(have_pipes.iloc[i])),
+            )
+            if flag
+        )
+        missing: list[str] = []
+        if not have_roof.iloc[i]:
+            missing.append(f"hierarchical roofline metrics (achieved FLOP and bytes per memory level): {command}")
+        unknown = [k for k in LIMITERS if math.isnan(float(srec[i][k]))]
+        if lim is not None and unknown and u < BOUND_THRESHOLD:
+            # nothing measured is near its roof, and a unit that was not measured may be the one that is
+            lim = None
+        if unknown:
+            what = ", ".join(unknown) if len(unknown) < len(LIMITERS) else "every unit"
+            missing.insert(
+                0, f"utilisation of {what}: Speed Of Light throughputs ({', '.join(SOL_METRICS)}) or {command}"
+            )
+        if lim is None:
+            rows.append({"basis": basis or None, "missing": "; ".join(missing), "limiter": None})
+            continue
+        if math.isnan(duration[i]):
+            missing.append("gpu__time_duration.sum (kernel duration)")
+        small = bool(waves[i] < SMALL_GRID_WAVES) if not math.isnan(waves[i]) else None
+        short = not math.isnan(duration[i]) and duration[i] < LAUNCH_DURATION_S
+        if u >= BOUND_THRESHOLD:
+            regime = "bound"
+        elif short:
+            regime = "launch"
+        else:
+            regime = "latency"
+        pipe, pipe_basis = None, None
+        if lim == "compute":
+            for basis_name, found in (
+                ("pipes", _pipe_from_pipes(t, pipe_rules.get(i))),
+                ("roofline", _pipe_from_flops(t, t["sm"])),
+                ("ncu-rule", _pipe_from_rules(pipe_rules.get(i))),
+            ):
+                if found is not None:
+                    pipe, pipe_basis = found, basis_name
+                    break
+            if pipe is None:
+                missing.append(f"pipe utilisation (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): {command}")
+        roof_frac = _roof_fraction(lim, pipe, t)
+        src = source.iloc[i][lim]
+        reason = (
+            f"{lim} at {_fmt(u)} of its peak ({SOURCE_WORDS.get(str(src), str(src))}); "
+            + {
+                "bound": f"bound (>= {BOUND_THRESHOLD:.0%})",
+                "latency": f"latency (every unit under {BOUND_THRESHOLD:.0%})",
+                "launch": f"launch (under {LAUNCH_DURATION_S * 1e6:.0f} us and every unit under {BOUND_THRESHOLD:.0%})",
+            }[regime]
+        )
+        others = ", ".join(
+            f"{k} {_fmt(float(srec[i][k]))}" for k in LIMITERS if k != lim and not math.isnan(float(srec[i][k]))
+        )
+        explanation = f"{reason}; others: {others}" if others else reason
+        tied = [
+            k
+            for k in MEMORY_LIMITERS
+            if k != lim and lim in MEMORY_LIMITERS and float(srec[i][k]) >= u and float(srec[i][k]) > 0
+        ]
+        if tied:
+            explanation += f"; tied with {', '.join(tied)}: the outer level holds (its traffic crosses the inner ones)"
+        if lim == "compute" and pipe is not None:
+            explanation += f"; pipe {pipe} ({pipe_basis})"
+        if lim in MEMORY_LIMITERS and not math.isnan(roof_frac) and roof_frac < u - BALANCED_MARGIN:
+            explanation += (
+                f"; the byte roof shows only {_fmt(roof_frac)}: the unit is busy with work it does not count "
+                "(shared memory, tag lookups, atomics, local memory)"
+            )
+        rows.append(
+            {
+                "limiter": lim,
+                "compute_pipe": pipe,
+                "regime": regime,
+                "utilization": u,
+                "basis": basis,
+                "reason": reason,
+                "missing": "; ".join(missing) if missing else None,
+                "pipe_basis": pipe_basis,
+                "roof_fraction": roof_frac,
+                "headroom": 1.0 - u,
+                "time_at_roof_ns": duration[i] * 1e9 * min(u, 1.0),
+                "small_grid": small,
+                "explanation": explanation,
+            }
+        )
+    out = pd.DataFrame(rows, index=range(n))
+    for lim in LIMITERS:
+        out[f"score_{lim}"] = score[lim].to_numpy()
     keys = quant.index.to_frame(index=False)
-    out = out.reset_index(drop=True)
     for k in LAUNCH_KEY:
         out[k] = keys[k].to_numpy()
+    out = compare_with_ncu(out, table, rules, quant.index)
+    for c in VERDICT_COLUMNS:
+        if c not in out.columns:
+            out[c] = None
     result: pd.DataFrame = out[list(VERDICT_COLUMNS)].astype(VERDICT_COLUMNS)
     return result
 
 
-def _compute_pipe(quant: pd.DataFrame, roof: pd.DataFrame) -> np.ndarray:
-    """The FLOP precision doing most of its peak, or 'other' when no FP roof is near (integer/issue work)."""
-    n = len(quant)
-    if not len(roof):
-        return np.full(n, "other", dtype=object)
-    r = roof[roof["level"] == "dram"].pivot_table(
-        index=list(LAUNCH_KEY), columns="precision", values="compute_fraction", dropna=False, observed=False
-    )
-    r = r.reindex(quant.index)
-    cols = [c for c in ("fp64", "fp32", "fp16", "tensor") if c in r.columns]
-    if not cols:
-        return np.full(n, "other", dtype=object)
-    arr = r[cols].fillna(0).to_numpy()
-    best = arr.argmax(axis=1)
-    frac = arr[np.arange(n), best]
-    pipes = np.array(cols, dtype=object)[best]
-    return np.where(frac >= 0.10, pipes, "other")
+def _roof_fraction(lim: str, pipe: str | None, t: dict[str, float]) -> float:
+    if lim == "hbm":
+        return t["dram_roof"]
+    if lim in ("l2", "l1"):
+        return t[f"{lim}_roof"]
+    if pipe in ("fp64", "fp32", "fp16", "tensor"):
+        return t[pipe]
+    return math.nan
+
+
+def ncu_figures(rules: pd.DataFrame | None, index: pd.Index) -> dict[int, dict[str, Any]]:
+    """Row position in ``index`` (LAUNCH_KEY) -> ncu's HighPipeUtilization and SOLFPRoofline figures for that
+    launch (``ncu_roofline.ncurules``); launches without those rule rows are absent."""
+    if rules is None or not len(rules) or "rule" not in rules.columns:
+        return {}
+    hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
+    if not len(hp):
+        return {}
+    pos = index.get_indexer(hp.index)
+    return {int(p): r for p, r in zip(pos, records(hp), strict=True) if p >= 0}
+
+
+# ------------------------------------------------------------------------------------------------ ncu
+
+
+def _agrees(ncu: str, limiter: str | None, regime: str | None) -> bool:
+    """Does our verdict say what ncu's SOLBottleneck category says?"""
+    if limiter is None or regime is None:
+        return False
+    unit = {"dram": "hbm", "l2": "l2", "l1": "l1"}
+    if ncu in unit:
+        return regime == "bound" and limiter == unit[ncu]
+    if ncu == "memory":
+        return regime == "bound" and limiter in MEMORY_LIMITERS
+    if ncu == "compute":
+        return regime == "bound" and limiter == "compute"
+    if ncu == "balanced":
+        return regime == "bound"
+    if ncu == "latency":
+        return regime in ("latency", "launch")
+    if ncu == "small_grid":
+        return regime in ("latency", "launch")
+    return False
+
+
+def _ncu_words(ncu: str) -> str:
+    return {
+        "dram": "DRAM",
+        "l2": "L2",
+        "l1": "L1",
+        "compute": "compute (SM)",
+        "memory": "memory",
+        "balanced": "compute and memory well-balanced",
+        "latency": "a latency issue (compute and memory under 60 %)",
+        "small_grid": "a grid too small to fill the GPU",
+    }.get(ncu, ncu)
+
+
+def _why_disagree(ncu: str, row: dict[str, Any], t: dict[str, float]) -> str:
+    """The figures behind a disagreement with ncu's SOLBottleneck verdict."""
+    lim, regime, u = row["limiter"], row["regime"], row["utilization"]
+    ncu_fig = f"ncu compares SM {_fmt(t['sm'])} with Memory {_fmt(t['memory'])} and reports {_ncu_words(ncu)}"
+    ours = f"ncu-roofline: {lim} {regime} at {_fmt(u)}"
+    scores = ", ".join(f"{k} {_fmt(float(row[f'score_{k}']))}" for k in LIMITERS)
+    if regime in ("latency", "launch") and ncu not in ("latency", "small_grid"):
+        return f"{ncu_fig}; {ours}: no unit reaches {BOUND_THRESHOLD:.0%} on the figures this export has ({scores})"
+    if ncu in ("latency", "small_grid") and regime == "bound":
+        return (
+            f"{ncu_fig} (both under {BOUND_THRESHOLD:.0%}); {ours}: the {lim} figure is one that ncu's two "
+            f"headline numbers do not carry ({scores})"
+        )
+    if ncu in ("dram", "l2", "l1", "memory") and lim in MEMORY_LIMITERS:
+        return (
+            f"{ncu_fig} (the busiest member of its memory breakdown); {ours} on byte roofs and per-unit Speed Of "
+            f"Light ({scores}; memory ties go to the outer level)"
+        )
+    return f"{ncu_fig}; {ours} ({scores})"
+
+
+def compare_with_ncu(
+    verdicts: pd.DataFrame,
+    table: pd.DataFrame,
+    rules: pd.DataFrame | None,
+    index: pd.Index,
+) -> pd.DataFrame:
+    """``verdicts`` plus ncu_bottleneck and agrees_with_ncu (where ``rules`` has a SOLBottleneck row for the
+    launch), and the reason of every disagreement appended to ``explanation``.
+
+    ``rules`` may come from another export of the same report (a raw page has no rule rows; its details
+    page has them under the same launch IDs): rows are matched by LAUNCH_KEY, so pass rules whose ``report``
+    column has been set to the verdicts' report name (``ncu_roofline.analysis.rules_for``)."""
+    out = verdicts.copy()
+    out["ncu_bottleneck"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    out["agrees_with_ncu"] = pd.Series(pd.NA, index=out.index, dtype="boolean")
+    if rules is None or not len(rules) or "rule" not in rules.columns:
+        return out
+    sol = sol_bottleneck(rules)
+    if not len(sol):
+        return out
+    pos = index.get_indexer(sol.index)
+    trec = records(table)
+    rows = records(out)
+    labels = out.index
+    for found, ncu in zip(pos, sol["ncu_bottleneck"], strict=True):
+        p = int(found)
+        if p < 0 or ncu is pd.NA or ncu is None:
+            continue
+        row = rows[p]
+        agree = _agrees(str(ncu), row.get("limiter"), row.get("regime"))
+        out.loc[labels[p], "ncu_bottleneck"] = str(ncu)
+        out.loc[labels[p], "agrees_with_ncu"] = agree
+        if not agree and row.get("limiter") is not None:
+            why = _why_disagree(str(ncu), row, trec[p])
+            expl = row.get("explanation")
+            out.loc[labels[p], "explanation"] = f"{expl}; differs from ncu: {why}" if expl else why
+    return out
+
+
+def agreement(verdicts: pd.DataFrame) -> float:
+    """Share of launches with an ncu verdict on which ours agrees (NaN when ncu gave none)."""
+    a = verdicts["agrees_with_ncu"].dropna()
+    return float(a.astype(bool).mean()) if len(a) else math.nan
+
+
+__all__: Sequence[str] = (
+    "BOUND_THRESHOLD",
+    "LAUNCH_DURATION_S",
+    "LIMITERS",
+    "PIPES",
+    "REGIMES",
+    "VERDICT_COLUMNS",
+    "agreement",
+    "classify",
+    "compare_with_ncu",
+    "scores",
+    "unit_table",
+    "utilization",
+)

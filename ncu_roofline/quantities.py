@@ -1,10 +1,16 @@
 """The declared table: ncu metric names -> the quantities the analysis reads.
 
-Adding a metric is one line here. Each quantity lists the ncu metric names that give it, in order of
-preference (newer spellings first, then older ones or other architectures); the first present wins per
-launch. ``rollup`` says how repeated launches of one kernel combine: ``sum`` for counts and times,
-``time_mean`` (weighted by duration) for rates and percentages, ``max``/``min`` for limits, ``first`` for
-launch attributes that are the same for every launch of a kernel shape.
+Adding a metric is one line here. Each quantity lists the ncu metric names that give it; ``combine`` says
+how they combine per launch:
+
+``first`` (default)  the first listed metric present wins (newer spellings first, then older ones or other
+                     architectures, then stand-ins measured in another way);
+``max``              the largest of the listed metrics present (e.g. the busiest unit of a breakdown);
+``sum``              the sum of the listed metrics, where all are present.
+
+``rollup`` says how repeated launches of one kernel combine: ``sum`` for counts and times, ``time_mean``
+(weighted by duration) for rates and percentages, ``max``/``min`` for limits, ``first`` for launch attributes
+that are the same for every launch of a kernel shape.
 
 Values are in the base units of ``Report.values``: seconds, bytes, byte/s, hz; percentages 0..100.
 """
@@ -17,6 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .model import launch_index
+
+COMBINES = ("first", "max", "sum")
+ROLLUPS = ("sum", "time_mean", "max", "min", "first")
+
 
 @dataclass(frozen=True)
 class Quantity:
@@ -25,102 +36,670 @@ class Quantity:
     unit: str
     rollup: str
     description: str
+    combine: str = "first"
 
 
-def _q(name: str, metrics: str | Iterable[str], unit: str, rollup: str, description: str) -> Quantity:
+def _q(
+    name: str, metrics: str | Iterable[str], unit: str, rollup: str, description: str, combine: str = "first"
+) -> Quantity:
     names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
-    return Quantity(name, names, unit, rollup, description)
+    if combine not in COMBINES or rollup not in ROLLUPS:
+        raise ValueError(f"quantity {name}: combine {combine!r} / rollup {rollup!r} unknown")
+    return Quantity(name, names, unit, rollup, description, combine)
 
+
+def _elapsed(*counters: str) -> tuple[str, ...]:
+    return tuple(f"{c}.avg.pct_of_peak_sustained_elapsed" for c in counters)
+
+
+#: The members of ncu's Speed Of Light "Memory Throughput Breakdown" (``breakdown:gpu__compute_memory_
+#: throughput``, ncu 2025.3.1, CC 9.0) by unit; the SOLBottleneck rule names the unit of the largest member
+#: by its prefix (dram/fbpa -> DRAM, lts -> L2, l1tex -> L1). Read off micro_full.details-all.csv: every
+#: label of that body item matches the raw metric below on all 16 launches (tests/test_classify.py).
+DRAM_BREAKDOWN: tuple[str, ...] = _elapsed("dram__cycles_active", "fbpa__dram_sectors")
+L2_BREAKDOWN: tuple[str, ...] = _elapsed(
+    "lts__d_sectors",
+    "lts__d_sectors_fill_device",
+    "lts__d_sectors_fill_sysmem",
+    "lts__t_sectors",
+    "lts__t_tag_requests",
+    "lts__xbar2lts_cycles_active",
+    "lts__lts2xbar_cycles_active",
+    "lts__d_atomic_input_cycles_active",
+    "lts__d_decomp_input_sectors",
+)
+L1_BREAKDOWN: tuple[str, ...] = _elapsed(
+    "l1tex__m_l1tex2xbar_req_cycles_active",
+    "l1tex__data_pipe_lsu_wavefronts",
+    "l1tex__lsu_writeback_active",
+    "l1tex__m_xbar2l1tex_read_sectors",
+    "l1tex__data_bank_reads",
+    "l1tex__data_bank_writes",
+    "l1tex__lsuin_requests",
+    "l1tex__data_pipe_tex_wavefronts",
+    "l1tex__f_wavefronts",
+    "l1tex__tex_writeback_active",
+    "l1tex__texin_sm2tex_req_cycles_active",
+    "l1tex__tmain_requests",
+)
 
 QUANTITIES: tuple[Quantity, ...] = (
     # --- time and clocks
     _q("duration", "gpu__time_duration.sum", "s", "sum", "kernel duration"),
     _q("elapsed_cycles", ("gpc__cycles_elapsed.max", "sm__cycles_elapsed.max"), "cycle", "sum", "elapsed cycles"),
-    _q("sm_clock", ("sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second",
-                    "smsp__cycles_elapsed.avg.per_second"), "hz", "time_mean", "SM clock"),  # fmt: skip
+    _q(
+        "sm_clock",
+        (
+            "sm__cycles_elapsed.avg.per_second",
+            "gpc__cycles_elapsed.avg.per_second",
+            "smsp__cycles_elapsed.avg.per_second",
+        ),
+        "hz",
+        "time_mean",
+        "SM clock",
+    ),
     _q("dram_clock", "dram__cycles_elapsed.avg.per_second", "hz", "time_mean", "DRAM clock"),
-    # --- Speed Of Light: % of each unit's peak throughput
-    _q("sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "time_mean",
-       "Compute (SM) throughput"),  # fmt: skip
-    _q("memory_throughput_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "%",
-       "time_mean", "Memory throughput (busiest memory unit)"),  # fmt: skip
-    _q("dram_throughput_pct", ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-                               "dram__throughput.avg.pct_of_peak_sustained_elapsed"), "%", "time_mean",
-       "DRAM throughput"),  # fmt: skip
-    _q("l2_throughput_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "%", "time_mean",
-       "L2 cache throughput"),  # fmt: skip
-    _q("l1_throughput_pct", "l1tex__throughput.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "L1/TEX cache throughput"),  # fmt: skip
-    # --- compute pipes: % of peak instructions issued (active cycles)
-    _q("pipe_alu_pct", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "ALU pipe (integer, logic, conversions)"),  # fmt: skip
-    _q("pipe_fma_pct", ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-                        "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"), "%", "time_mean",
-       "FMA pipe (FP32, FP16x2, IMAD)"),  # fmt: skip
-    _q("pipe_fp16_pct", ("sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
-                         "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active"), "%", "time_mean",
-       "FP16 instructions on the FMA pipe"),  # fmt: skip
-    _q("pipe_fp64_pct", ("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
-                         "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"), "%", "time_mean",
-       "FP64 pipe"),  # fmt: skip
-    _q("pipe_tensor_pct", ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-                           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"), "%",
-       "time_mean", "Tensor pipe"),  # fmt: skip
-    _q("pipe_lsu_pct", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "LSU pipe (loads, stores, shared memory)"),  # fmt: skip
-    _q("pipe_xu_pct", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "XU pipe (special functions)"),  # fmt: skip
-    _q("pipe_shared_pct", "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "shared pipe (FP16 and tensor dispatch)"),  # fmt: skip
-    _q("issue_active_pct", "sm__inst_issued.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "issue slots busy"),  # fmt: skip
+    # --- Speed Of Light: % of each unit's peak throughput (the SpeedOfLight section header)
+    _q(
+        "sm_throughput_pct",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "Compute (SM) throughput",
+    ),
+    _q(
+        "memory_throughput_pct",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "Memory throughput (busiest member of the memory breakdown)",
+    ),
+    _q(
+        "dram_throughput_pct",
+        (
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        "%",
+        "time_mean",
+        "DRAM throughput",
+    ),
+    _q(
+        "l2_throughput_pct",
+        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "L2 cache throughput",
+    ),
+    _q(
+        "l1_throughput_pct",
+        "l1tex__throughput.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "L1/TEX cache throughput (of the cycles L1 was active, as the SOL header shows it)",
+    ),
+    _q(
+        "l1_throughput_elapsed_pct",
+        "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "L1/TEX cache throughput (of elapsed cycles)",
+    ),
+    # --- the memory breakdown, busiest member per unit (elapsed cycles)
+    _q(
+        "dram_busiest_pct",
+        DRAM_BREAKDOWN,
+        "%",
+        "time_mean",
+        "busiest DRAM member of the memory breakdown",
+        combine="max",
+    ),
+    _q("l2_busiest_pct", L2_BREAKDOWN, "%", "time_mean", "busiest L2 member of the memory breakdown", combine="max"),
+    _q(
+        "l1_busiest_pct", L1_BREAKDOWN, "%", "time_mean", "busiest L1/TEX member of the memory breakdown", combine="max"
+    ),
+    # --- compute pipes: % of peak (active cycles), instruction issue or pipe cycles
+    _q(
+        "pipe_alu_pct",
+        (
+            "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+            "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "ALU pipe (integer, logic, conversions)",
+    ),
+    _q(
+        "pipe_fma_pct",
+        (
+            "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "FMA pipe (FP32, FP16x2, IMAD)",
+    ),
+    _q(
+        "pipe_fp16_pct",
+        (
+            "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "FP16 instructions on the FMA pipe",
+    ),
+    _q(
+        "pipe_fp64_pct",
+        (
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_active",  # CC 8.6-8.9
+        ),
+        "%",
+        "time_mean",
+        "FP64 pipe",
+    ),
+    _q(
+        "pipe_tensor_pct",
+        (
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe (all MMA instructions)",
+    ),
+    _q(
+        "pipe_tensor_fp64_pct",
+        (
+            "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0
+            "sm__inst_executed_pipe_tensor_subpipe_dmma.avg.pct_of_peak_sustained_active",  # CC 10.0
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe, FP64 MMA (DMMA)",
+    ),
+    _q(
+        "pipe_lsu_pct",
+        "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "LSU pipe (loads, stores, shared memory)",
+    ),
+    _q(
+        "pipe_xu_pct",
+        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "XU pipe (special functions, conversions)",
+    ),
+    _q(
+        "pipe_uniform_pct",
+        "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "Uniform pipe",
+    ),
+    _q(
+        "pipe_adu_pct",
+        "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "ADU pipe (address divergence, branches)",
+    ),
+    _q(
+        "pipe_tensor_int_pct",
+        (
+            "sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_imma_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__pipe_tensor_subpipe_imma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
+            "sm__inst_executed_pipe_tensor_op_imma.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_op_imma_v2.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_subpipe_imma.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe, integer MMA (IMMA)",
+    ),
+    _q(
+        "pipe_tensor_hmma_inst_pct",
+        (
+            "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor_op_hmma_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
+            "sm__inst_executed_pipe_tensor_subpipe_hmma.avg.pct_of_peak_sustained_active",  # CC 10.0+
+        ),
+        "%",
+        "time_mean",
+        "Tensor pipe, floating-point MMA instructions issued (HMMA)",
+    ),
+    _q(
+        "pipe_tensor_gmma_inst_pct",
+        "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "Tensor pipe, warp-group MMA instructions issued (Hopper GMMA)",
+    ),
+    _q(
+        "pipe_tma_pct",
+        (
+            "sm__pipe_tma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tma.avg.pct_of_peak_sustained_active",
+        ),
+        "%",
+        "time_mean",
+        "TMA pipe (tensor memory accelerator)",
+    ),
+    _q("pipe_tex_pct", "sm__inst_executed_pipe_tex.avg.pct_of_peak_sustained_active", "%", "time_mean", "TEX pipe"),
+    _q(
+        "pipe_cbu_pct",
+        "sm__inst_executed_pipe_cbu.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "CBU pipe (branches, barriers)",
+    ),
+    _q(
+        "pipe_shared_pct",
+        "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "shared pipe (FP64 and tensor dispatch)",
+    ),
+    _q(
+        "instruction_throughput_pct",
+        "sm__instruction_throughput.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "SM instruction throughput (issue and pipes)",
+    ),
+    _q(
+        "ipc_active",
+        "sm__inst_executed.avg.per_cycle_active",
+        "inst/cycle",
+        "time_mean",
+        "warp instructions executed per active SM cycle",
+    ),
+    _q(
+        "ipc_elapsed",
+        "sm__inst_executed.avg.per_cycle_elapsed",
+        "inst/cycle",
+        "time_mean",
+        "warp instructions executed per elapsed SM cycle",
+    ),
+    _q("sm_active_cycles", "sm__cycles_active.avg", "cycle", "sum", "cycles an SM was active (average over SMs)"),
+    _q(
+        "issue_active_pct",
+        ("sm__inst_issued.avg.pct_of_peak_sustained_active", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"),
+        "%",
+        "time_mean",
+        "issue slots busy",
+    ),
     # --- launch shape and occupancy
     _q("grid_size", "launch__grid_size", "block", "first", "blocks in the grid"),
     _q("block_size", "launch__block_size", "thread", "first", "threads per block"),
     _q("sm_count", ("device__attribute_multiprocessor_count", "launch__sm_count"), "SM", "first", "SMs"),
     _q("waves_per_sm", "launch__waves_per_multiprocessor", "", "time_mean", "waves per SM"),
     _q("registers_per_thread", "launch__registers_per_thread", "register/thread", "max", "registers per thread"),
-    _q("achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "%", "time_mean",
-       "achieved occupancy"),  # fmt: skip
+    _q(
+        "achieved_occupancy_pct",
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "achieved occupancy",
+    ),
+    _q(
+        "achieved_warps_per_sm",
+        "sm__warps_active.avg.per_cycle_active",
+        "warp",
+        "time_mean",
+        "achieved active warps per SM",
+    ),
+    _q(
+        "theoretical_warps_per_sm",
+        "sm__maximum_warps_avg_per_active_cycle",
+        "warp",
+        "min",
+        "theoretical active warps per SM",
+    ),
+    _q("threads", "launch__thread_count", "thread", "first", "threads in the grid"),
+    _q("cluster_size", "launch__cluster_size", "block", "first", "blocks per thread-block cluster"),
+    _q(
+        "shared_mem_config_size",
+        "launch__shared_mem_config_size",
+        "byte",
+        "first",
+        "shared memory carve-out per SM",
+    ),
+    _q(
+        "driver_shared_mem_per_block",
+        "launch__shared_mem_per_block_driver",
+        "byte",
+        "max",
+        "shared memory the driver reserves per block",
+    ),
+    # --- device attributes (the same for every launch on one GPU; context for the report and the table)
+    _q("device_l2_cache_size", "device__attribute_l2_cache_size", "byte", "first", "L2 cache size"),
+    _q("device_memory_bus_width", "device__attribute_global_memory_bus_width", "bit", "first", "memory bus width"),
+    _q("device_max_sm_clock", "device__attribute_max_gpu_frequency_khz", "khz", "first", "maximum SM clock"),
+    _q("device_max_memory_clock", "device__attribute_max_mem_frequency_khz", "khz", "first", "maximum memory clock"),
+    _q(
+        "device_registers_per_sm",
+        "device__attribute_max_registers_per_multiprocessor",
+        "register",
+        "first",
+        "registers per SM",
+    ),
+    _q(
+        "device_shared_mem_per_sm",
+        "device__attribute_max_shared_memory_per_multiprocessor",
+        "byte",
+        "first",
+        "shared memory per SM",
+    ),
+    _q(
+        "device_shared_mem_per_block_optin",
+        "device__attribute_max_shared_memory_per_block_optin",
+        "byte",
+        "first",
+        "shared memory a block may opt in to",
+    ),
+    _q("device_warps_per_sm", "device__attribute_max_warps_per_multiprocessor", "warp", "first", "warps per SM"),
     _q("theoretical_occupancy_pct", "sm__maximum_warps_per_active_cycle_pct", "%", "min", "theoretical occupancy"),
     _q("occupancy_limit_registers", "launch__occupancy_limit_registers", "block", "min", "blocks/SM by registers"),
-    _q("occupancy_limit_shared_mem", "launch__occupancy_limit_shared_mem", "block", "min",
-       "blocks/SM by shared memory"),  # fmt: skip
+    _q(
+        "occupancy_limit_shared_mem", "launch__occupancy_limit_shared_mem", "block", "min", "blocks/SM by shared memory"
+    ),
     _q("occupancy_limit_blocks", "launch__occupancy_limit_blocks", "block", "min", "blocks/SM hardware limit"),
     _q("occupancy_limit_warps", "launch__occupancy_limit_warps", "block", "min", "blocks/SM by warps"),
     _q("occupancy_limit_barriers", "launch__occupancy_limit_barriers", "block", "min", "blocks/SM by barriers"),
-    _q("shared_mem_per_block", ("launch__shared_mem_per_block", "launch__shared_mem_per_block_static"), "byte",
-       "max", "shared memory per block"),  # fmt: skip
-    # --- memory access quality
-    _q("spill_instructions", "sass__inst_executed_register_spilling", "inst", "sum",
-       "instructions spilling registers to local memory"),  # fmt: skip
+    _q(
+        "shared_mem_per_block",
+        ("launch__shared_mem_per_block", "launch__shared_mem_per_block_static"),
+        "byte",
+        "max",
+        "shared memory per block",
+    ),
+    _q(
+        "dynamic_shared_mem_per_block",
+        "launch__shared_mem_per_block_dynamic",
+        "byte",
+        "max",
+        "dynamic shared memory per block",
+    ),
+    # --- register spilling and local memory
+    _q(
+        "spill_instructions",
+        "sass__inst_executed_register_spilling",
+        "inst",
+        "sum",
+        "instructions spilling registers to local memory",
+    ),
+    _q(
+        "spill_requests",
+        "derived__local_spilling_requests",
+        "request",
+        "sum",
+        "local-memory requests caused by register spilling",
+    ),
+    _q(
+        "spill_requests_pct",
+        "derived__local_spilling_requests_pct",
+        "%",
+        "time_mean",
+        "share of L1 requests that are register spills",
+    ),
     _q("local_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "sector", "sum", "local loads"),
     _q("local_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "sector", "sum", "local stores"),
+    _q(
+        "local_load_requests",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        "request",
+        "sum",
+        "local load requests",
+    ),
+    _q(
+        "local_store_requests",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+        "request",
+        "sum",
+        "local store requests",
+    ),
+    _q(
+        "spill_instructions_local",
+        "sass__inst_executed_register_spilling_mem_local",
+        "inst",
+        "sum",
+        "spill instructions to local memory",
+    ),
+    _q(
+        "spill_instructions_shared",
+        "sass__inst_executed_register_spilling_mem_shared",
+        "inst",
+        "sum",
+        "spill instructions to shared memory",
+    ),
+    # --- global memory access quality
     _q("global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector", "sum", "global loads"),
-    _q("global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "request", "sum",
-       "global load requests"),  # fmt: skip
+    _q(
+        "global_load_requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "request",
+        "sum",
+        "global load requests",
+    ),
     _q("global_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector", "sum", "global stores"),
-    _q("global_store_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "request", "sum",
-       "global store requests"),  # fmt: skip
-    _q("shared_bank_conflicts", ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",), "", "sum",
-       "shared-memory bank conflicts"),  # fmt: skip
-    _q("shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "", "sum",
-       "shared-memory wavefronts"),  # fmt: skip
-    _q("threads_per_instruction", "smsp__thread_inst_executed_per_inst_executed.ratio", "", "time_mean",
-       "active threads per executed warp instruction (32 = no divergence)"),  # fmt: skip
-    _q("l2_hit_rate_pct", "lts__t_sector_hit_rate.pct", "%", "time_mean", "L2 hit rate"),
-    _q("l1_hit_rate_pct", "l1tex__t_sector_hit_rate.pct", "%", "time_mean", "L1/TEX hit rate"),
-    _q("global_atomic_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "request", "sum",
-       "global atomic requests"),  # fmt: skip
-    _q("global_reduction_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "request", "sum",
-       "global reduction requests"),  # fmt: skip
-    _q("l2_atomic_input_pct", "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed", "%",
-       "time_mean", "L2 atomic unit busy"),  # fmt: skip
-    _q("instructions", ("smsp__inst_executed.sum", "sm__inst_executed.sum"), "inst", "sum",
-       "warp instructions executed"),  # fmt: skip
+    _q(
+        "global_store_requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "request",
+        "sum",
+        "global store requests",
+    ),
+    _q(
+        "l2_theoretical_sectors_global",
+        "memory_l2_theoretical_sectors_global",
+        "sector",
+        "sum",
+        "L2 sectors the global accesses touch (ncu's UncoalescedGlobalAccess rule)",
+    ),
+    _q(
+        "l2_theoretical_sectors_global_ideal",
+        "memory_l2_theoretical_sectors_global_ideal",
+        "sector",
+        "sum",
+        "L2 sectors the same accesses would touch if perfectly coalesced",
+    ),
+    _q(
+        "l2_theoretical_sectors_global_excessive",
+        "derived__memory_l2_theoretical_sectors_global_excessive",
+        "sector",
+        "sum",
+        "excess of the two",
+    ),
+    _q("l2_cycles_active", ("lts__cycles_active.sum", "lts__cycles_active.avg"), "cycle", "sum", "L2 active cycles"),
+    _q(
+        "l2_cycles_elapsed", ("lts__cycles_elapsed.sum", "lts__cycles_elapsed.avg"), "cycle", "sum", "L2 elapsed cycles"
+    ),
+    _q(
+        "global_load_instructions",
+        "smsp__sass_inst_executed_op_global_ld.sum",
+        "inst",
+        "sum",
+        "global load warp instructions",
+    ),
+    # --- shared memory
+    _q(
+        "shared_bank_conflicts",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+        "",
+        "sum",
+        "shared-memory bank conflicts, all operations",
+    ),
+    _q(
+        "shared_load_bank_conflicts",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "",
+        "sum",
+        "shared-memory bank conflicts of loads",
+    ),
+    _q(
+        "shared_store_bank_conflicts",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "",
+        "sum",
+        "shared-memory bank conflicts of stores",
+    ),
+    _q(
+        "shared_wavefronts",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+        "",
+        "sum",
+        "shared-memory wavefronts, all operations",
+    ),
+    _q(
+        "shared_load_wavefronts",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "",
+        "sum",
+        "shared-memory load wavefronts",
+    ),
+    _q(
+        "shared_store_wavefronts",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "",
+        "sum",
+        "shared-memory store wavefronts",
+    ),
+    _q(
+        "shared_store_instructions",
+        "smsp__sass_inst_executed_op_shared_st.sum",
+        "inst",
+        "sum",
+        "shared-memory store warp instructions",
+    ),
+    _q(
+        "shared_load_instructions",
+        "smsp__sass_inst_executed_op_shared_ld.sum",
+        "inst",
+        "sum",
+        "shared-memory load warp instructions",
+    ),
+    # --- divergence and instruction mix
+    _q(
+        "threads_per_instruction",
+        "smsp__thread_inst_executed_per_inst_executed.ratio",
+        "",
+        "time_mean",
+        "active threads per executed warp instruction (32 = no divergence)",
+    ),
+    _q(
+        "predicated_threads_per_instruction",
+        "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
+        "",
+        "time_mean",
+        "threads with a true predicate per executed warp instruction",
+    ),
+    _q(
+        "instructions",
+        ("smsp__inst_executed.sum", "sm__inst_executed.sum"),
+        "inst",
+        "sum",
+        "warp instructions executed",
+    ),
+    _q(
+        "ffma_per_cycle",
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+        "inst/cycle",
+        "time_mean",
+        "FP32 FMA thread instructions per cycle",
+    ),
+    _q(
+        "fadd_per_cycle",
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+        "inst/cycle",
+        "time_mean",
+        "FP32 add thread instructions per cycle",
+    ),
+    _q(
+        "fmul_per_cycle",
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+        "inst/cycle",
+        "time_mean",
+        "FP32 multiply thread instructions per cycle",
+    ),
+    # --- caches
+    _q("l2_hit_rate_pct", "lts__t_sector_hit_rate.pct", "%", "time_mean", "L2 hit rate (all operations)"),
+    _q("l2_read_hit_rate_pct", "lts__t_sector_op_read_hit_rate.pct", "%", "time_mean", "L2 hit rate of reads"),
+    _q("l1_hit_rate_pct", "l1tex__t_sector_hit_rate.pct", "%", "time_mean", "L1/TEX hit rate (all operations)"),
+    _q(
+        "l1_global_load_hit_rate_pct",
+        "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+        "%",
+        "time_mean",
+        "L1/TEX hit rate of global loads",
+    ),
+    # --- atomics
+    _q(
+        "global_atomic_requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+        "request",
+        "sum",
+        "global atomic requests",
+    ),
+    _q(
+        "global_reduction_requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+        "request",
+        "sum",
+        "global reduction requests (atomics whose result is unused)",
+    ),
+    _q("l2_atomic_sectors", "lts__t_sectors_srcunit_tex_op_atom.sum", "sector", "sum", "L2 atomic sectors"),
+    _q("l2_reduction_sectors", "lts__t_sectors_srcunit_tex_op_red.sum", "sector", "sum", "L2 reduction sectors"),
+    _q(
+        "l2_atomic_input_pct",
+        "lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "L2 atomic unit busy, average over slices",
+    ),
+    _q(
+        "l2_atomic_input_max_pct",
+        "lts__d_atomic_input_cycles_active.max.pct_of_peak_sustained_elapsed",
+        "%",
+        "time_mean",
+        "L2 atomic unit busy, busiest slice",
+    ),
 )
 
 BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
+
+
+def _combine(values: pd.DataFrame, q: Quantity) -> np.ndarray:
+    present = [m for m in q.metrics if m in values.columns]
+    n = len(values.index)
+    if not present:
+        return np.full(n, np.nan)
+    cols = [values[m].to_numpy(dtype=np.float64) for m in present]
+    if q.combine == "first":
+        col = np.full(n, np.nan)
+        for v in cols:
+            col = np.where(np.isnan(col), v, col)
+        return col
+    stacked = np.vstack(cols)
+    if q.combine == "max":
+        have = ~np.isnan(stacked).all(axis=0)
+        out = np.full(n, np.nan)
+        out[have] = np.nanmax(stacked[:, have], axis=0)
+        return out
+    if len(present) < len(q.metrics):  # a sum needs every term
+        return np.full(n, np.nan)
+    total: np.ndarray = stacked.sum(axis=0)
+    return total
 
 
 def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.DataFrame:
@@ -128,14 +707,7 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
 
     Columns taken: the ncu metric names of QUANTITIES. Returns the quantity names, same index."""
     wanted = [BY_NAME[n] for n in names] if names is not None else list(QUANTITIES)
-    out: dict[str, np.ndarray] = {}
-    for q in wanted:
-        col = np.full(len(values.index), np.nan)
-        for metric in q.metrics:
-            if metric in values.columns:
-                v = values[metric].to_numpy(dtype=np.float64)
-                col = np.where(np.isnan(col), v, col)
-        out[q.name] = col
+    out = {q.name: _combine(values, q) for q in wanted}
     return pd.DataFrame(out, index=values.index)
 
 
@@ -145,3 +717,68 @@ def source_metric(values: pd.DataFrame, name: str) -> str | None:
         if metric in values.columns and values[metric].notna().any():
             return metric
     return None
+
+
+def metric_names() -> set[str]:
+    """Every ncu metric name the table reads."""
+    return {m for q in QUANTITIES for m in q.metrics}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the Speed Of Light breakdowns of a details page made with --print-details all
+
+#: Section and body items of the breakdowns (ncu 2025.3.1 SpeedOfLight section, full set).
+SOL_SECTION = "GPU Speed Of Light Throughput"
+MEMORY_BREAKDOWN_ITEM = "Memory Throughput Breakdown"
+COMPUTE_BREAKDOWN_ITEM = "Compute Throughput Breakdown"
+
+#: Memory breakdown: label prefix -> quantity (the busiest member per unit), as the SOLBottleneck rule maps
+#: metric prefixes to units.
+BREAKDOWN_UNIT_PREFIX: dict[str, str] = {"DRAM:": "dram_busiest_pct", "L2:": "l2_busiest_pct", "L1:": "l1_busiest_pct"}
+#: Compute breakdown: label -> pipe quantity. These members are % of *elapsed* cycles (the pipe quantities
+#: prefer % of active cycles); on a launch that keeps the SMs busy the two agree.
+BREAKDOWN_PIPE_LABELS: dict[str, str] = {
+    "SM: Pipe Alu Cycles Active": "pipe_alu_pct",
+    "SM: Pipe Fma Cycles Active": "pipe_fma_pct",
+    "SM: Pipe Fp64 Cycles Active": "pipe_fp64_pct",
+    "SM: Pipe Tensor Cycles Active": "pipe_tensor_pct",
+    "SM: Pipe Tensor Op Dmma Cycles Active": "pipe_tensor_fp64_pct",
+    "SM: Pipe Shared Cycles Active": "pipe_shared_pct",
+    "SM: Inst Executed Pipe Lsu": "pipe_lsu_pct",
+    "SM: Inst Executed Pipe Xu": "pipe_xu_pct",
+    "SM: Inst Executed Pipe Uniform": "pipe_uniform_pct",
+    "SM: Inst Executed Pipe Adu": "pipe_adu_pct",
+}
+
+
+def breakdown_quantities(metrics: pd.DataFrame, index: pd.MultiIndex) -> pd.DataFrame:
+    """Quantities read from the Speed Of Light breakdown body items by label (a ``--print-details all``
+    details page names them "DRAM: Cycles Active", "SM: Pipe Fma Cycles Active" ...).
+
+    Takes the long ``Report.metrics`` frame; returns the dram/l2/l1 ``*_busiest_pct`` and pipe quantities
+    that the body items give, rows ``index`` (LAUNCH_KEY), NaN elsewhere."""
+    cols = [*BREAKDOWN_UNIT_PREFIX.values(), *BREAKDOWN_PIPE_LABELS.values()]
+    out = pd.DataFrame(np.nan, index=index, columns=cols)
+    if not len(metrics) or "body_item" not in metrics.columns:
+        return out
+    sel = (metrics["section"] == SOL_SECTION).fillna(False).to_numpy() & metrics["body_item"].isin(
+        [MEMORY_BREAKDOWN_ITEM, COMPUTE_BREAKDOWN_ITEM]
+    ).to_numpy()
+    m = metrics.loc[sel, ["report", "process_id", "launch_id", "body_item", "label", "value"]]
+    if m.empty:
+        return out
+    label = m["label"].astype(str)
+    quantity = label.map(BREAKDOWN_PIPE_LABELS)
+    memory = (m["body_item"] == MEMORY_BREAKDOWN_ITEM).to_numpy()
+    for prefix, name in BREAKDOWN_UNIT_PREFIX.items():
+        quantity = quantity.mask(memory & label.str.startswith(prefix).to_numpy(), name)
+    m = m.assign(quantity=quantity.to_numpy()).dropna(subset=["quantity", "value"])
+    if m.empty:
+        return out
+    keys = launch_index(m)
+    frame = pd.DataFrame({"quantity": m["quantity"].to_numpy(), "value": m["value"].to_numpy()}, index=keys)
+    frame = frame.set_index("quantity", append=True)
+    wide = frame["value"].groupby(level=[0, 1, 2, 3]).max().unstack("quantity")
+    for c in wide.columns:
+        out[str(c)] = wide[c].reindex(index).to_numpy(dtype=float)
+    return out

@@ -1,11 +1,24 @@
 """The JSON output (``ncu-roofline REPORT --format json``): stable keys, documented in the README.
 
 Top level: ``schema`` (version of this layout), ``tool``, ``sources`` (files read), ``launches`` (one object per
-launch, keys below), ``summary`` (GPU time by limiter and by regime). Per launch:
-``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``duration_ns``, ``limiter``, ``compute_pipe``,
-``regime``, ``basis``, ``reason``, ``utilization`` ({unit: 0..1}), ``roofline`` (list of {precision, level,
-achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s, roof_fraction}),
-``hints`` (list of {id, severity, source, message, advice, evidence}). Missing numbers are ``null``.
+launch, keys below), ``summary`` (GPU time by limiter and by regime, the top kernels by GPU time, and the
+agreement with ncu's SOLBottleneck rule).
+
+Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``nvtx_path``, ``grid_size``,
+``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
+``pipe_basis``, ``roof_fraction``, ``headroom``, ``time_at_roof_ns``, ``scores`` ({hbm, l2, l1, compute}:
+0..1), ``explanation``, ``ncu_bottleneck``, ``agrees_with_ncu``, ``utilization`` ({unit: 0..1}, the units of
+``ncu_roofline.classify.UNIT_COLUMNS``), ``memory`` (list of {level, achieved_bytes_per_s, peak_bytes_per_s,
+fraction}: the three bandwidth roofs, whatever the precision), ``roofline`` (list of {precision, level,
+dtype, series, achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s,
+ridge_intensity, attainable_flops, roof_fraction, bound}) and ``hints`` (list of {id, severity, source,
+message, advice, evidence, estimated_speedup}).
+
+Which roofline rows: the points ncu's hierarchical roofline charts draw, i.e. the precisions (fp64, fp32,
+fp16, and the launch's dominant tensor series) with achieved work above zero, at each of the three levels. A
+precision the launch does no work in has no point on a log-log chart and is left out; a launch without any
+floating-point or tensor work has an empty list (its traffic is in ``memory``). Missing numbers, and the
+infinite intensity of work without traffic, are ``null``.
 """
 
 from __future__ import annotations
@@ -17,10 +30,14 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
+from ..aggregate import kernel_groups
 from ..analysis import Analysis, time_by
+from ..classify import LIMITERS, agreement, records
 from ..model import LAUNCH_KEY
 
-SCHEMA = 1
+SCHEMA = 2
+#: Kernels listed in ``summary.top_kernels``.
+TOP_KERNELS = 10
 
 
 def _num(v: Any) -> float | None:
@@ -38,23 +55,88 @@ def _str(v: Any) -> str | None:
 
 
 def _int(v: Any) -> int | None:
-    return None if v is None or v is pd.NA else int(v)
+    return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else int(v)
+
+
+def _bool(v: Any) -> bool | None:
+    return None if v is None or v is pd.NA else bool(v)
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row[k] for k in LAUNCH_KEY)
+
+
+def _groups(frame: pd.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    """The rows of ``frame`` as records, grouped by launch key (one pass, input order kept)."""
+    out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in records(frame):
+        out.setdefault(_key(row), []).append(row)
+    return out
+
+
+def roofline_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The roofline rows of one launch as JSON objects: precisions with achieved work > 0, every level."""
+    keep = [x for x in roof if (_num(x["achieved_flops"]) or 0.0) > 0]
+    return [
+        {
+            "precision": _str(x["precision"]),
+            "level": _str(x["level"]),
+            "dtype": _str(x["dtype"]),
+            "series": _str(x["series"]),
+            "achieved_flops": _num(x["achieved_flops"]),
+            "achieved_bytes_per_s": _num(x["achieved_bytes_per_s"]),
+            "intensity": _num(x["intensity"]),
+            "peak_flops": _num(x["peak_flops"]),
+            "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
+            "ridge_intensity": _num(x["ridge_intensity"]),
+            "attainable_flops": _num(x["attainable_flops"]),
+            "roof_fraction": _num(x["roof_fraction"]),
+            "bound": _str(x["bound"]),
+        }
+        for x in keep
+    ]
+
+
+def memory_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The three bandwidth roofs of one launch (the first row per level: traffic is precision-independent)."""
+    first: dict[str, dict[str, Any]] = {}
+    for x in roof:
+        first.setdefault(str(x["level"]), x)
+    return [
+        {
+            "level": _str(x["level"]),
+            "achieved_bytes_per_s": _num(x["achieved_bytes_per_s"]),
+            "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
+            "fraction": _num(x["bandwidth_fraction"]),
+        }
+        for x in first.values()
+    ]
+
+
+def _hint_rows(hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": _str(x["hint"]),
+            "severity": _str(x["severity"]),
+            "source": _str(x["source"]),
+            "message": _str(x["message"]),
+            "advice": _str(x["advice"]),
+            "evidence": json.loads(str(x["evidence"])) if _str(x["evidence"]) else [],
+            "estimated_speedup": _num(x["estimated_speedup"]),
+        }
+        for x in hints
+    ]
 
 
 def to_dict(analysis: Analysis) -> dict[str, Any]:
     """The JSON document as Python objects (see the module docstring for the keys)."""
-    key = list(LAUNCH_KEY)
-    util = {k: g for k, g in analysis.utilization.groupby(key, dropna=False, sort=False)}
-    roof = {k: g for k, g in analysis.roofline.groupby(key, dropna=False, sort=False)}
-    hints = {k: g for k, g in analysis.hints.groupby(key, dropna=False, sort=False)}
+    util = _groups(analysis.utilization)
+    roof = _groups(analysis.roofline)
+    hints = _groups(analysis.hints)
     launches = []
-    for lrow, vrow in zip(
-        analysis.launches.to_dict(orient="records"), analysis.verdicts.to_dict(orient="records"), strict=True
-    ):
-        k = (lrow["report"], lrow["process_id"], lrow["launch_id"])
-        u = util.get(k)
-        r = roof.get(k)
-        h = hints.get(k)
+    for lrow, vrow in zip(records(analysis.launches), records(analysis.verdicts), strict=True):
+        k = _key(lrow)
+        u, r, h = util.get(k), roof.get(k), hints.get(k)
         launches.append(
             {
                 "report": _str(lrow["report"]),
@@ -71,58 +153,75 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
                 "regime": _str(vrow["regime"]),
                 "basis": _str(vrow["basis"]),
                 "reason": _str(vrow["reason"]),
-                "utilization": {} if u is None else {str(x.unit): _num(x.value) for x in u.itertuples()},
-                "roofline": []
-                if r is None
-                else [
-                    {
-                        "precision": _str(x.precision),
-                        "level": _str(x.level),
-                        "achieved_flops": _num(x.achieved_flops),
-                        "achieved_bytes_per_s": _num(x.achieved_bytes_per_s),
-                        "intensity": _num(x.intensity),
-                        "peak_flops": _num(x.peak_flops),
-                        "peak_bytes_per_s": _num(x.peak_bytes_per_s),
-                        "roof_fraction": _num(x.roof_fraction),
-                    }
-                    for x in r.itertuples()
-                ],
-                "hints": []
-                if h is None
-                else [
-                    {
-                        "id": _str(x.hint),
-                        "severity": _str(x.severity),
-                        "source": _str(x.source),
-                        "message": _str(x.message),
-                        "advice": _str(x.advice),
-                        "evidence": json.loads(str(x.evidence)) if _str(x.evidence) else [],
-                    }
-                    for x in h.itertuples()
-                ],
+                "missing": _str(vrow["missing"]),
+                "pipe_basis": _str(vrow["pipe_basis"]),
+                "roof_fraction": _num(vrow["roof_fraction"]),
+                "headroom": _num(vrow["headroom"]),
+                "time_at_roof_ns": _num(vrow["time_at_roof_ns"]),
+                "scores": {lim: _num(vrow[f"score_{lim}"]) for lim in LIMITERS},
+                "explanation": _str(vrow["explanation"]),
+                "ncu_bottleneck": _str(vrow["ncu_bottleneck"]),
+                "agrees_with_ncu": _bool(vrow["agrees_with_ncu"]),
+                "utilization": {}
+                if u is None
+                else {str(x["unit"]): _num(x["value"]) for x in u if not str(x["unit"]).startswith("limiter_")},
+                "memory": [] if r is None else memory_rows(r),
+                "roofline": [] if r is None else roofline_rows(r),
+                "hints": [] if h is None else _hint_rows(h),
             }
         )
 
     def summary(column: str) -> list[dict[str, Any]]:
         t = time_by(analysis, column)
         return [
-            {column: _str(x[column]), "duration_ns": _num(x["duration_s"] * 1e9), "share": _num(x["share"]),
-             "launches": _int(x["launches"])}  # fmt: skip
-            for x in t.to_dict(orient="records")
+            {
+                column: _str(x[column]),
+                "duration_ns": _num(x["duration_s"] * 1e9),
+                "share": _num(x["share"]),
+                "launches": _int(x["launches"]),
+            }
+            for x in records(t)
         ]
 
+    top = kernel_groups(analysis).head(TOP_KERNELS)
+    rate = agreement(analysis.verdicts)
+    compared = int(analysis.verdicts["agrees_with_ncu"].notna().sum())
     src = analysis.report.source
     return {
         "schema": SCHEMA,
         "tool": {"name": "ncu-roofline", "version": __version__},
         "sources": [
-            {"report": _str(x["report"]), "path": _str(x["path"]), "flavour": _str(x["flavour"]),
-             "ncu_version": _str(x["ncu_version"]), "launches": _int(x["launches"]),
-             "skipped_lines": _int(x["skipped_lines"]), "skipped": _str(x["skipped"])}  # fmt: skip
-            for x in src.to_dict(orient="records")
+            {
+                "report": _str(x["report"]),
+                "path": _str(x["path"]),
+                "flavour": _str(x["flavour"]),
+                "ncu_version": _str(x["ncu_version"]),
+                "launches": _int(x["launches"]),
+                "skipped_lines": _int(x["skipped_lines"]),
+                "skipped": _str(x["skipped"]),
+            }
+            for x in records(src)
         ],
         "launches": launches,
-        "summary": {"by_limiter": summary("limiter"), "by_regime": summary("regime")},
+        "summary": {
+            "by_limiter": summary("limiter"),
+            "by_regime": summary("regime"),
+            "top_kernels": [
+                {
+                    "report": _str(x["report"]),
+                    "kernel": _str(x["kernel_name"]),
+                    "display_name": _str(x["display_name"]),
+                    "launches": _int(x["launches"]),
+                    "duration_ns": _num(x["duration_ns"]),
+                    "share": _num(x["share"]),
+                    "limiter": _str(x["limiter"]),
+                    "compute_pipe": _str(x["compute_pipe"]),
+                    "regime": _str(x["regime"]),
+                }
+                for x in records(top)
+            ],
+            "ncu_agreement": {"launches_compared": compared, "share": _num(rate)},
+        },
     }
 
 

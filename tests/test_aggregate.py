@@ -1,0 +1,85 @@
+"""Whole-program views on the training step (382 launches of 48 kernels): rollups per kernel with the right
+rule per metric, GPU time by limiter and regime. Golden values are recomputed here from ncu's own numbers
+(the raw page's ``gpu__time_duration.sum`` and SOL percentages), not read back from the code under test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import data
+
+import ncu_roofline
+from ncu_roofline.aggregate import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, top_kernels
+from ncu_roofline.analysis import Analysis, analyze, time_by
+
+
+@pytest.fixture(scope="module")
+def train() -> Analysis:
+    return analyze(ncu_roofline.read(data("train_step.raw.csv")))
+
+
+def raw_table(a: Analysis) -> pd.DataFrame:
+    v = a.report.values.reset_index()
+    names = a.launches[["launch_id", "kernel_name"]]
+    return v.merge(names, on="launch_id")
+
+
+def test_kernel_groups_add_up(train: Analysis) -> None:
+    g = kernel_groups(train)
+    assert list(g.columns) == list(GROUP_COLUMNS)
+    assert g["launches"].sum() == 382
+    # ncu's own per-kernel summary of the same run names 48 distinct kernels (the samples README says 47)
+    summary = pd.read_csv(data("train_step.summary-per-kernel.csv"), usecols=["Kernel Name"])
+    assert len(g) == summary["Kernel Name"].nunique() == 48
+    total = train.report.values["gpu__time_duration.sum"].sum() * 1e9
+    assert g["duration_ns"].sum() == pytest.approx(total)
+    assert g["share"].sum() == pytest.approx(1.0)
+    assert g["duration_ns"].is_monotonic_decreasing
+
+
+def test_group_verdict_is_the_one_holding_most_time(train: Analysis) -> None:
+    g = kernel_groups(train).set_index("kernel_name")
+    lv = train.launches.assign(limiter=train.verdicts["limiter"].to_numpy(), regime=train.verdicts["regime"].to_numpy())
+    for name, grp in lv.groupby("kernel_name"):
+        by = grp.groupby("regime")["duration_ns"].sum()
+        assert g.loc[name, "regime"] == by.idxmax(), name
+
+
+def test_rollups_use_each_quantitys_rule(train: Analysis) -> None:
+    raw = raw_table(train)
+    r = kernel_rollups(train).reset_index()
+    name = raw["kernel_name"].value_counts().idxmax()  # the kernel with the most launches
+    mine = raw[raw["kernel_name"] == name]
+    assert len(mine) >= 10
+    row = r[r["kernel_name"] == name].iloc[0]
+    d = mine["gpu__time_duration.sum"]
+    assert row["launches"] == len(mine)
+    assert row["duration"] == pytest.approx(d.sum())  # counts and times: summed
+    sm = mine["sm__throughput.avg.pct_of_peak_sustained_elapsed"]
+    assert row["sm_throughput_pct"] == pytest.approx((sm * d).sum() / d.sum())  # rates: time-weighted mean
+    assert row["sm_throughput_pct"] <= 100  # never a sum of percentages
+    assert row["registers_per_thread"] == mine["launch__registers_per_thread"].max()  # limits: max
+    assert row["theoretical_occupancy_pct"] == mine["sm__maximum_warps_per_active_cycle_pct"].min()
+
+
+def test_rollup_weights_ignore_missing_values() -> None:
+    frame = pd.DataFrame({"duration": [1.0, 3.0, 2.0], "sm_throughput_pct": [10.0, np.nan, 40.0]})
+    out = rollup_quantities(frame, pd.Series(["k", "k", "k"]))
+    assert out.loc["k", "sm_throughput_pct"] == pytest.approx((10 * 1 + 40 * 2) / 3)
+    assert out.loc["k", "duration"] == 6.0
+
+
+def test_time_by_regime_on_a_whole_application(train: Analysis) -> None:
+    t = time_by(train, "regime")
+    assert t["launches"].sum() == 382
+    assert t["share"].sum() == pytest.approx(1.0)
+    # "A whole application: most launches are small, latency- or launch-bound" (samples README)
+    by = t.set_index("regime")["launches"]
+    assert by.get("latency", 0) + by.get("launch", 0) > 382 / 2
+
+
+def test_top_kernels(train: Analysis) -> None:
+    top = top_kernels(train, 5)
+    assert len(top) == 5
+    assert top["duration_ns"].iloc[0] == kernel_groups(train)["duration_ns"].max()

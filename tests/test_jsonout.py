@@ -1,0 +1,111 @@
+"""The JSON output: its documented keys, the roofline rows it keeps, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import data
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.report.jsonout import render_json, to_dict
+
+LAUNCH_KEYS = {
+    "id", "process_id", "kernel", "duration_ns", "limiter", "compute_pipe", "regime", "utilization", "roofline",
+    "hints", "report", "display_name", "basis", "reason", "missing", "explanation", "ncu_bottleneck",
+    "agrees_with_ncu", "memory", "scores", "roof_fraction", "headroom",
+}  # fmt: skip
+ROOFLINE_KEYS = {"precision", "level", "achieved_flops", "achieved_bytes_per_s", "intensity", "peak_flops",
+                 "peak_bytes_per_s"}  # fmt: skip
+HINT_KEYS = {"id", "severity", "message", "evidence", "source", "advice", "estimated_speedup"}
+
+
+@pytest.fixture(scope="module")
+def doc(micro_full: ncu_roofline.Report) -> dict[str, object]:
+    return json.loads(render_json(analyze(micro_full)))
+
+
+def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:
+    return {int(x["id"]): x for x in doc["launches"]}  # type: ignore[attr-defined,index]
+
+
+def test_keys(doc: dict[str, object]) -> None:
+    assert set(doc) == {"schema", "tool", "sources", "launches", "summary"}
+    ls = launches(doc)
+    assert len(ls) == 16
+    for x in ls.values():
+        assert set(x) >= LAUNCH_KEYS
+        for r in x["roofline"]:
+            assert set(r) >= ROOFLINE_KEYS
+        for h in x["hints"]:
+            assert set(h) >= HINT_KEYS
+            assert isinstance(h["evidence"], list)
+        assert all(0 <= v <= 1.5 for v in x["utilization"].values())
+
+
+def test_micro_verdicts_in_json(doc: dict[str, object]) -> None:
+    ls = launches(doc)
+    assert (ls[0]["limiter"], ls[0]["regime"]) == ("hbm", "bound")
+    assert (ls[5]["limiter"], ls[5]["compute_pipe"]) == ("compute", "fp32")
+    assert ls[12]["regime"] == "launch"
+    assert {h["id"] for h in ls[1]["hints"]} == {"uncoalesced_global_access"}
+    assert ls[0]["hints"] == []
+    assert ls[0]["process_id"] == 663 and ls[0]["kernel"].startswith("stream_triad")
+
+
+def test_roofline_rows_are_the_points_ncu_draws(doc: dict[str, object]) -> None:
+    ls = launches(doc)
+    for x in ls.values():
+        rows = x["roofline"]
+        assert all(r["achieved_flops"] > 0 for r in rows)
+        by_precision: dict[str, set[str]] = {}
+        for r in rows:
+            by_precision.setdefault(r["precision"], set()).add(r["level"])
+        assert all(levels == {"dram", "l2", "l1"} for levels in by_precision.values())
+    # by construction: fp64_fma does FP64 work only, wmma_bf16 tensor work (bf16), half_hfma2 FP16
+    assert {r["precision"] for r in ls[6]["roofline"]} == {"fp64"}
+    assert {(r["precision"], r["dtype"]) for r in ls[8]["roofline"]} >= {("tensor", "bf16")}
+    assert "fp16" in {r["precision"] for r in ls[7]["roofline"]}
+    assert "fp64" not in {r["precision"] for r in ls[5]["roofline"]}
+    fp32 = next(r for r in ls[5]["roofline"] if r["precision"] == "fp32" and r["level"] == "dram")
+    assert fp32["achieved_flops"] / fp32["peak_flops"] == pytest.approx(0.91, abs=0.01)  # README: 91 %
+
+
+def test_memory_rows(doc: dict[str, object]) -> None:
+    mem = {m["level"]: m for m in launches(doc)[0]["memory"]}
+    assert set(mem) == {"dram", "l2", "l1"}
+    assert mem["dram"]["fraction"] == pytest.approx(0.87, abs=0.01)  # README: DRAM 87 % of 4.76 TB/s
+    assert mem["dram"]["achieved_bytes_per_s"] == pytest.approx(4.17e12, rel=0.01)  # NCU-FACTS: 4.17 TB/s
+
+
+def test_summary(doc: dict[str, object]) -> None:
+    s = doc["summary"]
+    assert sum(x["share"] for x in s["by_limiter"]) == pytest.approx(1.0)
+    assert sum(x["launches"] for x in s["by_regime"]) == 16
+    assert s["top_kernels"][0]["display_name"] == "wmma_bf16"  # 5.12 ms, the longest micro kernel
+    assert s["ncu_agreement"] == {"launches_compared": 0, "share": None}  # a raw page has no rule rows
+
+
+def test_ncu_agreement_in_json() -> None:
+    d = to_dict(analyze(ncu_roofline.read(data("micro_full.details.csv"))))
+    assert d["summary"]["ncu_agreement"]["launches_compared"] == 16
+    assert d["summary"]["ncu_agreement"]["share"] >= 0.9
+    assert d["launches"][0]["ncu_bottleneck"] == "dram" and d["launches"][0]["agrees_with_ncu"] is True
+    assert d["launches"][0]["missing"] is not None  # no roofline in a default details page
+
+
+def test_deterministic(micro_full: ncu_roofline.Report) -> None:
+    a = analyze(micro_full)
+    text = render_json(a)
+    assert text == render_json(a) == render_json(analyze(micro_full))
+    assert "NaN" not in text and "Infinity" not in text
+
+
+def test_cli_json() -> None:
+    from ncu_roofline.cli import main
+
+    result = CliRunner().invoke(main, [str(data("micro_full.raw.csv")), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["launches"][0]["limiter"] == "hbm"
