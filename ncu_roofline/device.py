@@ -101,9 +101,7 @@ PEAK_RECIPES: dict[str, tuple[PerCycle, ...]] = {
     ),
     "fp16_flops": (
         PerCycle("derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4", 1.0, SM_CLOCK),
-        PerCycle(
-            "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", FLOP_PER_HFMA2, SM_CLOCK
-        ),
+        PerCycle("sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", FLOP_PER_HFMA2, SM_CLOCK),
     ),
     "dram_bytes_per_s": (PerCycle("dram__bytes.sum.peak_sustained", 1.0, DRAM_CLOCK),),
     "l2_bytes_per_s": (
@@ -258,9 +256,7 @@ def peaks_from_metrics(values: pd.DataFrame) -> pd.DataFrame:
         out[fig] = _first_available(values, recipes)
     series = tensor_series(values)
     sm_clock = _col(values, SM_CLOCK)
-    per_series = {
-        s.name: _col(values, f"{TENSOR_PREFIX}{s.name}.sum.peak_sustained") * sm_clock for s in series
-    }
+    per_series = {s.name: _col(values, f"{TENSOR_PREFIX}{s.name}.sum.peak_sustained") * sm_clock for s in series}
     for t in TENSOR_DTYPES:
         cands = [per_series[s.name] for s in tensor_dtype_series(series, t)]
         out[f"tensor_{t}_flops"] = (
@@ -363,17 +359,13 @@ def resolve_peaks(
     overrides = dict(overrides or {})
     bad = sorted(set(overrides) - OVERRIDE_KEYS)
     if bad:
-        raise AnalysisError(
-            f"unknown peak override(s) {', '.join(bad)}; known: {', '.join(sorted(OVERRIDE_KEYS))}"
-        )
+        raise AnalysisError(f"unknown peak override(s) {', '.join(bad)}; known: {', '.join(sorted(OVERRIDE_KEYS))}")
     frame = peaks_from_metrics(values)
     names = _device_names(values, device)
     frame.insert(0, "device", names)
     sources: dict[str, pd.Series] = {}
     for fig in FIGURES:
-        sources[fig] = pd.Series(
-            np.where(frame[fig].notna(), REPORT, MISSING), index=frame.index, dtype=object
-        )
+        sources[fig] = pd.Series(np.where(frame[fig].notna(), REPORT, MISSING), index=frame.index, dtype=object)
 
     # table fallback, per distinct device name, only where a figure is missing
     needs = frame[list(FIGURES)].isna().any(axis=1) & names.notna()
@@ -385,9 +377,7 @@ def resolve_peaks(
             frame.loc[fill, fig] = figure.value
             sources[fig] = sources[fig].where(~fill, f"table:{spec.name}")
 
-    series_cols = [
-        c for c in frame.columns if c.startswith("tensor_") and c not in FIGURES and c.endswith("_flops")
-    ]
+    series_cols = [c for c in frame.columns if c.startswith("tensor_") and c not in FIGURES and c.endswith("_flops")]
     for fig, value in overrides.items():
         frame[fig] = float(value)
         sources[fig] = pd.Series(OVERRIDE, index=frame.index, dtype=object)

@@ -169,8 +169,7 @@ def _dense(sparse: float, doc: str) -> Figure:
 def _l1(bytes_per_clk_sm: float, sms: int, clock_hz: float, doc: str) -> Figure:
     return Figure(
         bytes_per_clk_sm * sms * clock_hz,
-        f"derived: {bytes_per_clk_sm:g} B/clk/SM x {sms} SMs x {clock_hz / G:g} GHz boost; "
-        f"per-SM width from {doc}",
+        f"derived: {bytes_per_clk_sm:g} B/clk/SM x {sms} SMs x {clock_hz / G:g} GHz boost; per-SM width from {doc}",
     )
 
 
@@ -242,9 +241,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
             f"{CUDA_GUIDE}); FP32 from {T4_DS}",
         ),
         fp32_flops=Figure(8.1 * T, f"single precision 8.1 TFLOPS: {T4_DS}"),
-        fp16_flops=Figure(
-            2 * 8.1 * T, f"derived: 2 x FP32 (CC 7.5: 128 fp16 vs 64 fp32 results/clk/SM), {CUDA_GUIDE}"
-        ),
+        fp16_flops=Figure(2 * 8.1 * T, f"derived: 2 x FP32 (CC 7.5: 128 fp16 vs 64 fp32 results/clk/SM), {CUDA_GUIDE}"),
         tensor_fp64_flops=None,
         tensor_tf32_flops=None,
         tensor_bf16_flops=None,
@@ -289,9 +286,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
         dram_bytes_per_s=Figure(600 * G, f"GPU memory bandwidth 600 GB/s: {A10_DS}"),
         l2_bytes_per_s=None,
         l1_bytes_per_s=_l1(128, 72, _A10_CLOCK, NCU_L1),
-        fp64_flops=Figure(
-            31.2 * T / 64, f"derived: 1/64 of FP32 31.2 TFLOPS ({GA102_WP}); FP32 from {A10_DS}"
-        ),
+        fp64_flops=Figure(31.2 * T / 64, f"derived: 1/64 of FP32 31.2 TFLOPS ({GA102_WP}); FP32 from {A10_DS}"),
         fp32_flops=Figure(31.2 * T, f"FP32 31.2 TFLOPS: {A10_DS}"),
         fp16_flops=Figure(31.2 * T, f"derived: = FP32 31.2 TFLOPS ({GA102_WP})"),
         tensor_fp64_flops=None,
@@ -333,9 +328,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
         dram_bytes_per_s=Figure(864 * G, f"GPU memory bandwidth 864 GB/s: {L40S_DS}"),
         l2_bytes_per_s=None,
         l1_bytes_per_s=_l1(128, 142, _L40S_CLOCK, NCU_L1),
-        fp64_flops=Figure(
-            91.6 * T / 64, f"derived: 1/64 of FP32 91.6 TFLOPS ({ADA_WP}); FP32 from {L40S_DS}"
-        ),
+        fp64_flops=Figure(91.6 * T / 64, f"derived: 1/64 of FP32 91.6 TFLOPS ({ADA_WP}); FP32 from {L40S_DS}"),
         fp32_flops=Figure(91.6 * T, f"FP32 91.6 TFLOPS: {L40S_DS}"),
         fp16_flops=Figure(91.6 * T, f"derived: = FP32 91.6 TFLOPS ({ADA_WP})"),
         tensor_fp64_flops=None,
@@ -371,9 +364,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
         tensor_fp16_flops=_dense(1979 * T, f"FP16 Tensor Core 1,979* TFLOPS: {H100_DS}"),
         tensor_fp8_flops=_dense(3958 * T, f"FP8 Tensor Core 3,958* TFLOPS: {H100_DS}"),
         tensor_int8_ops=_dense(3958 * T, f"INT8 Tensor Core 3,958* TOPS: {H100_DS}"),
-        notes=(
-            "L2 bandwidth not published (the H200's, measured by ncu, does not transfer: 50 MB vs 60 MB L2)."
-        ),
+        notes=("L2 bandwidth not published (the H200's, measured by ncu, does not transfer: 50 MB vs 60 MB L2)."),
     ),
     DeviceSpec(
         name="NVIDIA H100 PCIe",
@@ -401,9 +392,7 @@ DEVICES: tuple[DeviceSpec, ...] = (
         aliases=("H200", "NVIDIA H200 SXM", "NVIDIA H200 141GB HBM3e", "H200 SXM"),
         cc="9.0",
         sm_count=Figure(132, f"device__attribute_multiprocessor_count = 132: {H200_NCU}"),
-        boost_clock_hz=Figure(
-            _H200_CLOCK, f"device__attribute_max_gpu_frequency_khz = 1,980,000: {H200_NCU}"
-        ),
+        boost_clock_hz=Figure(_H200_CLOCK, f"device__attribute_max_gpu_frequency_khz = 1,980,000: {H200_NCU}"),
         memory="141 GB HBM3e",
         dram_bytes_per_s=Figure(4.8 * T, f"GPU memory bandwidth 4.8 TB/s: {H200_DS}"),
         l2_bytes_per_s=Figure(
@@ -461,17 +450,12 @@ DEVICES: tuple[DeviceSpec, ...] = (
         fp16_flops=Figure(82.6 * T, f"peak FP16 TFLOPS (non-tensor) 82.6: {ADA_WP}"),
         tensor_fp64_flops=None,
         tensor_tf32_flops=Figure(82.6 * T, f"peak TF32 Tensor TFLOPS 82.6 (dense): {ADA_WP}"),
-        tensor_bf16_flops=Figure(
-            165.2 * T, f"peak BF16 Tensor TFLOPS with FP32 accumulate 165.2 (dense): {ADA_WP}"
-        ),
+        tensor_bf16_flops=Figure(165.2 * T, f"peak BF16 Tensor TFLOPS with FP32 accumulate 165.2 (dense): {ADA_WP}"),
         tensor_fp16_flops=Figure(
             165.2 * T,
-            f"peak FP16 Tensor TFLOPS with FP32 accumulate 165.2 (dense; 330.3 "
-            f"with FP16 accumulate): {ADA_WP}",
+            f"peak FP16 Tensor TFLOPS with FP32 accumulate 165.2 (dense; 330.3 with FP16 accumulate): {ADA_WP}",
         ),
-        tensor_fp8_flops=Figure(
-            330.3 * T, f"peak FP8 Tensor TFLOPS with FP32 accumulate 330.3 (dense): {ADA_WP}"
-        ),
+        tensor_fp8_flops=Figure(330.3 * T, f"peak FP8 Tensor TFLOPS with FP32 accumulate 330.3 (dense): {ADA_WP}"),
         tensor_int8_ops=Figure(660.6 * T, f"peak INT8 Tensor TOPS 660.6 (dense): {ADA_WP}"),
         notes="GeForce: FP16/BF16/FP8 tensor with FP32 accumulate run at half the FP16-accumulate rate.",
     ),

@@ -341,9 +341,7 @@ def _section_class() -> Any:
             message_factory,
         )
     except ImportError as exc:  # pragma: no cover - exercised only without protobuf installed
-        raise MissingExtraError(
-            "reading ncu section files needs the protobuf package: pip install protobuf"
-        ) from exc
+        raise MissingExtraError("reading ncu section files needs the protobuf package: pip install protobuf") from exc
     fdp = descriptor_pb2.FileDescriptorProto(name="ncu_roofline_profiler_section.proto", package=_PACKAGE)
     fdp.syntax = "proto2"
     for enum_name, values in _ENUMS.items():
@@ -607,9 +605,7 @@ def check_section(
             if name.startswith("derived__") and name not in defined:
                 problems.append(f"{where}: CC {cc}: derived metric {name} is used but never defined")
             elif name in defined and name not in active:
-                problems.append(
-                    f"{where}: CC {cc}: derived metric {name} is used but not defined for this CC"
-                )
+                problems.append(f"{where}: CC {cc}: derived metric {name} is used but not defined for this CC")
         catalog = (catalogs or {}).get(cc)
         if catalog is not None:
             problems.extend(
@@ -620,9 +616,7 @@ def check_section(
     return problems
 
 
-def _check_definition(
-    where: str, definition: MetricDefinition, earlier: tuple[MetricDefinition, ...]
-) -> list[str]:
+def _check_definition(where: str, definition: MetricDefinition, earlier: tuple[MetricDefinition, ...]) -> list[str]:
     problems: list[str] = []
     try:
         tokens = definition.tokens()
@@ -659,8 +653,7 @@ def _check_definition(
                 number = cc_number(cc)
                 if definition.filter.matches(number) and not any(d.filter.matches(number) for d in sources):
                     problems.append(
-                        f"{where}: derived metric {definition.name} reads {operand}, "
-                        f"which is not defined for CC {cc}"
+                        f"{where}: derived metric {definition.name} reads {operand}, which is not defined for CC {cc}"
                     )
         elif operand.startswith("derived__"):
             problems.append(
@@ -677,9 +670,7 @@ def check_sections(sections: Iterable[SectionFile]) -> list[str]:
     for section in sections:
         where = section.path or section.identifier
         if section.identifier in seen:
-            problems.append(
-                f"{where}: Identifier {section.identifier!r} is also used by {seen[section.identifier]}"
-            )
+            problems.append(f"{where}: Identifier {section.identifier!r} is also used by {seen[section.identifier]}")
         seen.setdefault(section.identifier, where)
         if section.display_name in names:
             problems.append(

@@ -61,9 +61,7 @@ def _variant(variant: str) -> tuple[str, str, str]:
     try:
         return VARIANTS[variant]
     except KeyError:
-        raise ValueError(
-            f"unknown section variant {variant!r}: expected one of {', '.join(VARIANTS)}"
-        ) from None
+        raise ValueError(f"unknown section variant {variant!r}: expected one of {', '.join(VARIANTS)}") from None
 
 
 def section_path(variant: str = "full") -> Path:
@@ -196,9 +194,7 @@ def label_rows(variants: tuple[str, ...] = tuple(VARIANTS)) -> list[LabelRow]:
                     runs.append((key, [cc]))
             found = [(key, ccs) for key, ccs in runs if key[0]]
             found.sort(key=lambda run: -cc_number(run[1][-1]))
-            rows += [
-                LabelRow(section.display_name, label, name, ccs[0], ccs[-1]) for (name, label), ccs in found
-            ]
+            rows += [LabelRow(section.display_name, label, name, ccs[0], ccs[-1]) for (name, label), ccs in found]
     return rows
 
 

@@ -134,9 +134,7 @@ class ChartPoint:
 
     @property
     def work_items(self) -> tuple[Printed, ...]:
-        return tuple(
-            p for p in self.achieved_items if p.label != "SM Frequency" and "Bandwidth" not in p.label
-        )
+        return tuple(p for p in self.achieved_items if p.label != "SM Frequency" and "Bandwidth" not in p.label)
 
     # -- ncu's chart point, as intervals --
     @property
@@ -217,9 +215,7 @@ def chart_points(path: Path, report: str) -> tuple[ChartPoint, ...]:
                 series,
                 m.group("kind"),
             )
-            items.setdefault(key, []).append(
-                Printed(row[col["Metric Name"]], row[col["Metric Unit"]], row[i_val])
-            )
+            items.setdefault(key, []).append(Printed(row[col["Metric Name"]], row[col["Metric Unit"]], row[i_val]))
     points = []
     for (pid, lid, prec, level, series, kind), roof in items.items():
         if kind != "Roofline":

@@ -81,8 +81,8 @@ def test_binary_garbage(tmp_path: Path) -> None:
 def test_file_cut_in_the_middle_of_a_row(tmp_path: Path) -> None:
     cut = DETAILS[: len(DETAILS) - 150]  # the last rule row, cut inside its description
     last_line = cut.count("\n") + 1
-    expect(ParseError, write(tmp_path, cut), r"fields( and an unclosed quote)?, expected 18 \(metric row\) or 22 \(rule row\).*cut short",
-           line=last_line)  # fmt: skip
+    pattern = r"fields( and an unclosed quote)?, expected 18 \(metric row\) or 22 \(rule row\).*cut short"
+    expect(ParseError, write(tmp_path, cut), pattern, line=last_line)
     # cut inside a metric row, in the middle of a quoted field
     n = len(LINES) // 2
     text = "".join(LINES[:n]) + LINES[n][:40]

@@ -79,9 +79,7 @@ def test_table_is_self_consistent(spec: DeviceSpec) -> None:
         assert per_sm_clk in (64, 128)
     # FP32 = 2 FLOP x lanes x clock (64 lanes/SM on V100/T4/A100, 128 on GA10x, Ada, Hopper, Blackwell)
     lanes = 64 if spec.cc in {"7.0", "7.5", "8.0"} else 128
-    assert spec.fp32_flops.value == pytest.approx(
-        2 * lanes * spec.sm_count.value * spec.boost_clock_hz.value, rel=0.02
-    )
+    assert spec.fp32_flops.value == pytest.approx(2 * lanes * spec.sm_count.value * spec.boost_clock_hz.value, rel=0.02)
 
 
 @pytest.mark.parametrize(
@@ -145,18 +143,10 @@ def test_h200_report_peaks_match_ncu_facts(micro_peaks: pd.DataFrame) -> None:
     values = raw_wide("micro_full")
     assert micro_peaks["dram_bytes_per_s"].to_numpy() == pytest.approx(4.8e12, rel=0.02)
     assert micro_peaks["fp32_flops"].median() == pytest.approx(66e12, rel=0.02)
-    np.testing.assert_allclose(
-        micro_peaks["fp32_flops"], 16896 * 2 * values["sm__cycles_elapsed.avg.per_second"]
-    )
-    np.testing.assert_allclose(
-        micro_peaks["fp64_flops"], 8448 * 2 * values["sm__cycles_elapsed.avg.per_second"]
-    )
-    np.testing.assert_allclose(
-        micro_peaks["fp16_flops"], 16896 * 4 * values["sm__cycles_elapsed.avg.per_second"]
-    )
-    np.testing.assert_allclose(
-        micro_peaks["l2_bytes_per_s"], 188 * 32 * values["lts__cycles_elapsed.avg.per_second"]
-    )
+    np.testing.assert_allclose(micro_peaks["fp32_flops"], 16896 * 2 * values["sm__cycles_elapsed.avg.per_second"])
+    np.testing.assert_allclose(micro_peaks["fp64_flops"], 8448 * 2 * values["sm__cycles_elapsed.avg.per_second"])
+    np.testing.assert_allclose(micro_peaks["fp16_flops"], 16896 * 4 * values["sm__cycles_elapsed.avg.per_second"])
+    np.testing.assert_allclose(micro_peaks["l2_bytes_per_s"], 188 * 32 * values["lts__cycles_elapsed.avg.per_second"])
     np.testing.assert_allclose(
         micro_peaks["l1_bytes_per_s"], 132 * 128 * values["l1tex__cycles_elapsed.avg.per_second"]
     )
@@ -176,9 +166,7 @@ def test_h200_tensor_peaks(micro_peaks: pd.DataFrame) -> None:
     }
     for dtype, ops in per_cycle.items():
         np.testing.assert_allclose(micro_peaks[f"tensor_{dtype}_flops"], ops * clock, err_msg=dtype)
-    np.testing.assert_allclose(
-        micro_peaks["tensor_op_hmma_src_bf16_dst_fp32_sparsity_off_flops"], 360448 * clock
-    )
+    np.testing.assert_allclose(micro_peaks["tensor_op_hmma_src_bf16_dst_fp32_sparsity_off_flops"], 360448 * clock)
 
 
 def test_report_and_table_agree_for_h200(micro_peaks: pd.DataFrame) -> None:
@@ -187,9 +175,7 @@ def test_report_and_table_agree_for_h200(micro_peaks: pd.DataFrame) -> None:
     assert micro_peaks["dram_bytes_per_s"].median() == pytest.approx(spec.dram_bytes_per_s.value, rel=0.02)
     assert micro_peaks["fp32_flops"].median() == pytest.approx(spec.fp32_flops.value, rel=0.03)
     assert micro_peaks["fp64_flops"].median() == pytest.approx(spec.fp64_flops.value, rel=0.05)
-    assert (
-        spec.fp16_flops is not None and spec.tensor_bf16_flops is not None and spec.l2_bytes_per_s is not None
-    )
+    assert spec.fp16_flops is not None and spec.tensor_bf16_flops is not None and spec.l2_bytes_per_s is not None
     assert micro_peaks["fp16_flops"].median() == pytest.approx(spec.fp16_flops.value, rel=0.03)
     # NVIDIA's Hopper tensor figures assume 1.83 GHz; ncu's roof uses the measured clock (median 1.98 GHz)
     assert micro_peaks["tensor_bf16_flops"].median() == pytest.approx(

@@ -162,9 +162,7 @@ def test_matches_ncu_chart_points(sample: dict[str, Any], precision: str, level:
             eps = 1e-9 * max(abs(mine), 1.0)
             checked += 1
             if not raw_iv.contains(mine, eps):
-                failures.append(
-                    f"launch {pt.launch_id} {pt.series} {q}: {mine:.6g} not in raw formula {raw_iv}"
-                )
+                failures.append(f"launch {pt.launch_id} {pt.series} {q}: {mine:.6g} not in raw formula {raw_iv}")
             if not raw_iv.overlaps(ncu_iv, eps):
                 inputs = [(p.label, p.text) for p in pt.achieved_items + pt.roof_items]
                 failures.append(
@@ -273,9 +271,7 @@ def micro() -> pd.DataFrame:
 
 
 def _get(frame: pd.DataFrame, launch: int, precision: str, level: str, column: str) -> float:
-    rows = frame[
-        (frame["launch_id"] == launch) & (frame["precision"] == precision) & (frame["level"] == level)
-    ]
+    rows = frame[(frame["launch_id"] == launch) & (frame["precision"] == precision) & (frame["level"] == level)]
     assert len(rows) == 1
     return float(rows[column].iloc[0])
 
@@ -368,9 +364,7 @@ def test_tensor_override_sets_the_roof(micro: pd.DataFrame) -> None:
     frame = roofline(values, resolve_peaks(values, overrides={"tensor_bf16_flops": 9.0e14}))
     row = frame[(frame["launch_id"] == 8) & (frame["precision"] == "tensor") & (frame["level"] == "dram")]
     assert row["peak_flops"].iloc[0] == 9.0e14
-    assert row["compute_fraction"].iloc[0] == pytest.approx(
-        _get(micro, 8, "tensor", "dram", "achieved_flops") / 9.0e14
-    )
+    assert row["compute_fraction"].iloc[0] == pytest.approx(_get(micro, 8, "tensor", "dram", "achieved_flops") / 9.0e14)
 
 
 def test_tensor_all_gives_every_series() -> None:
@@ -398,9 +392,7 @@ _pos = st.floats(min_value=1e3, max_value=1e16, allow_nan=False, allow_infinity=
 
 @settings(max_examples=200, deadline=None)
 @given(work=_pos, traffic=_pos, peak_work=_pos, peak_bw=_pos, zero_work=st.booleans())
-def test_roofline_identities(
-    work: float, traffic: float, peak_work: float, peak_bw: float, zero_work: bool
-) -> None:
+def test_roofline_identities(work: float, traffic: float, peak_work: float, peak_bw: float, zero_work: bool) -> None:
     """attainable = min(peak, I x BW); roof_fraction = work / attainable; bound follows the ridge point."""
     idx = pd.MultiIndex.from_tuples([("synthetic", 1, 0)], names=["report", "process_id", "launch_id"])
     clock = 1.5e9

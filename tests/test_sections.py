@@ -183,9 +183,7 @@ def test_catalog_rejects_names_that_do_not_exist_on_gh100() -> None:
 
 @needs_shared
 def test_validator_rejects_an_unknown_metric(gh100: MetricCatalog) -> None:
-    broken = parse_section_text(
-        MINIMAL.replace("gpu__time_duration.sum", "gpu__time_durations.sum"), "x.section"
-    )
+    broken = parse_section_text(MINIMAL.replace("gpu__time_duration.sum", "gpu__time_durations.sum"), "x.section")
     problems = check_section(broken, {"9.0": gh100})
     assert problems == ["x.section: CC 9.0: metric gpu__time_durations.sum does not exist on this chip"]
 
@@ -201,9 +199,7 @@ def test_validator_rejects_the_pre_hopper_l1_name_on_cc90(gh100: MetricCatalog) 
 
 def test_l1_writeback_spelling_follows_the_architecture() -> None:
     collected = sections.collected_metrics("full")
-    lsu, lg, lgds = (
-        f"l1tex__lsu_writeback_active{suffix}.sum.per_second" for suffix in ("", "_mem_lg", "_mem_lgds")
-    )
+    lsu, lg, lgds = (f"l1tex__lsu_writeback_active{suffix}.sum.per_second" for suffix in ("", "_mem_lg", "_mem_lgds"))
     assert lsu in collected["7.0"] and lg not in collected["7.0"]
     for cc in ("7.5", "8.0", "8.6", "8.9"):
         assert lg in collected[cc] and lgds not in collected[cc], cc
@@ -303,9 +299,7 @@ def test_lite_collects_the_roofline_and_key_hints_and_less_than_full() -> None:
 def test_tensor_roofline_names_per_architecture() -> None:
     collected = sections.collected_metrics("full", derived=False)
     ops = {cc: {n for n in names if n.startswith("sm__ops_path_tensor")} for cc, names in collected.items()}
-    assert len(ops["9.0"]) == 2 * 23, (
-        "20 instruction/type pairs plus FP8 on/off and FP64, each achieved and peak"
-    )
+    assert len(ops["9.0"]) == 2 * 23, "20 instruction/type pairs plus FP8 on/off and FP64, each achieved and peak"
     assert len(ops["8.9"]) == 2 * 16
     assert "sm__ops_path_tensor_src_int4_sparsity_off.sum.per_cycle_elapsed" in ops["8.9"]
     for cc in ("7.5", "8.0", "8.6", "10.0", "12.0"):
@@ -523,9 +517,7 @@ def test_labels_map_to_one_metric_per_architecture() -> None:
                 key = (row.section, row.label)
                 assert seen.setdefault(key, row.metric) == row.metric, (cc, key)
     first = {(r.section, r.label): r.metric for r in reversed(rows)}
-    assert first[("ncu-roofline", "L1 Writeback Active Cycles Per Second")].endswith(
-        "_mem_lgds.sum.per_second"
-    )
+    assert first[("ncu-roofline", "L1 Writeback Active Cycles Per Second")].endswith("_mem_lgds.sum.per_second")
 
 
 # --- The synthetic export "made with" the section (tests/data/sections) ------------------------------------
@@ -542,9 +534,7 @@ def read_rows(path: Path) -> list[list[str]]:
 def load_tool():  # type: ignore[no-untyped-def]
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "make_section_export", REPO / "tools" / "make_section_export.py"
-    )
+    spec = importlib.util.spec_from_file_location("make_section_export", REPO / "tools" / "make_section_export.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
@@ -662,15 +652,9 @@ def test_derived_metrics_give_the_ground_truth_of_the_micro_kernels(
         return number(export_values[(launch, achieved)][1]) / number(export_values[(launch, peak)][1])
 
     d = "derived__ncu_roofline__"
-    assert fraction("5", f"{d}fp32_flop_per_second", f"{d}fp32_peak_flop_per_second") == pytest.approx(
-        0.91, abs=0.01
-    )
-    assert fraction("6", f"{d}fp64_flop_per_second", f"{d}fp64_peak_flop_per_second") == pytest.approx(
-        0.98, abs=0.01
-    )
-    assert fraction("7", f"{d}fp16_flop_per_second", f"{d}fp16_peak_flop_per_second") == pytest.approx(
-        0.50, abs=0.01
-    )
+    assert fraction("5", f"{d}fp32_flop_per_second", f"{d}fp32_peak_flop_per_second") == pytest.approx(0.91, abs=0.01)
+    assert fraction("6", f"{d}fp64_flop_per_second", f"{d}fp64_peak_flop_per_second") == pytest.approx(0.98, abs=0.01)
+    assert fraction("7", f"{d}fp16_flop_per_second", f"{d}fp16_peak_flop_per_second") == pytest.approx(0.50, abs=0.01)
     triad = number(export_values[("0", "dram__bytes.sum.per_second")][1]) * 1e12
     peak = number(export_values[("0", f"{d}dram_peak_bytes_per_second")][1])
     assert triad / peak == pytest.approx(0.87, abs=0.01)
@@ -683,10 +667,7 @@ def test_derived_metrics_equal_those_of_the_stock_sections() -> None:
     header = raw[0]
     exported = read_rows(EXPORTS / "micro_ncuroofline.details-names.csv")
     eh = exported[0]
-    mine = {
-        (row[eh.index("ID")], row[eh.index("Metric Name")]): row[eh.index("Metric Value")]
-        for row in exported[1:]
-    }
+    mine = {(row[eh.index("ID")], row[eh.index("Metric Name")]): row[eh.index("Metric Value")] for row in exported[1:]}
     d = "derived__ncu_roofline__"
     pairs = {
         f"{d}l1_lgds_bytes_per_second": "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",

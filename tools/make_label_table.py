@@ -25,7 +25,7 @@ def pairs(labels_csv: Path, names_csv: Path) -> dict[tuple[str, str], str]:
         si, mi, vi = ha.index("Section Name"), ha.index("Metric Name"), ha.index("Metric Value")
         out: dict[tuple[str, str], str] = {}
         for x, y in zip(ra, rb, strict=True):
-            if x[: mi] != y[: mi] or len(x) != len(y):
+            if x[:mi] != y[:mi] or len(x) != len(y):
                 raise SystemExit(f"rows differ: {x[:3]} vs {y[:3]}")
             if len(x) <= vi or not x[mi]:
                 continue  # rule row

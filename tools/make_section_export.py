@@ -185,9 +185,7 @@ def evaluate(expression: MetricDefinition, value_of: dict[str, float | None]) ->
             op = tokens[position]
             position += 1
             right = product()
-            result = (
-                None if result is None or right is None else result + right if op == "+" else result - right
-            )
+            result = None if result is None or right is None else result + right if op == "+" else result - right
         return result
 
     return sum_()
@@ -241,12 +239,8 @@ def build_exports(
     names.seek(0, io.SEEK_END)
     for launch in launches:
         for label, name, unit, value in metric_cells(section, launch):
-            labels.write(
-                _line([*launch.identity, section.display_name, label, unit, value], trailing_empty=True)
-            )
-            names.write(
-                _line([*launch.identity, section.display_name, name, unit, value], trailing_empty=True)
-            )
+            labels.write(_line([*launch.identity, section.display_name, label, unit, value], trailing_empty=True))
+            names.write(_line([*launch.identity, section.display_name, name, unit, value], trailing_empty=True))
     return labels.getvalue(), names.getvalue()
 
 
