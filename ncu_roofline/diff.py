@@ -359,26 +359,38 @@ def _hint_sets(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
     return result
 
 
-def _best_point(pb: pd.DataFrame, pa_: pd.DataFrame) -> dict[str, object]:
-    """The roofline point of one kernel on both sides, at the precision with the most FLOPs over both."""
-    flops = pd.concat([pb.set_index("precision")["flop"], pa_.set_index("precision")["flop"]], axis=1).fillna(0.0)
-    total = flops.sum(axis=1)
-    if total.empty or not (total > 0).any():
-        return {}
-    prec = str(total.idxmax())
-    out: dict[str, object] = {"precision": prec}
-    for side, part in (("before", pb), ("after", pa_)):
-        row = part[part["precision"] == prec]
-        if row.empty:
-            continue
-        flop, byte, sec = (float(row[c].iloc[0]) for c in ("flop", "byte", "seconds"))
-        out[f"{side}_flops"] = flop / sec if sec > 0 else math.nan
-        out[f"{side}_bytes_per_s"] = byte / sec if sec > 0 else math.nan
-        out[f"{side}_intensity"] = flop / byte if byte > 0 else math.nan
-        for roof in ("peak_flops", "peak_bytes_per_s"):
-            if roof not in out or not np.isfinite(float(out[roof])):  # type: ignore[arg-type]
-                out[roof] = float(row[roof].iloc[0])
-    return out
+def roofline_points(points_b: pd.DataFrame, points_a: pd.DataFrame) -> pd.DataFrame:
+    """Per kernel group, its roofline point on both sides at the precision with the most FLOPs over both
+    (none where neither side has FLOPs): the KERNEL_COLUMNS from ``precision`` to ``peak_bytes_per_s``,
+    indexed by group. Roofs are BEFORE's where it has them, else AFTER's."""
+    cols = ["precision", "before_intensity", "after_intensity", "before_flops", "after_flops",
+            "before_bytes_per_s", "after_bytes_per_s", "peak_flops", "peak_bytes_per_s"]  # fmt: skip
+    both = pd.concat([points_b.assign(side="before"), points_a.assign(side="after")], ignore_index=True)
+    if both.empty:
+        return pd.DataFrame(columns=cols)
+    flop = both.groupby(["group", "precision"], sort=False)["flop"].sum()
+    flop = flop[flop > 0]
+    if flop.empty:
+        return pd.DataFrame(columns=cols)
+    best = flop.groupby(level="group", sort=False).idxmax().map(lambda key: key[1]).rename("precision")
+    chosen = both.merge(best.reset_index(), on=["group", "precision"], how="inner")
+    seconds = chosen["seconds"].where(chosen["seconds"] > 0)
+    chosen = chosen.assign(
+        flops=chosen["flop"] / seconds,
+        bytes_per_s=chosen["byte"] / seconds,
+        intensity=chosen["flop"] / chosen["byte"].where(chosen["byte"] > 0),
+    )
+    wide = chosen.pivot(index="group", columns="side", values=["flops", "bytes_per_s", "intensity"])
+    out = pd.DataFrame(index=best.index)
+    out["precision"] = best
+    for side in ("before", "after"):
+        for value in ("intensity", "flops", "bytes_per_s"):
+            out[f"{side}_{value}"] = wide[(value, side)] if (value, side) in wide.columns else np.nan
+    roofs = chosen.sort_values("side", key=lambda s: s.map({"before": 0, "after": 1}), kind="stable")
+    roofs = roofs.groupby("group", sort=False)[["peak_flops", "peak_bytes_per_s"]].first()
+    out = out.join(roofs)
+    result: pd.DataFrame = out[cols]
+    return result
 
 
 def _group_labels(pairs: pd.DataFrame, n_before: int, n_after: int, matches: pd.DataFrame) -> tuple[pd.Series, ...]:
@@ -416,13 +428,12 @@ def kernel_changes(
     sb["group"], sa["group"] = gb.to_numpy(), ga.to_numpy()
     by_b = dict(tuple(sb.groupby("group", sort=False)))
     by_a = dict(tuple(sa.groupby("group", sort=False)))
-    points_b = dict(tuple(_points(before, gb).groupby("group", sort=False)))
-    points_a = dict(tuple(_points(after, ga).groupby("group", sort=False)))
+    points = roofline_points(_points(before, gb), _points(after, ga))
     hints_b = {g: f.set_index("hint") for g, f in _hint_sets(before, gb).groupby("group", sort=False)}
     hints_a = {g: f.set_index("hint") for g, f in _hint_sets(after, ga).groupby("group", sort=False)}
     measured_b, measured_a = _measured(before, gb), _measured(after, ga)
     rules_b, rules_a = len(before.report.rules) > 0, len(after.report.rules) > 0
-    empty_side, empty_points, empty_hints = sb.iloc[0:0], pd.DataFrame(columns=_POINT_COLUMNS), pd.DataFrame()
+    empty_side, empty_hints = sb.iloc[0:0], pd.DataFrame()
     rows = []
     hint_rows = []
     for group, part in pairs.groupby("kernel", sort=False, dropna=False):
@@ -450,7 +461,8 @@ def kernel_changes(
         for side, lx in (("before", lb), ("after", la)):
             for col, out in (("limiter", "limiter"), ("compute_pipe", "pipe"), ("regime", "regime")):
                 row[f"{side}_{out}"] = _dominant(lx[col], lx["duration_ns"]) if len(lx) else None
-        row.update(_best_point(points_b.get(group, empty_points), points_a.get(group, empty_points)))
+        if group in points.index:
+            row.update({str(k): v for k, v in points.loc[group].items()})
         hb, ha = hints_b.get(group, empty_hints), hints_a.get(group, empty_hints)
         appeared = [h for h in ha.index if h not in hb.index] if len(lb) else []
         gone = [h for h in hb.index if h not in ha.index] if len(la) else []
@@ -494,7 +506,8 @@ def kernel_changes(
 
 def _metric_names(analysis: Analysis) -> set[str]:
     values = analysis.report.values
-    return {str(c) for c in values.columns if values[c].notna().any()}
+    present = np.asarray(values.notna().to_numpy().any(axis=0), dtype=bool)
+    return {str(c) for c, p in zip(values.columns, present.tolist(), strict=True) if p}
 
 
 def caveats(before: Analysis, after: Analysis) -> list[str]:
