@@ -30,6 +30,8 @@ PLOT_ID = "diff-roofline"
 FASTER, SLOWER, SAME, BEFORE = "#1a9850", "#d73027", "#4d4d4d", "#9e9e9e"
 #: A change smaller than this (1 %) is drawn as unchanged.
 NOISE = 0.01
+#: Characters of the full kernel name shown in a point's hover label.
+HOVER_NAME = 120
 PRECISION_DASH = {"fp64": "dot", "fp32": "solid", "fp16": "dash", "tensor": "longdash"}
 
 
@@ -131,8 +133,9 @@ def figure(diff: Diff) -> tuple[dict[str, Any], list[str]]:
             continue
         trend = _trend(str(r.status), r.change)
         color = {"faster": FASTER, "slower": SLOWER}.get(trend, SAME)
+        full = html.escape(f.shorten(str(r.kernel), HOVER_NAME))
         label = (
-            f"<b>{name}</b><br>{html.escape(f.duration(r.before_ns))} → {html.escape(f.duration(r.after_ns))}"
+            f"<b>{name}</b><br>{full}<br>{html.escape(f.duration(r.before_ns))} → {html.escape(f.duration(r.after_ns))}"
             f" ({html.escape(trend if trend in ('new', 'removed') else f.change(r.change))})"
             f"<br>{html.escape(str(r.precision))}"
         )
