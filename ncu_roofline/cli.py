@@ -427,22 +427,27 @@ def main() -> None:
     """Hierarchical roofline, limiter and hints from Nsight Compute (ncu) exports.
 
     \b
-      ncu-roofline REPORT...            analyse (the default command; same as `ncu-roofline analyze ...`)
-      ncu-roofline diff BEFORE AFTER    what moved between two reports
+      ncu-roofline REPORT...                   analyse (the default command: `analyze`)
+      ncu-roofline diff BEFORE AFTER           what moved between two reports
       ncu-roofline export REPORT... --parquet DIR
-      ncu-roofline sections             the section files and the ncu commands to profile with
-      ncu-roofline devices              the built-in GPU peak table
+      ncu-roofline sections                    section files and the ncu commands to profile with
+      ncu-roofline devices                     the built-in GPU peak table
 
-    A REPORT is an ncu export (details/raw/summary CSV, stdout capture, .ncu-rep; .gz too), a folder of
-    them, or a quoted glob ('runs/**/*.csv'). Exit codes: 0 ok, 1 --fail-if-slower tripped, 2 usage,
-    3 input, 4 analysis, 5 output, 6 missing extra, 70 internal error, 130 interrupted.
+    \b
+    A REPORT is an ncu export (details, raw or summary CSV, stdout capture,
+    .ncu-rep; gzip-compressed too), a folder of them, or a quoted glob.
+    `ncu-roofline COMMAND --help` shows a command's options.
+
+    \b
+    Exit codes: 0 ok, 1 `diff --fail-if-slower` tripped, 2 usage, 3 input,
+    4 analysis, 5 output, 6 missing extra, 70 internal error, 130 interrupted.
     """
 
 
 ANALYZE_FORMATS = ("text", "html", "json", "csv", "markdown", "parquet")
 
 
-@main.command(DEFAULT_COMMAND)
+@main.command(DEFAULT_COMMAND, short_help="Analyse reports (the default command).")
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
 @click.option(
     "--format", "fmt", type=click.Choice(ANALYZE_FORMATS),
@@ -540,7 +545,7 @@ def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Seque
     return before, after
 
 
-@main.command("diff")
+@main.command("diff", short_help="Compare two reports: what moved, per kernel and in total.")
 @click.argument("before", metavar="BEFORE")
 @click.argument("after", metavar="AFTER")
 @click.option(
@@ -618,7 +623,7 @@ def diff_command(
         detail(f"total change {t.change * 100.0:+.1f}% is within --fail-if-slower {fail_if_slower:g}%")
 
 
-@main.command("export")
+@main.command("export", short_help="Many reports as one Parquet dataset, in parallel.")
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
 @click.option(
     "--parquet", "folder", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
@@ -690,7 +695,7 @@ def export_command(
         raise error
 
 
-@main.command("sections")
+@main.command("sections", short_help="The section files and the ncu commands to profile with.")
 @click.option(
     "--copy", "dest", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
     help="Copy the section files into DIR (created if missing); the printed commands then use DIR.",
@@ -729,7 +734,7 @@ def _figure_unit(name: str) -> str:
     return FIGURE_UNITS.get(name, "B/s" if name.endswith("bytes_per_s") else "FLOP/s")
 
 
-@main.command("devices")
+@main.command("devices", short_help="The built-in GPU peak table, with sources.")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option("--sources", is_flag=True, help="Every figure of every device with its source.")
 @click.option("--keys", is_flag=True, help="List the KEY names --peak accepts.")
