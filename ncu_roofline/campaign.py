@@ -252,5 +252,9 @@ def _run(
         futures: dict[Future[ExportResult], int] = {
             pool.submit(export_one, str(path), name, str(root), options): i for i, (path, name) in enumerate(inputs)
         }
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:  # Ctrl-C, or the caller stopped: start no more reports
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

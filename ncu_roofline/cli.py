@@ -37,6 +37,7 @@ from .files import check_writable, default_output, expand_inputs, input_stem, pr
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
 from .model import Report
+from .units import PREFIXES
 
 PROG = "ncu-roofline"
 DEFAULT_COMMAND = "analyze"
@@ -220,7 +221,8 @@ def _device_name(_ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc), param=param) from None
 
 
-_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+#: SI prefixes a --peak value may end in: ncu's (K, M, G, T, P) and the SI spelling of kilo.
+_SI = {**{p: f for p, f in PREFIXES.items() if p}, "k": PREFIXES["K"]}
 
 
 def parse_peak(text: str) -> tuple[str, float]:
@@ -380,9 +382,11 @@ def _format_of(fmt: str | None, output: Path | None) -> str | None:
     return SUFFIX_FORMATS.get(output.suffix.lower())
 
 
-def _check_open(open_browser: bool, fmt: str | None) -> None:
-    if open_browser and fmt not in (None, "html"):
-        raise click.UsageError("--open opens the HTML report: use it without --format, or with --format html")
+def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> None:
+    if open_browser and (fmt not in (None, "html") or str(output) == "-"):
+        raise click.UsageError(
+            "--open opens the HTML report file: use it without --format or with --format html, not -o -"
+        )
 
 
 def _emit(text: str, output: Path | None, force: bool) -> None:
@@ -480,7 +484,7 @@ def analyze_command(
     overwritten without --force.
     """
     fmt = _format_of(fmt, output)
-    _check_open(open_browser, fmt)
+    _check_open(open_browser, fmt, output)
     paths = expand_inputs(reports)
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
@@ -586,7 +590,7 @@ def diff_command(
     from .diff import compare
 
     fmt = _format_of(fmt, output)
-    _check_open(open_browser, fmt)
+    _check_open(open_browser, fmt, output)
     b_paths, a_paths = expand_inputs([before]), expand_inputs([after])
     options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
     b_name, a_name = _side_names(before, after, b_paths, a_paths)

@@ -184,6 +184,20 @@ def test_kernel_and_nvtx_filters(work: Path) -> None:
     assert "--kernel 'gemm' selects none of the 16 launches" in one_error_line(r)
 
 
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("dram_bytes_per_s=4.8T", "dram_bytes_per_s", 4.8e12),
+        ("fp32_flops=6.7e13", "fp32_flops", 6.7e13),
+        ("sm_clock_hz = 1980M", "sm_clock_hz", 1.98e9),
+        ("l2_bytes_per_s=10k", "l2_bytes_per_s", 1e4),
+        ("sm_count=132", "sm_count", 132.0),
+    ],
+)
+def test_parse_peak(text: str, key: str, value: float) -> None:
+    assert cli.parse_peak(text) == (key, pytest.approx(value))
+
+
 def test_peak_override_and_device(work: Path) -> None:
     r = run("micro_full.raw.csv", "--format", "json", "--peak", "dram_bytes_per_s=1T", "--device", "h200")
     assert r.exit_code == EXIT_OK, r.stderr
@@ -205,6 +219,7 @@ def test_peak_override_and_device(work: Path) -> None:
         (["--format", "xml"], "'xml' is not one of"),
         (["--top", "0"], "--top"),
         (["--format", "json", "--open"], "--open opens the HTML report"),
+        (["-o", "-", "--open"], "--open opens the HTML report"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(work: Path, args: list[str], message: str) -> None:
