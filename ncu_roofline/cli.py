@@ -540,13 +540,17 @@ DIFF_FORMATS = ("text", "html", "json", "csv", "markdown")
 
 
 def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Sequence[Path]) -> tuple[str, str]:
-    """Names of the two sides for headings: the input stems, with parent folders where they are the same."""
+    """Names of the two sides for headings: a file's stem (with its parent folders where two files share one),
+    or the argument as given for a folder or glob."""
     from .io import report_names
 
     if len(b_paths) == 1 and len(a_paths) == 1 and b_paths[0].resolve() != a_paths[0].resolve():
         b, a = report_names([b_paths[0], a_paths[0]])
         return b, a
-    return before, after
+    return (
+        input_stem(b_paths[0]) if len(b_paths) == 1 else before,
+        input_stem(a_paths[0]) if len(a_paths) == 1 else after,
+    )
 
 
 @main.command("diff", short_help="Compare two reports: what moved, per kernel and in total.")

@@ -399,6 +399,20 @@ def test_diff_same_stem_in_two_folders_is_named_by_folder(work: Path) -> None:
     assert r.stdout.startswith("base/report -> new/report: ")
 
 
+def test_diff_of_two_folders(work: Path) -> None:
+    for side in ("before", "after"):
+        (work / side).mkdir()
+        shutil.copy(work / "micro_full.raw.csv", work / side / "micro_full.raw.csv")
+        shutil.copy(work / "micro_roof.raw.csv.gz", work / side / "micro_roof.raw.csv.gz")
+    r = run("diff", "before", "after", "--format", "json")
+    assert r.exit_code == EXIT_OK, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["before"]["name"], doc["after"]["name"]) == ("before", "after")
+    assert [s["report"] for s in doc["before"]["sources"]] == ["micro_full.raw", "micro_roof.raw"]
+    assert doc["total"]["matched"] == 32
+    assert doc["total"]["change"] == 0
+
+
 def test_diff_fail_if_slower(work: Path) -> None:
     # micro_full ran 0.06 % longer than micro_roof in total (ncu's own durations)
     r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "json", "--fail-if-slower", "0")
