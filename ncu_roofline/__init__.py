@@ -14,8 +14,10 @@ from .errors import (
     InputError,
     MissingExtraError,
     NcuRooflineError,
+    NoLaunchesError,
     OutputError,
     ParseError,
+    SlowerError,
     UnitError,
 )
 from .io import read
@@ -34,9 +36,11 @@ __all__ = [
     "InputError",
     "MissingExtraError",
     "NcuRooflineError",
+    "NoLaunchesError",
     "OutputError",
     "ParseError",
     "Report",
+    "SlowerError",
     "UnitError",
     "__version__",
     "read",

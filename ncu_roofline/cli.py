@@ -1,32 +1,810 @@
-"""Command line: ``ncu-roofline REPORT...`` (thin: parse options, call the library, map errors to exit codes)."""
+"""The command line: ``ncu-roofline REPORT...`` and the ``diff``, ``export``, ``sections`` and ``devices`` commands.
+
+Thin: parse options, call the library, write what it returns, and turn its exceptions into one line on stderr
+and an exit code (``ncu_roofline.errors``: the EXIT_* codes, documented in the README). The logic lives in
+``files`` (inputs, output names), ``filters``, ``diff``, ``campaign`` and the ``report`` renderers; renderers
+are imported inside the commands that use them, so a command loads only what it needs.
+"""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import sys
+import traceback
+import webbrowser
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any, TypeVar
 
 import click
 
 from . import __version__
-from .analysis import analyze, time_by
-from .errors import NcuRooflineError
-from .io import read
-from .report.jsonout import render_json
+from .analysis import Analysis, analyze
+from .errors import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    AnalysisError,
+    NcuRooflineError,
+    NoLaunchesError,
+    SlowerError,
+)
+from .files import check_writable, default_output, expand_inputs, input_stem, prepare_folder, uncompressed_size
+from .files import write_text as _write_text
+from .filters import compile_kernel_pattern, filter_analysis
+from .model import Report
+from .units import PREFIXES
+
+PROG = "ncu-roofline"
+DEFAULT_COMMAND = "analyze"
+#: Options every command takes, which may also come before the command's name (``ncu-roofline -v diff a b``).
+COMMON_FLAG = re.compile(r"^(-[vq]+|--verbose|--quiet|--debug)$")
+#: Show a progress bar when the inputs hold at least this much data (uncompressed): about a second of reading.
+PROGRESS_MIN_BYTES = 16 * 1024 * 1024
+#: ``-o`` suffix -> format, when ``--format`` is not given.
+SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".txt": "text"}
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-@click.command()
-@click.argument("reports", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.version_option(__version__, prog_name="ncu-roofline")
-def main(reports: tuple[Path, ...], fmt: str) -> None:
-    """Analyse Nsight Compute exports: hierarchical roofline, limiter and hints per kernel launch."""
+@dataclass
+class Settings:
+    """The common options, shared by every command's context (``ctx.obj``)."""
+
+    verbose: int = 0
+    quiet: bool = False
+    debug: bool = False
+
+
+def settings() -> Settings:
+    """The Settings of the running command (defaults outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Settings) if ctx is not None else None
+    return found if found is not None else Settings()
+
+
+def note(message: str) -> None:
+    """A note on stderr (what was written, where), unless ``-q``."""
+    if not settings().quiet:
+        click.echo(f"{PROG}: {message}", err=True)
+
+
+def detail(message: str) -> None:
+    """A detail on stderr, only with ``-v``."""
+    if settings().verbose and not settings().quiet:
+        click.echo(f"{PROG}: {message}", err=True)
+
+
+# ------------------------------------------------------------------------------------------- the group
+
+
+class Cli(click.Group):
+    """A group whose first argument may be a report instead of a command: ``ncu-roofline run.csv`` runs the
+    default command (``analyze``); a file named like a command is passed as ``./diff``. Errors become one line
+    on stderr and an exit code (see ``main``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and not ctx.resilient_parsing:
+            lead = 0
+            while lead < len(args) and COMMON_FLAG.match(args[lead]):
+                lead += 1
+            if lead < len(args) and args[lead] in self.commands:
+                args = [args[lead], *args[:lead], *args[lead + 1 :]]  # common flags go after the command name
+            elif args[0] not in ("--help", "-h", "--version"):
+                args = [DEFAULT_COMMAND, *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[OPTIONS] REPORT...  |  COMMAND [ARGS]...")
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run, and exit with the documented code: one line on stderr per error, no traceback unless
+        ``--debug`` (which re-raises), details with ``-v``."""
+        state = extra.setdefault("obj", Settings())
+        try:
+            rv = super().main(args, prog_name or PROG, complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else EXIT_OK
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()
+            code = EXIT_USAGE
+        except click.UsageError as exc:
+            where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+            click.echo(f"{PROG}: error: {_one_line(exc.format_message())}{where}", err=True)
+            code = exc.exit_code
+        except click.ClickException as exc:
+            click.echo(f"{PROG}: error: {_one_line(exc.format_message())}", err=True)
+            code = exc.exit_code
+        except click.Abort:
+            click.echo(f"{PROG}: interrupted", err=True)
+            code = EXIT_INTERRUPTED
+        except NcuRooflineError as exc:
+            if state.debug:
+                raise
+            click.echo(f"{PROG}: error: {_one_line(str(exc))}", err=True)
+            if state.verbose:
+                _explain(exc)
+            code = exc.exit_code
+        except Exception as exc:
+            if state.debug:
+                raise
+            click.echo(
+                f"{PROG}: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+                "(a bug in ncu-roofline: run with --debug for the traceback, and please report it)",
+                err=True,
+            )
+            if state.verbose:
+                _explain(exc)
+            code = EXIT_INTERNAL
+        sys.exit(code)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.strip().splitlines() if part.strip())
+
+
+def _explain(exc: BaseException) -> None:
+    """``-v`` on an error: its type, where it was raised, and the chain of causes."""
+    seen: BaseException | None = exc
+    first = True
+    while seen is not None:
+        frames = traceback.extract_tb(seen.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+        label = "" if first else f"caused by: {_one_line(str(seen))} "
+        click.echo(f"{PROG}:   {label}({type(seen).__module__}.{type(seen).__name__}{where})", err=True)
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
+        first = False
+
+
+# ------------------------------------------------------------------------------------------- options
+
+
+def _set_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    if value:
+        ctx.ensure_object(Settings).verbose += value
+
+
+def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.ensure_object(Settings).quiet = True
+
+
+def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.ensure_object(Settings).debug = True
+
+
+def common_options(f: F) -> F:
+    """-v/--verbose, -q/--quiet, --debug: on every command (also accepted before the command's name)."""
+    f = click.option(
+        "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+        help="On an error, show the Python traceback.",
+    )(f)  # fmt: skip
+    f = click.option(
+        "-q", "--quiet", is_flag=True, expose_value=False, is_eager=True, callback=_set_quiet,
+        help="Print nothing but errors (and output asked for with --format).",
+    )(f)  # fmt: skip
+    f = click.option(
+        "-v", "--verbose", count=True, expose_value=False, is_eager=True, callback=_set_verbose,
+        help="Say what was read and, on an error, where it came from.",
+    )(f)  # fmt: skip
+    return f
+
+
+def _kernel_patterns(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    for pattern in value:
+        try:
+            compile_kernel_pattern(pattern)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param=param) from None
+    return value
+
+
+def _device_name(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from .device import lookup_device
+
     try:
-        analysis = analyze(read(list(reports)))
-    except NcuRooflineError as exc:
-        click.echo(f"ncu-roofline: error: {exc}", err=True)
-        sys.exit(exc.exit_code)
-    if fmt == "json":
-        click.echo(render_json(analysis), nl=False)
+        return lookup_device(value).name
+    except AnalysisError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+
+
+#: SI prefixes a --peak value may end in: ncu's (K, M, G, T, P) and the SI spelling of kilo.
+_SI = {**{p: f for p, f in PREFIXES.items() if p}, "k": PREFIXES["K"]}
+
+
+def parse_peak(text: str) -> tuple[str, float]:
+    """``"dram_bytes_per_s=4.8T"`` -> ``("dram_bytes_per_s", 4.8e12)``: a figure of the peaks frame and a
+    positive number in base units, optionally with an SI prefix (k, M, G, T, P). ``ValueError`` otherwise."""
+    from .device import OVERRIDE_KEYS
+
+    key, sep, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key or not raw:
+        raise ValueError(f"{text!r}: expected KEY=VALUE, e.g. dram_bytes_per_s=4.8e12")
+    if key not in OVERRIDE_KEYS:
+        raise ValueError(f"{key!r} is not a peak figure; known: {', '.join(sorted(OVERRIDE_KEYS))}")
+    factor = _SI.get(raw[-1], 1.0)
+    try:
+        value = float(raw[:-1] if raw[-1] in _SI else raw) * factor
+    except ValueError:
+        raise ValueError(f"{key}: {raw!r} is not a number (e.g. 4.8e12 or 4.8T)") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{key}: {raw!r} must be a positive, finite number")
+    return key, value
+
+
+def _peaks(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in value:
+        try:
+            key, number = parse_peak(item)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param=param) from None
+        out[key] = number
+    return out
+
+
+def analysis_options(f: F) -> F:
+    """--kernel, --nvtx, --device, --peak: which launches, and which peaks."""
+    f = click.option(
+        "--peak", "peaks", multiple=True, metavar="KEY=VALUE", callback=_peaks,
+        help="Override a peak figure in base units (SI prefixes allowed), e.g. dram_bytes_per_s=4.8T; "
+        "repeatable. Keys: `ncu-roofline devices --keys`.",
+    )(f)  # fmt: skip
+    f = click.option(
+        "--device", metavar="NAME", callback=_device_name,
+        help="GPU of the built-in peak table for figures the report lacks (`ncu-roofline devices`).",
+    )(f)  # fmt: skip
+    f = click.option(
+        "--nvtx", multiple=True, metavar="RANGE",
+        help="Keep launches inside this NVTX range (nested ranges as outer/inner; * and ? wildcards); repeatable.",
+    )(f)  # fmt: skip
+    f = click.option(
+        "--kernel", multiple=True, metavar="REGEX", callback=_kernel_patterns,
+        help="Keep launches whose kernel name matches this regular expression (re.search); repeatable.",
+    )(f)  # fmt: skip
+    return f
+
+
+def output_options(what: str) -> Callable[[F], F]:
+    """-o/--output, --force, --open (``what``: the help text of -o)."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--open", "open_browser", is_flag=True,
+            help="Open the HTML report in a web browser (when there is a display).",
+        )(f)  # fmt: skip
+        f = click.option("--force", is_flag=True, help="Overwrite output files that exist.")(f)
+        f = click.option(
+            "-o", "--output", type=click.Path(path_type=Path), metavar="PATH", help=what,
+        )(f)  # fmt: skip
+        return f
+
+    return decorate
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def read_inputs(paths: Sequence[Path]) -> Report:
+    """Read the input files into one Report, with a progress bar on a terminal when they are large."""
+    from .io import merge, read, read_one, report_names
+
+    sizes = [uncompressed_size(p) for p in paths]
+    if settings().quiet or not _is_tty(sys.stderr) or sum(sizes) < PROGRESS_MIN_BYTES:
+        return read(list(paths))
+    names: list[str | None] = list(report_names(paths)) if len(paths) > 1 else [None]
+    parts = []
+    with click.progressbar(length=sum(sizes), label="reading", file=sys.stderr) as bar:
+        for path, name, size in zip(paths, names, sizes, strict=True):
+            bar.label = f"reading {path.name}"
+            parts.append(read_one(path, name))
+            bar.update(size)
+    return merge(parts)
+
+
+def _is_tty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def load(
+    paths: Sequence[Path],
+    *,
+    device: str | None,
+    peaks: Mapping[str, float],
+    kernel: Sequence[str],
+    nvtx: Sequence[str],
+) -> Analysis:
+    """Read, analyse and filter: the Analysis the commands render. NoLaunchesError when there is nothing."""
+    report = read_inputs(paths)
+    for row in report.source.itertuples():
+        version = f", ncu {row.ncu_version}" if isinstance(row.ncu_version, str) else ""
+        skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
+        detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}")
+    if len(report.launches) == 0:
+        names = ", ".join(str(p) for p in paths)
+        raise NoLaunchesError(
+            f"{names}: no kernel launches in the input (a session page has none: export the details or raw page)"
+        )
+    analysis = analyze(report, device=device, peaks=dict(peaks))
+    return filter_analysis(analysis, kernel, nvtx)
+
+
+def write_output(path: Path, text: str, force: bool) -> None:
+    _write_text(path, text, force)
+    note(f"wrote {path}")
+
+
+def display_available(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+    """Whether a browser can show a page: always on macOS and Windows; elsewhere an X11 or Wayland display."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform == "darwin" or platform.startswith("win"):
+        return True
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def open_in_browser(path: Path) -> None:
+    """Open a written HTML file in a browser, or say where it is when that cannot be done."""
+    if not display_available():
+        note(f"no display to open a browser on: open {path.resolve()} on a machine with one")
         return
-    for row in time_by(analysis, "limiter").itertuples():
-        click.echo(f"{row.limiter!s:10} {row.share:6.1%}  {row.launches} launches")
+    if not webbrowser.open(path.resolve().as_uri()):
+        note(f"could not start a web browser: open {path.resolve()}")
+
+
+def _terminal_shape() -> tuple[int | None, bool]:
+    """(width, colour) for the terminal summary: the terminal's width and colour on a TTY (NO_COLOR honoured)."""
+    if not _is_tty(sys.stdout):
+        return None, False
+    return shutil.get_terminal_size().columns, "NO_COLOR" not in os.environ
+
+
+def _format_of(fmt: str | None, output: Path | None) -> str | None:
+    if fmt is not None or output is None or str(output) == "-":
+        return fmt
+    return SUFFIX_FORMATS.get(output.suffix.lower())
+
+
+def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> None:
+    if open_browser and (fmt not in (None, "html") or str(output) == "-"):
+        raise click.UsageError(
+            "--open opens the HTML report file: use it without --format or with --format html, not -o -"
+        )
+
+
+def _emit(text: str, output: Path | None, force: bool) -> None:
+    """Text output: to ``-o`` when given (not '-'), else standard output."""
+    if output is None or str(output) == "-":
+        click.echo(text, nl=False)
+    else:
+        write_output(output, text, force)
+
+
+def _html_and_summary(
+    html: Callable[[], str],
+    summary: Callable[[], str] | None,
+    target: Path,
+    force: bool,
+    open_browser: bool,
+) -> None:
+    """The default output: the terminal summary on stdout (unless -q) and the HTML file (or '-': stdout)."""
+    if str(target) == "-":
+        click.echo(html(), nl=False)
+        return
+    check_writable(target, force)  # fail before any work is shown
+    page = html()
+    if summary is not None and not settings().quiet:
+        click.echo(summary(), nl=False)
+    write_output(target, page, force)
+    if open_browser:
+        open_in_browser(target)
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+@click.group(
+    cls=Cli,
+    name=PROG,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110},
+    no_args_is_help=True,
+)
+@click.version_option(__version__, "--version", prog_name=PROG, message="%(prog)s %(version)s")
+def main() -> None:
+    """Hierarchical roofline, limiter and hints from Nsight Compute (ncu) exports.
+
+    \b
+      ncu-roofline REPORT...                   analyse (the default command: `analyze`)
+      ncu-roofline diff BEFORE AFTER           what moved between two reports
+      ncu-roofline export REPORT... --parquet DIR
+      ncu-roofline sections                    section files and the ncu commands to profile with
+      ncu-roofline devices                     the built-in GPU peak table
+
+    \b
+    A REPORT is an ncu export (details, raw or summary CSV, stdout capture,
+    .ncu-rep; gzip-compressed too), a folder of them, or a quoted glob.
+    `ncu-roofline COMMAND --help` shows a command's options.
+
+    \b
+    Exit codes: 0 ok, 1 `diff --fail-if-slower` tripped, 2 usage, 3 input,
+    4 analysis, 5 output, 6 missing extra, 70 internal error, 130 interrupted.
+    """
+
+
+ANALYZE_FORMATS = ("text", "html", "json", "csv", "markdown", "parquet")
+
+
+@main.command(DEFAULT_COMMAND, short_help="Analyse reports (the default command).")
+@click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
+@click.option(
+    "--format", "fmt", type=click.Choice(ANALYZE_FORMATS),
+    help="Output format. Default: the text summary on stdout and the HTML report in a file.",
+)  # fmt: skip
+@output_options(
+    "Output file (HTML by default; the format follows a .json/.csv/.md/.txt suffix), or folder for parquet; "
+    "'-' for stdout. Default: <input-stem>.roofline.html next to the first input."
+)
+@click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernels in the summary.")
+@analysis_options
+@common_options
+def analyze_command(
+    reports: tuple[str, ...],
+    fmt: str | None,
+    output: Path | None,
+    force: bool,
+    open_browser: bool,
+    top: int,
+    kernel: tuple[str, ...],
+    nvtx: tuple[str, ...],
+    device: str | None,
+    peaks: dict[str, float],
+) -> None:
+    """Analyse one or more reports (merged into one view, each launch keeping its source).
+
+    Without --format: print the summary and write <input-stem>.roofline.html next to the (first) input
+    (<stem>.merged.roofline.html for several inputs). json, csv, markdown and text go to stdout unless -o
+    names a file; parquet writes a folder (-o, default <input-stem>.roofline.parquet). Nothing is ever
+    overwritten without --force.
+    """
+    fmt = _format_of(fmt, output)
+    _check_open(open_browser, fmt, output)
+    paths = expand_inputs(reports)
+    if len(paths) > 1:
+        detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
+    analysis = load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx)
+
+    if fmt is None or fmt == "html":
+        from .report.html import render_html
+
+        target = output or default_output(paths, ".roofline.html")
+        if output is None and len(paths) > 1:
+            note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
+        summary = None
+        if fmt is None:
+            from .report.terminal import render_terminal
+
+            width, color = _terminal_shape()
+
+            def summary() -> str:
+                return render_terminal(analysis, top=top, width=width, color=color)
+
+        _html_and_summary(lambda: render_html(analysis), summary, target, force, open_browser)
+    elif fmt == "parquet":
+        from .report.exports import write_parquet
+
+        if output is not None and str(output) == "-":
+            raise click.UsageError("parquet is a folder of files: -o names the folder, not '-'")
+        folder = prepare_folder(output or default_output(paths, ".roofline.parquet"), force)
+        files = write_parquet(analysis, folder)
+        note(f"wrote {len(files)} Parquet files to {folder}")
+    else:
+        _emit(_render_analysis(analysis, fmt, top), output, force)
+
+
+def _render_analysis(analysis: Analysis, fmt: str, top: int) -> str:
+    if fmt == "json":
+        from .report.jsonout import render_json
+
+        return render_json(analysis)
+    if fmt == "csv":
+        from .report.exports import render_csv
+
+        return render_csv(analysis)
+    if fmt == "markdown":
+        from .report.exports import render_markdown
+
+        return render_markdown(analysis, top=top)
+    from .report.terminal import render_terminal
+
+    return render_terminal(analysis, top=top)
+
+
+DIFF_FORMATS = ("text", "html", "json", "csv", "markdown")
+
+
+def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Sequence[Path]) -> tuple[str, str]:
+    """Names of the two sides for headings: a file's stem (with its parent folders where two files share one),
+    or the argument as given for a folder or glob."""
+    from .io import report_names
+
+    if len(b_paths) == 1 and len(a_paths) == 1 and b_paths[0].resolve() != a_paths[0].resolve():
+        b, a = report_names([b_paths[0], a_paths[0]])
+        return b, a
+    return (
+        input_stem(b_paths[0]) if len(b_paths) == 1 else before,
+        input_stem(a_paths[0]) if len(a_paths) == 1 else after,
+    )
+
+
+@main.command("diff", short_help="Compare two reports: what moved, per kernel and in total.")
+@click.argument("before", metavar="BEFORE")
+@click.argument("after", metavar="AFTER")
+@click.option(
+    "--format", "fmt", type=click.Choice(DIFF_FORMATS),
+    help="Output format. Default: the text comparison on stdout and the HTML page (roofline arrows) in a file.",
+)  # fmt: skip
+@output_options(
+    "Output file (HTML by default; the format follows a .json/.csv/.md/.txt suffix); '-' for stdout. "
+    "Default: <before-stem>_vs_<after-stem>.diff.html next to AFTER."
+)
+@click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernels in the table.")
+@click.option(
+    "--fail-if-slower", type=click.FloatRange(min=0), metavar="PCT",
+    help="Exit with code 1 when AFTER's total GPU time is more than PCT percent above BEFORE's (for CI).",
+)  # fmt: skip
+@analysis_options
+@common_options
+def diff_command(
+    before: str,
+    after: str,
+    fmt: str | None,
+    output: Path | None,
+    force: bool,
+    open_browser: bool,
+    top: int,
+    fail_if_slower: float | None,
+    kernel: tuple[str, ...],
+    nvtx: tuple[str, ...],
+    device: str | None,
+    peaks: dict[str, float],
+) -> None:
+    """Compare two reports of the same program: per kernel, the change in GPU time, limiter, regime, roofline
+    position and hints, and the whole-program total.
+
+    Launches are matched by kernel name and NVTX range, then launch order (see the README); what cannot be
+    matched is listed. BEFORE and AFTER are each a file, a folder or a quoted glob.
+    """
+    from .diff import compare
+
+    fmt = _format_of(fmt, output)
+    _check_open(open_browser, fmt, output)
+    b_paths, a_paths = expand_inputs([before]), expand_inputs([after])
+    options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
+    b_name, a_name = _side_names(before, after, b_paths, a_paths)
+    diff = compare(load(b_paths, **options), load(a_paths, **options), before_name=b_name, after_name=a_name)
+
+    if fmt is None or fmt == "html":
+        from .report.diff_html import render_diff_html
+        from .report.diffout import render_diff_text
+
+        stem = f"{input_stem(b_paths[0])}_vs_{input_stem(a_paths[0])}"
+        target = output or a_paths[0].parent / f"{stem}.diff.html"
+        summary = None if fmt == "html" else (lambda: render_diff_text(diff, top=top))
+        _html_and_summary(lambda: render_diff_html(diff), summary, target, force, open_browser)
+    else:
+        from .report import diffout
+
+        renderers: dict[str, Callable[[], str]] = {
+            "text": lambda: diffout.render_diff_text(diff, top=top),
+            "json": lambda: diffout.render_diff_json(diff),
+            "csv": lambda: diffout.render_diff_csv(diff),
+            "markdown": lambda: diffout.render_diff_markdown(diff, top=top),
+        }
+        _emit(renderers[fmt](), output, force)
+
+    if fail_if_slower is not None:
+        t = diff.total
+        if t.change != t.change:  # NaN: no GPU time in BEFORE
+            raise AnalysisError("--fail-if-slower: BEFORE has no GPU time to compare with (no duration metric)")
+        if t.change * 100.0 > fail_if_slower:
+            raise SlowerError(
+                f"AFTER is {t.change * 100.0:.1f}% slower than BEFORE in total GPU time "
+                f"({t.before_ns / 1e6:.3f} ms -> {t.after_ns / 1e6:.3f} ms), over --fail-if-slower {fail_if_slower:g}%"
+            )
+        detail(f"total change {t.change * 100.0:+.1f}% is within --fail-if-slower {fail_if_slower:g}%")
+
+
+@main.command("export", short_help="Many reports as one Parquet dataset, in parallel.")
+@click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
+@click.option(
+    "--parquet", "folder", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+    help="The dataset folder: DIR/<frame>/report=<name>/part-0.parquet (created; reports are added to it).",
+)  # fmt: skip
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), metavar="N",
+    help="Worker processes (default: one per CPU this process may use).",
+)  # fmt: skip
+@click.option("--metrics/--no-metrics", default=True, show_default=True, help="Include the long metrics frame.")
+@click.option("--force", is_flag=True, help="Replace reports already in the dataset.")
+@analysis_options
+@common_options
+def export_command(
+    reports: tuple[str, ...],
+    folder: Path,
+    jobs: int | None,
+    metrics: bool,
+    force: bool,
+    kernel: tuple[str, ...],
+    nvtx: tuple[str, ...],
+    device: str | None,
+    peaks: dict[str, float],
+) -> None:
+    """Export the tidy frames of many reports as one Parquet dataset, partitioned by report, in parallel.
+
+    Each report is read, analysed and written by its own worker; one that fails is reported and the others
+    carry on (the exit code is then the first failure's). Query the dataset with pyarrow.dataset, DuckDB,
+    Spark or Dask (README: Command line).
+    """
+    from .campaign import ExportOptions, ExportResult, default_jobs, export
+    from .io import report_names
+
+    paths = expand_inputs(reports)
+    names = report_names(paths)
+    options = ExportOptions(device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, metrics=metrics, force=force)
+    workers = min(jobs or default_jobs(), len(paths))
+    detail(f"{len(paths)} reports, {workers} worker process{'es' if workers != 1 else ''}")
+    show_bar = not settings().quiet and _is_tty(sys.stderr) and len(paths) > 1
+
+    def report(result: ExportResult) -> None:
+        if result.status == "failed":
+            click.echo(f"{PROG}: error: {_one_line(result.message)}", err=True)
+            if settings().debug and result.traceback:
+                click.echo(result.traceback, err=True, nl=False)
+        elif result.status == "skipped":
+            detail(f"skipped {result.path}: {result.message}")
+
+    if show_bar:
+        with click.progressbar(length=len(paths), label="exporting", file=sys.stderr) as bar:
+
+            def step(result: ExportResult) -> None:
+                bar.update(1)
+                report(result)
+
+            results = export(list(zip(paths, names, strict=True)), folder, options, jobs=workers, on_result=step)
+    else:
+        results = export(list(zip(paths, names, strict=True)), folder, options, jobs=workers, on_result=report)
+
+    ok = [r for r in results if r.status == "ok"]
+    failed = [r for r in results if r.status == "failed"]
+    skipped = len(results) - len(ok) - len(failed)
+    launches = sum(r.launches for r in ok)
+    extra = f", {skipped} without launches to export" if skipped else ""
+    note(f"exported {len(ok)} of {len(results)} reports ({launches} launches) to {folder}{extra}")
+    if failed:
+        error = NcuRooflineError(f"{len(failed)} of {len(results)} reports failed (listed above)")
+        error.exit_code = failed[0].exit_code
+        raise error
+
+
+@main.command("sections", short_help="The section files and the ncu commands to profile with.")
+@click.option(
+    "--copy", "dest", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+    help="Copy the section files into DIR (created if missing); the printed commands then use DIR.",
+)  # fmt: skip
+@click.option("--force", is_flag=True, help="With --copy: replace section files already in DIR.")
+@common_options
+def sections_command(dest: Path | None, force: bool) -> None:
+    """Show where the ncu-roofline section files are and the exact ncu commands to profile with them."""
+    from .sections import copy_sections, describe
+
+    if force and dest is None:
+        raise click.UsageError("--force goes with --copy DIR")
+    folder = None
+    if dest is not None:
+        copied = copy_sections(dest, force=force)
+        note(f"copied {', '.join(p.name for p in copied)} to {dest}")
+        folder = dest.resolve()  # the printed commands work from any folder
+    click.echo(describe(folder), nl=False)
+
+
+DEVICE_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("SMs", "sm_count", ""),
+    ("boost clock", "boost_clock_hz", "Hz"),
+    ("DRAM", "dram_bytes_per_s", "B/s"),
+    ("L2", "l2_bytes_per_s", "B/s"),
+    ("FP64", "fp64_flops", "FLOP/s"),
+    ("FP32", "fp32_flops", "FLOP/s"),
+    ("FP16", "fp16_flops", "FLOP/s"),
+    ("BF16 tensor", "tensor_bf16_flops", "FLOP/s"),
+    ("FP8 tensor", "tensor_fp8_flops", "FLOP/s"),
+)
+FIGURE_UNITS = {"sm_count": "", "boost_clock_hz": "Hz", "tensor_int8_ops": "OP/s"}
+
+
+def _figure_unit(name: str) -> str:
+    return FIGURE_UNITS.get(name, "B/s" if name.endswith("bytes_per_s") else "FLOP/s")
+
+
+@main.command("devices", short_help="The built-in GPU peak table, with sources.")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--sources", is_flag=True, help="Every figure of every device with its source.")
+@click.option("--keys", is_flag=True, help="List the KEY names --peak accepts.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@common_options
+def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str) -> None:
+    """The built-in peak table: the fallback for figures a report lacks. NAME shows one GPU's figures, each with
+    the document it comes from (matching ignores case and punctuation, aliases allowed)."""
+    import json
+
+    from .device import OVERRIDE_KEYS, lookup_device
+    from .devices import DEVICES
+    from .report import textfmt as f
+
+    if keys:
+        click.echo("\n".join(sorted(OVERRIDE_KEYS)))
+        return
+    specs = []
+    for name in names:
+        try:
+            specs.append(lookup_device(name))
+        except AnalysisError as exc:
+            raise click.BadParameter(str(exc), param_hint="NAME") from None
+    specs = specs or list(DEVICES)
+    if fmt == "json":
+        doc = [
+            {
+                "name": d.name,
+                "aliases": list(d.aliases),
+                "cc": d.cc,
+                "memory": d.memory,
+                "notes": d.notes,
+                "figures": {
+                    k: None if v is None else {"value": v.value, "source": v.source} for k, v in d.figures().items()
+                },
+            }
+            for d in specs
+        ]
+        click.echo(json.dumps(doc, indent=2, sort_keys=True))
+        return
+    if names or sources:
+        for i, d in enumerate(specs):
+            lines = [f"{d.name} (CC {d.cc}, {d.memory})", f"  aliases: {', '.join(d.aliases)}"]
+            for key, fig in d.figures().items():
+                value = "not published" if fig is None else f.si(fig.value, _figure_unit(key), digits=4)
+                source = "" if fig is None else f"  [{fig.source}]"
+                lines.append(f"  {key:<18} {value:>14}{source}")
+            if d.notes:
+                lines.append(f"  notes: {d.notes}")
+            click.echo(("\n" if i else "") + "\n".join(lines))
+        return
+    rows = []
+    for d in specs:
+        figs = d.figures()
+        row = [d.name, d.cc]
+        for _label, key, unit in DEVICE_COLUMNS:
+            fig = figs[key]
+            row.append("-" if fig is None else f.si(fig.value, unit))
+        rows.append(row)
+    headers = ["GPU", "CC", *(label for label, _, _ in DEVICE_COLUMNS)]
+    click.echo("\n".join(f.table(headers, rows, [False, False, *([True] * len(DEVICE_COLUMNS))])))
+    click.echo(
+        "\nTensor figures are dense (no sparsity); '-': not published. Every figure has its source: "
+        "`ncu-roofline devices NAME` or --sources."
+    )

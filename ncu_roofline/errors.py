@@ -16,6 +16,8 @@ EXIT_INPUT = 3  # a file is missing, unreadable, or not an ncu export we underst
 EXIT_ANALYSIS = 4  # the report lacks what the analysis needs (e.g. unknown device without peaks)
 EXIT_OUTPUT = 5  # an output file exists (without --force) or cannot be written
 EXIT_MISSING_EXTRA = 6  # an optional dependency (e.g. ncu-report for .ncu-rep) is not installed
+EXIT_INTERNAL = 70  # a bug in ncu-roofline (sysexits EX_SOFTWARE); `--debug` shows the traceback
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
 
 class NcuRooflineError(Exception):
@@ -81,3 +83,13 @@ class OutputError(NcuRooflineError):
     """An output cannot be written (exists without --force, or the folder is missing)."""
 
     exit_code = EXIT_OUTPUT
+
+
+class NoLaunchesError(AnalysisError):
+    """Nothing to analyse: the input has no kernel launches, or a filter kept none."""
+
+
+class SlowerError(NcuRooflineError):
+    """``diff --fail-if-slower``: the after report is slower than allowed (not a user error, a verdict)."""
+
+    exit_code = EXIT_FAILURE

@@ -1,0 +1,569 @@
+"""Comparing two analyses (before and after a change): matched launches, per-kernel changes, a program total.
+
+Pure: frames and numbers, no printing (``ncu_roofline.report.diffout`` and ``diff_html`` render them).
+
+Matching. Launches are paired in passes, each over the launches the earlier passes left, pairing the n-th launch
+of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row order of ``launches``):
+
+1. ``name+nvtx``: kernel name and NVTX path (push/pop, else start/end; a launch outside any range has "");
+2. ``name+nvtx-shape``: kernel name and NVTX path with every number masked (PyTorch's
+   ``aten::linear, seq = 470, op_id = 22`` ranges carry counters that differ from run to run);
+3. ``name``: kernel name alone (ranges renamed or collected on one side only);
+4. ``short-name``: the display name (template arguments or a mangled/demangled export differ).
+
+What no pass pairs is reported as ``before only`` or ``after only``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import _dominant
+from .analysis import Analysis
+from .model import launch_index
+
+#: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
+MATCH_PASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("name+nvtx", ("kernel", "nvtx")),
+    ("name+nvtx-shape", ("kernel", "nvtx_shape")),
+    ("name", ("kernel",)),
+    ("short-name", ("short",)),
+)
+MATCHED, BEFORE_ONLY, AFTER_ONLY = "matched", "before only", "after only"
+#: Precisions a kernel's roofline point may use (the one with the most FLOPs over both sides wins).
+POINT_PRECISIONS = ("fp64", "fp32", "fp16", "tensor")
+#: The roofline level of the point: DRAM (HBM) traffic, the classic roofline's x axis.
+POINT_LEVEL = "dram"
+
+PAIR_COLUMNS: dict[str, str] = {
+    "kernel": "string",  # BEFORE's kernel name where matched, else the launch's own
+    "display_name": "string",
+    "nvtx_path": "string",
+    "status": "string",  # matched, before only, after only
+    "matched_by": "string",  # a MATCH_PASSES name ("name" where neither launch has an NVTX range)
+    "before_report": "string",
+    "before_process_id": "Int64",
+    "before_launch_id": "Int64",
+    "after_report": "string",
+    "after_process_id": "Int64",
+    "after_launch_id": "Int64",
+    "before_duration_ns": "float64",
+    "after_duration_ns": "float64",
+    "speedup": "float64",  # before / after duration
+    "before_limiter": "string",
+    "after_limiter": "string",
+    "before_regime": "string",
+    "after_regime": "string",
+}
+
+KERNEL_COLUMNS: dict[str, str] = {
+    "kernel": "string",
+    "display_name": "string",
+    "status": "string",  # matched (every launch), partly matched, before only, after only
+    "before_launches": "Int64",
+    "after_launches": "Int64",
+    "matched_launches": "Int64",
+    "before_ns": "float64",  # total GPU time of the kernel's launches (NaN where it has none)
+    "after_ns": "float64",
+    "delta_ns": "float64",  # after - before, a missing side counting 0
+    "change": "float64",  # after / before - 1 (both sides present)
+    "speedup": "float64",  # before / after
+    "before_limiter": "string",  # the verdict holding the most GPU time among the kernel's launches
+    "after_limiter": "string",
+    "before_pipe": "string",
+    "after_pipe": "string",
+    "before_regime": "string",
+    "after_regime": "string",
+    "precision": "string",  # of the roofline point
+    "before_intensity": "float64",  # FLOP per DRAM byte
+    "after_intensity": "float64",
+    "before_flops": "float64",  # achieved FLOP/s (time-weighted over the launches)
+    "after_flops": "float64",
+    "before_bytes_per_s": "float64",  # achieved DRAM bandwidth
+    "after_bytes_per_s": "float64",
+    "peak_flops": "float64",  # roofs of the point's precision and level (BEFORE's, else AFTER's)
+    "peak_bytes_per_s": "float64",
+    "hints_appeared": "string",  # hint ids, ", "-joined
+    "hints_gone": "string",
+}
+
+HINT_DIFF_COLUMNS: dict[str, str] = {
+    "kernel": "string",
+    "display_name": "string",
+    "hint": "string",
+    "status": "string",  # appeared, gone
+    "comparable": "bool",  # False: the other side may just not have measured what the hint needs
+    "severity": "string",
+    "source": "string",
+    "message": "string",  # the side where it is present
+}
+
+
+@dataclass(frozen=True)
+class Total:
+    """The whole program: every launch of each side, and the matched launches alone."""
+
+    before_ns: float
+    after_ns: float
+    before_launches: int
+    after_launches: int
+    matched: int
+    before_only: int
+    after_only: int
+    matched_before_ns: float
+    matched_after_ns: float
+
+    @property
+    def delta_ns(self) -> float:
+        return self.after_ns - self.before_ns
+
+    @property
+    def change(self) -> float:
+        """after / before - 1 of the whole program (NaN without a BEFORE time)."""
+        return self.after_ns / self.before_ns - 1.0 if self.before_ns > 0 else math.nan
+
+    @property
+    def speedup(self) -> float:
+        return self.before_ns / self.after_ns if self.after_ns > 0 else math.nan
+
+    @property
+    def matched_change(self) -> float:
+        return self.matched_after_ns / self.matched_before_ns - 1.0 if self.matched_before_ns > 0 else math.nan
+
+
+@dataclass
+class Diff:
+    """BEFORE vs AFTER: ``pairs`` (PAIR_COLUMNS, one row per launch pair or unmatched launch), ``kernels``
+    (KERNEL_COLUMNS, sorted by the size of the change), ``hints`` (HINT_DIFF_COLUMNS), the ``total``, and
+    ``caveats``: reasons a change may not come from the code (different metrics, GPUs, ncu versions)."""
+
+    before: Analysis
+    after: Analysis
+    before_name: str
+    after_name: str
+    pairs: pd.DataFrame
+    kernels: pd.DataFrame
+    hints: pd.DataFrame
+    total: Total
+    caveats: list[str] = field(default_factory=list)
+
+    @property
+    def unmatched(self) -> pd.DataFrame:
+        """The launches no pass could pair (rows of ``pairs``)."""
+        return self.pairs[self.pairs["status"] != MATCHED].reset_index(drop=True)
+
+    def match_counts(self) -> dict[str, int]:
+        """Matched launches per pass (only passes that matched any)."""
+        m = self.pairs[self.pairs["status"] == MATCHED]["matched_by"].value_counts()
+        return {name: int(m[name]) for name in [*(p for p, _ in MATCH_PASSES), "name"] if name in m.index}
+
+
+# ----------------------------------------------------------------------------------------------- matching
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _match_frame(analysis: Analysis) -> pd.DataFrame:
+    """Keys of every launch for matching: pos (row in launches), kernel, short, nvtx, nvtx_shape."""
+    lv = analysis.launches
+    short = lv["display_name"].astype(object).where(lv["display_name"].notna(), lv["kernel_name"].astype(object))
+    kernel = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), short)
+    nvtx = lv["nvtx_path"].astype(object).where(lv["nvtx_path"].notna(), lv["nvtx_start_end"].astype(object))
+    nvtx = nvtx.where(nvtx.notna(), "")
+    return pd.DataFrame(
+        {
+            "pos": np.arange(len(lv)),
+            "kernel": kernel.fillna("").astype(str).to_numpy(),
+            "short": short.fillna("").astype(str).to_numpy(),
+            "nvtx": nvtx.astype(str).to_numpy(),
+            "nvtx_shape": [_NUMBER.sub("#", s) for s in nvtx.astype(str)],
+        }
+    )
+
+
+def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
+    """Pairs of launch positions (rows of each side's ``launches``): before_pos, after_pos, matched_by.
+
+    A side's position is -1 where the launch has no partner (see the module docstring for the passes)."""
+    b, a = _match_frame(before), _match_frame(after)
+    free_b = np.ones(len(b), dtype=bool)
+    free_a = np.ones(len(a), dtype=bool)
+    found = []
+    for name, keys in MATCH_PASSES:
+        lb, la = b[free_b].copy(), a[free_a].copy()
+        if lb.empty or la.empty:
+            break
+        cols = list(keys)
+        lb["occurrence"] = lb.groupby(cols, sort=False).cumcount()
+        la["occurrence"] = la.groupby(cols, sort=False).cumcount()
+        m = lb.merge(la, on=[*cols, "occurrence"], suffixes=("_b", "_a"))
+        if m.empty:
+            continue
+        pb, pa_ = m["pos_b"].to_numpy(), m["pos_a"].to_numpy()
+        free_b[pb] = False
+        free_a[pa_] = False
+        no_nvtx = (b["nvtx"].to_numpy()[pb] == "") & (a["nvtx"].to_numpy()[pa_] == "")
+        label = np.where(no_nvtx & (name in ("name+nvtx", "name+nvtx-shape")), "name", name)
+        found.append(pd.DataFrame({"before_pos": pb, "after_pos": pa_, "matched_by": label}))
+    found.append(pd.DataFrame({"before_pos": np.flatnonzero(free_b), "after_pos": -1, "matched_by": None}))
+    found.append(pd.DataFrame({"before_pos": -1, "after_pos": np.flatnonzero(free_a), "matched_by": None}))
+    out = pd.concat([f for f in found if len(f)], ignore_index=True) if any(len(f) for f in found) else None
+    if out is None:
+        return pd.DataFrame({"before_pos": [], "after_pos": [], "matched_by": []}).astype(
+            {"before_pos": "int64", "after_pos": "int64", "matched_by": "string"}
+        )
+    # order: by BEFORE's launch order, AFTER-only launches last in their order
+    order = np.lexsort((out["after_pos"].to_numpy(), np.where(out["before_pos"] < 0, len(b), out["before_pos"])))
+    result: pd.DataFrame = out.iloc[order].reset_index(drop=True).astype({"matched_by": "string"})
+    return result
+
+
+# --------------------------------------------------------------------------------------------- per launch
+
+
+def _side(analysis: Analysis) -> pd.DataFrame:
+    """Per launch (row order of ``launches``): keys, names, duration, verdict fields."""
+    lv = analysis.launches.reset_index(drop=True)
+    v = analysis.verdicts.reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "report": lv["report"].astype("string"),
+            "process_id": lv["process_id"].astype("Int64"),
+            "launch_id": lv["launch_id"].astype("Int64"),
+            "kernel": lv["kernel_name"].astype("string").fillna(lv["display_name"].astype("string")),
+            "display_name": lv["display_name"].astype("string"),
+            "nvtx_path": lv["nvtx_path"].astype("string"),
+            "duration_ns": lv["duration_ns"].astype("float64") * lv["invocations"].fillna(1).astype("float64"),
+            "limiter": v["limiter"].astype("string"),
+            "compute_pipe": v["compute_pipe"].astype("string"),
+            "regime": v["regime"].astype("string"),
+        }
+    )
+
+
+def _take(frame: pd.DataFrame, pos: np.ndarray, column: str) -> pd.Series:
+    """``frame[column]`` at positions ``pos`` (-1: missing), as a Series of the column's dtype."""
+    col = frame[column]
+    out = col.iloc[np.where(pos < 0, 0, pos)].reset_index(drop=True) if len(col) else pd.Series([None] * len(pos))
+    return out.astype(col.dtype).where(pd.Series(pos >= 0))
+
+
+def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None = None) -> pd.DataFrame:
+    """PAIR_COLUMNS: one row per matched pair and per unmatched launch, in BEFORE's launch order."""
+    matches = match_launches(before, after) if matches is None else matches
+    b, a = _side(before), _side(after)
+    pb, pa_ = matches["before_pos"].to_numpy(), matches["after_pos"].to_numpy()
+    status = np.where((pb >= 0) & (pa_ >= 0), MATCHED, np.where(pb >= 0, BEFORE_ONLY, AFTER_ONLY))
+
+    def either(column: str) -> pd.Series:
+        return _take(b, pb, column).fillna(_take(a, pa_, column))
+
+    bd, ad = _take(b, pb, "duration_ns"), _take(a, pa_, "duration_ns")
+    frame = pd.DataFrame(
+        {
+            "kernel": either("kernel"),
+            "display_name": either("display_name"),
+            "nvtx_path": either("nvtx_path"),
+            "status": status,
+            "matched_by": matches["matched_by"].to_numpy(),
+            "before_report": _take(b, pb, "report"),
+            "before_process_id": _take(b, pb, "process_id"),
+            "before_launch_id": _take(b, pb, "launch_id"),
+            "after_report": _take(a, pa_, "report"),
+            "after_process_id": _take(a, pa_, "process_id"),
+            "after_launch_id": _take(a, pa_, "launch_id"),
+            "before_duration_ns": bd,
+            "after_duration_ns": ad,
+            "speedup": bd / ad.where(ad > 0),
+            "before_limiter": _take(b, pb, "limiter"),
+            "after_limiter": _take(a, pa_, "limiter"),
+            "before_regime": _take(b, pb, "regime"),
+            "after_regime": _take(a, pa_, "regime"),
+        }
+    )
+    result: pd.DataFrame = frame[list(PAIR_COLUMNS)].astype(PAIR_COLUMNS)
+    return result
+
+
+# --------------------------------------------------------------------------------------------- per kernel
+
+
+_POINT_COLUMNS = ["group", "precision", "flop", "byte", "seconds", "peak_flops", "peak_bytes_per_s"]
+
+
+def _points(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
+    """Per group and precision at POINT_LEVEL: FLOP and DRAM bytes (rate x duration, summed), duration, roofs.
+
+    ``groups``: the kernel group of each launch (row order of ``launches``)."""
+    r = analysis.roofline
+    r = r[(r["level"] == POINT_LEVEL) & r["precision"].isin(POINT_PRECISIONS)]
+    if r.empty:
+        return pd.DataFrame(columns=_POINT_COLUMNS)
+    lv = analysis.launches.reset_index(drop=True)
+    key = pd.MultiIndex.from_frame(lv[["report", "process_id", "launch_id"]].astype(object))
+    where = pd.Series(np.arange(len(lv)), index=key)
+    rows = where.reindex(pd.MultiIndex.from_frame(r[["report", "process_id", "launch_id"]].astype(object)))
+    seconds = (lv["duration_ns"].astype(float) * lv["invocations"].fillna(1).astype(float) / 1e9).to_numpy()
+    ok = rows.notna().to_numpy()
+    idx = rows.to_numpy()[ok].astype(int)
+    r = r[ok]
+    s = seconds[idx]
+    frame = pd.DataFrame(
+        {
+            "group": groups.to_numpy()[idx],
+            "precision": r["precision"].astype(str).to_numpy(),
+            "flop": r["achieved_flops"].to_numpy(dtype=float) * s,
+            "byte": r["achieved_bytes_per_s"].to_numpy(dtype=float) * s,
+            "seconds": s,
+            "peak_flops": r["peak_flops"].to_numpy(dtype=float),
+            "peak_bytes_per_s": r["peak_bytes_per_s"].to_numpy(dtype=float),
+        }
+    )
+    g = frame.groupby(["group", "precision"], sort=False)
+    out = g.agg(
+        flop=("flop", lambda x: x.sum(min_count=1)),
+        byte=("byte", lambda x: x.sum(min_count=1)),
+        seconds=("seconds", "sum"),
+        peak_flops=("peak_flops", "max"),
+        peak_bytes_per_s=("peak_bytes_per_s", "max"),
+    )
+    result: pd.DataFrame = out.reset_index()
+    return result
+
+
+def _hint_sets(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
+    """Distinct hints per group: group, hint, severity, source, message (the first launch's)."""
+    h = analysis.hints
+    cols = ["group", "hint", "severity", "source", "message"]
+    if h.empty:
+        return pd.DataFrame(columns=cols)
+    lv = analysis.launches.reset_index(drop=True)
+    key = pd.MultiIndex.from_frame(lv[["report", "process_id", "launch_id"]].astype(object))
+    group_of = pd.Series(groups.to_numpy(), index=key)
+    hk = pd.MultiIndex.from_frame(h[["report", "process_id", "launch_id"]].astype(object))
+    frame = pd.DataFrame(
+        {
+            "group": group_of.reindex(hk).to_numpy(),
+            "hint": h["hint"].astype(str).to_numpy(),
+            "severity": h["severity"].astype(object).to_numpy(),
+            "source": h["source"].astype(object).to_numpy(),
+            "message": h["message"].astype(object).to_numpy(),
+        }
+    )
+    result: pd.DataFrame = frame[frame["group"].notna()].drop_duplicates(["group", "hint"]).reset_index(drop=True)
+    return result
+
+
+def roofline_points(points_b: pd.DataFrame, points_a: pd.DataFrame) -> pd.DataFrame:
+    """Per kernel group, its roofline point on both sides at the precision with the most FLOPs over both
+    (none where neither side has FLOPs): the KERNEL_COLUMNS from ``precision`` to ``peak_bytes_per_s``,
+    indexed by group. Roofs are BEFORE's where it has them, else AFTER's."""
+    cols = ["precision", "before_intensity", "after_intensity", "before_flops", "after_flops",
+            "before_bytes_per_s", "after_bytes_per_s", "peak_flops", "peak_bytes_per_s"]  # fmt: skip
+    both = pd.concat([points_b.assign(side="before"), points_a.assign(side="after")], ignore_index=True)
+    if both.empty:
+        return pd.DataFrame(columns=cols)
+    flop = both.groupby(["group", "precision"], sort=False)["flop"].sum()
+    flop = flop[flop > 0]
+    if flop.empty:
+        return pd.DataFrame(columns=cols)
+    best = flop.groupby(level="group", sort=False).idxmax().map(lambda key: key[1]).rename("precision")
+    chosen = both.merge(best.reset_index(), on=["group", "precision"], how="inner")
+    seconds = chosen["seconds"].where(chosen["seconds"] > 0)
+    chosen = chosen.assign(
+        flops=chosen["flop"] / seconds,
+        bytes_per_s=chosen["byte"] / seconds,
+        intensity=chosen["flop"] / chosen["byte"].where(chosen["byte"] > 0),
+    )
+    wide = chosen.pivot(index="group", columns="side", values=["flops", "bytes_per_s", "intensity"])
+    out = pd.DataFrame(index=best.index)
+    out["precision"] = best
+    for side in ("before", "after"):
+        for value in ("intensity", "flops", "bytes_per_s"):
+            out[f"{side}_{value}"] = wide[(value, side)] if (value, side) in wide.columns else np.nan
+    roofs = chosen.sort_values("side", key=lambda s: s.map({"before": 0, "after": 1}), kind="stable")
+    roofs = roofs.groupby("group", sort=False)[["peak_flops", "peak_bytes_per_s"]].first()
+    out = out.join(roofs)
+    result: pd.DataFrame = out[cols]
+    return result
+
+
+def _group_labels(pairs: pd.DataFrame, n_before: int, n_after: int, matches: pd.DataFrame) -> tuple[pd.Series, ...]:
+    """The kernel group (pairs' ``kernel``) of every launch of each side, in row order."""
+    gb = pd.Series([None] * n_before, dtype=object)
+    ga = pd.Series([None] * n_after, dtype=object)
+    pb, pa_ = matches["before_pos"].to_numpy(), matches["after_pos"].to_numpy()
+    kernel = pairs["kernel"].astype(object).to_numpy()
+    gb.iloc[pb[pb >= 0]] = kernel[pb >= 0]
+    ga.iloc[pa_[pa_ >= 0]] = kernel[pa_ >= 0]
+    return gb, ga
+
+
+def _measured(analysis: Analysis, groups: pd.Series) -> dict[object, frozenset[str]]:
+    """Per kernel group, the quantities measured (not NaN) for at least one of its launches."""
+    q = analysis.quantities.reindex(launch_index(analysis.launches))
+    present = q.notna().to_numpy()
+    names = np.array([str(c) for c in q.columns])
+    out: dict[object, frozenset[str]] = {}
+    for group, rows in pd.Series(np.arange(len(groups))).groupby(groups.to_numpy(), sort=False):
+        out[group] = frozenset(names[present[rows.to_numpy()].any(axis=0)]) if len(names) else frozenset()
+    return out
+
+
+def kernel_changes(
+    before: Analysis, after: Analysis, pairs: pd.DataFrame, matches: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """KERNEL_COLUMNS (one row per kernel of either side) and HINT_DIFF_COLUMNS.
+
+    A hint that appeared (went away) is ``comparable`` only where the side without it measured every quantity
+    the side with it did for that kernel, and, for ncu's own rules, has rule results at all: otherwise it may
+    just not have been measurable there (reports made with different sections)."""
+    sb, sa = _side(before), _side(after)
+    gb, ga = _group_labels(pairs, len(sb), len(sa), matches)
+    sb["group"], sa["group"] = gb.to_numpy(), ga.to_numpy()
+    by_b = dict(tuple(sb.groupby("group", sort=False)))
+    by_a = dict(tuple(sa.groupby("group", sort=False)))
+    points = roofline_points(_points(before, gb), _points(after, ga))
+    hints_b = {g: f.set_index("hint") for g, f in _hint_sets(before, gb).groupby("group", sort=False)}
+    hints_a = {g: f.set_index("hint") for g, f in _hint_sets(after, ga).groupby("group", sort=False)}
+    measured_b, measured_a = _measured(before, gb), _measured(after, ga)
+    rules_b, rules_a = len(before.report.rules) > 0, len(after.report.rules) > 0
+    empty_side, empty_hints = sb.iloc[0:0], pd.DataFrame()
+    rows = []
+    hint_rows = []
+    for group, part in pairs.groupby("kernel", sort=False, dropna=False):
+        lb, la = by_b.get(group, empty_side), by_a.get(group, empty_side)
+        n_match = int((part["status"] == MATCHED).sum())
+        bns = float(np.nansum(lb["duration_ns"])) if len(lb) else math.nan
+        ans = float(np.nansum(la["duration_ns"])) if len(la) else math.nan
+        if la.empty or lb.empty:
+            status = BEFORE_ONLY if la.empty else AFTER_ONLY
+        else:
+            status = MATCHED if n_match == len(lb) == len(la) else "partly matched"
+        row: dict[str, object] = {
+            "kernel": group,
+            "display_name": part["display_name"].iloc[0],
+            "status": status,
+            "before_launches": len(lb),
+            "after_launches": len(la),
+            "matched_launches": n_match,
+            "before_ns": bns,
+            "after_ns": ans,
+            "delta_ns": (0.0 if math.isnan(ans) else ans) - (0.0 if math.isnan(bns) else bns),
+            "change": ans / bns - 1.0 if bns > 0 and not math.isnan(ans) else math.nan,
+            "speedup": bns / ans if ans > 0 and not math.isnan(bns) else math.nan,
+        }
+        for side, lx in (("before", lb), ("after", la)):
+            for col, out in (("limiter", "limiter"), ("compute_pipe", "pipe"), ("regime", "regime")):
+                row[f"{side}_{out}"] = _dominant(lx[col], lx["duration_ns"]) if len(lx) else None
+        if group in points.index:
+            row.update({str(k): v for k, v in points.loc[group].items()})
+        hb, ha = hints_b.get(group, empty_hints), hints_a.get(group, empty_hints)
+        appeared = [h for h in ha.index if h not in hb.index] if len(lb) else []
+        gone = [h for h in hb.index if h not in ha.index] if len(la) else []
+        row["hints_appeared"] = ", ".join(appeared) or None
+        row["hints_gone"] = ", ".join(gone) or None
+        mb, ma = measured_b.get(group, frozenset()), measured_a.get(group, frozenset())
+        for status_, ids, src, lacks, has_rules in (
+            ("appeared", appeared, ha, bool(ma - mb), rules_b),
+            ("gone", gone, hb, bool(mb - ma), rules_a),
+        ):
+            for h in ids:
+                source = src.loc[h, "source"]
+                hint_rows.append(
+                    {
+                        "kernel": group,
+                        "display_name": row["display_name"],
+                        "hint": h,
+                        "status": status_,
+                        "comparable": not lacks and (has_rules or source != "ncu"),
+                        "severity": src.loc[h, "severity"],
+                        "source": source,
+                        "message": src.loc[h, "message"],
+                    }
+                )
+        rows.append(row)
+    kernels = pd.DataFrame(rows, columns=list(KERNEL_COLUMNS))
+    if len(kernels):
+        size = kernels["delta_ns"].abs()
+        biggest = kernels[["before_ns", "after_ns"]].max(axis=1)
+        kernels = kernels.assign(_size=size, _big=biggest).sort_values(
+            ["_size", "_big"], ascending=[False, False], kind="stable"
+        )
+        kernels = kernels.drop(columns=["_size", "_big"])
+    kernels = kernels.astype(KERNEL_COLUMNS).reset_index(drop=True)
+    hints = pd.DataFrame(hint_rows, columns=list(HINT_DIFF_COLUMNS)).astype(HINT_DIFF_COLUMNS)
+    return kernels, hints
+
+
+# -------------------------------------------------------------------------------------------------- total
+
+
+def _metric_names(analysis: Analysis) -> set[str]:
+    values = analysis.report.values
+    present = np.asarray(values.notna().to_numpy().any(axis=0), dtype=bool)
+    return {str(c) for c, p in zip(values.columns, present.tolist(), strict=True) if p}
+
+
+def caveats(before: Analysis, after: Analysis) -> list[str]:
+    """Why a change may not come from the code: different metrics collected, GPUs, ncu versions."""
+    out = []
+    mb, ma = _metric_names(before), _metric_names(after)
+    only_b, only_a = len(mb - ma), len(ma - mb)
+    if only_b or only_a:
+        out.append(
+            f"the reports carry different metrics ({only_b} only in BEFORE, {only_a} only in AFTER): "
+            "a limiter or hint that needs one of them can change for that reason alone; "
+            "profile both with the same sections for a like-for-like comparison"
+        )
+    db = sorted({str(x) for x in before.launches["device_name"].dropna()})
+    da = sorted({str(x) for x in after.launches["device_name"].dropna()})
+    if db and da and db != da:
+        out.append(f"different GPUs: BEFORE ran on {', '.join(db)}, AFTER on {', '.join(da)}")
+    vb = sorted({str(x) for x in before.report.source["ncu_version"].dropna()})
+    va = sorted({str(x) for x in after.report.source["ncu_version"].dropna()})
+    if vb and va and vb != va:
+        out.append(f"different ncu versions: BEFORE {', '.join(vb)}, AFTER {', '.join(va)}")
+    return out
+
+
+def _name(analysis: Analysis) -> str:
+    return "+".join(str(x) for x in analysis.report.source["report"].dropna()) or "report"
+
+
+def compare(
+    before: Analysis, after: Analysis, *, before_name: str | None = None, after_name: str | None = None
+) -> Diff:
+    """Compare two analyses of the same program (see the module docstring for how launches are matched)."""
+    matches = match_launches(before, after)
+    pairs = launch_pairs(before, after, matches)
+    kernels, hints = kernel_changes(before, after, pairs, matches)
+    sb, sa = _side(before), _side(after)
+    m = pairs[pairs["status"] == MATCHED]
+    total = Total(
+        before_ns=float(np.nansum(sb["duration_ns"])),
+        after_ns=float(np.nansum(sa["duration_ns"])),
+        before_launches=len(sb),
+        after_launches=len(sa),
+        matched=len(m),
+        before_only=int((pairs["status"] == BEFORE_ONLY).sum()),
+        after_only=int((pairs["status"] == AFTER_ONLY).sum()),
+        matched_before_ns=float(np.nansum(m["before_duration_ns"])),
+        matched_after_ns=float(np.nansum(m["after_duration_ns"])),
+    )
+    return Diff(
+        before=before,
+        after=after,
+        before_name=before_name or _name(before),
+        after_name=after_name or _name(after),
+        pairs=pairs,
+        kernels=kernels,
+        hints=hints,
+        total=total,
+        caveats=caveats(before, after),
+    )

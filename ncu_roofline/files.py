@@ -1,0 +1,161 @@
+"""Files on the command line: inputs from files, folders and globs; output names; writing without overwriting.
+
+Pure file-system helpers for ``ncu_roofline.cli``: no printing. Every failure is an ``InputError`` (inputs) or an
+``OutputError`` (outputs) naming the path and what to do.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .errors import InputError, OutputError
+
+#: Suffixes of the files a folder contributes (each also with ``.gz``): ncu CSV pages and stdout captures,
+#: ncu's text output, and ncu's own report files.
+EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".ncu-rep")
+#: Suffixes dropped from an input's name to make the stem of its outputs (``run.raw.csv.gz`` -> ``run.raw``).
+INPUT_SUFFIXES: tuple[str, ...] = (".gz", ".csv", ".txt", ".ncu-rep")
+GLOB_CHARS = frozenset("*?[")
+
+
+def is_export_file(path: Path) -> bool:
+    """Whether a file found in a folder looks like an ncu export (by its suffix, .gz or not)."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return name.endswith(EXPORT_SUFFIXES)
+
+
+def expand_inputs(arguments: Iterable[str | Path]) -> list[Path]:
+    """The input files named by command-line arguments, in the order given.
+
+    An argument is a file (taken as is, whatever its suffix), a folder (every ncu export under it, recursively,
+    sorted by path: ``EXPORT_SUFFIXES``, optionally ``.gz``) or a glob pattern the shell did not expand
+    (``'runs/**/*.csv'``, for more files than a command line holds). A file reached twice is kept once.
+    Raises ``InputError`` for a path that does not exist, a folder without exports, a pattern that matches
+    nothing, or no arguments at all.
+    """
+    out: list[Path] = []
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for arg in arguments:
+        text = str(arg)
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and is_export_file(p))
+            if not found:
+                raise InputError(
+                    path, f"folder without ncu exports (files ending in {', '.join(EXPORT_SUFFIXES)}, or .gz)"
+                )
+            for p in found:
+                add(p)
+        elif path.exists():
+            add(path)
+        elif GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(path, "no file matches this pattern")
+            for p in files:
+                add(p)
+        else:
+            raise InputError(path, "no such file or folder")
+    if not out:
+        raise InputError(None, "no input files given")
+    return out
+
+
+def input_stem(path: Path) -> str:
+    """An input's name without its export suffixes: ``run.raw.csv.gz`` -> ``run.raw``, ``a.ncu-rep`` -> ``a``."""
+    name = path.name
+    changed = True
+    while changed:
+        changed = False
+        for suffix in INPUT_SUFFIXES:
+            if name.endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                changed = True
+    return name
+
+
+def default_output(inputs: Sequence[Path], suffix: str) -> Path:
+    """Where an output goes without ``-o``: next to the first input, named ``<stem><suffix>``, with
+    ``.merged`` before the suffix when several inputs make one output (``a.raw.merged.roofline.html``)."""
+    first = inputs[0]
+    stem = input_stem(first) + (".merged" if len(inputs) > 1 else "")
+    return first.parent / f"{stem}{suffix}"
+
+
+def uncompressed_size(path: Path) -> int:
+    """The size of a file's data: for gzip, the uncompressed size its trailer records (modulo 4 GiB)."""
+    try:
+        size = path.stat().st_size
+        if path.name.endswith(".gz") and size >= 18:
+            with path.open("rb") as fh:
+                fh.seek(-4, os.SEEK_END)
+                isize: int = struct.unpack("<I", fh.read(4))[0]
+                return max(size, isize)
+    except OSError:
+        return 0
+    return size
+
+
+def check_writable(path: Path, force: bool) -> None:
+    """Raise ``OutputError`` unless ``path`` can be written: its folder exists, and it is not there already
+    (or ``force``) and not a folder."""
+    parent = path.parent
+    if not parent.is_dir():
+        raise OutputError(f"{path}: cannot write: the folder {parent} does not exist")
+    if path.is_dir():
+        raise OutputError(f"{path}: is a folder; name an output file")
+    if path.exists() and not force:
+        raise OutputError(f"{path}: already exists; use --force to overwrite it, or -o to choose another name")
+
+
+def write_text(path: Path, text: str, force: bool = False) -> Path:
+    """Write ``text`` to ``path`` (UTF-8), never replacing a file unless ``force``; atomic (temp + rename)."""
+    check_writable(path, force)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # same folder (rename is atomic), umask honoured
+    try:
+        try:
+            with tmp.open("x", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    return path
+
+
+def prepare_folder(folder: Path, force: bool = False) -> Path:
+    """An output folder that is new or empty; a non-empty one only with ``force`` (its contents are removed).
+
+    Its parent must exist (a typo in a path should not create a tree of folders)."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: exists and is not a folder")
+    if not folder.parent.is_dir():
+        raise OutputError(f"{folder}: cannot create: the folder {folder.parent} does not exist")
+    try:
+        if folder.exists() and any(folder.iterdir()):
+            if not force:
+                raise OutputError(f"{folder}: folder is not empty; use --force to replace its contents")
+            for child in folder.iterdir():
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot write: {exc.strerror or exc}") from exc
+    return folder

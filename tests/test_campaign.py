@@ -1,0 +1,118 @@
+"""ncu_roofline.campaign: many real reports as one Parquet dataset, read back with pyarrow.dataset."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from conftest import data
+
+import ncu_roofline
+from ncu_roofline.campaign import FRAMES, ExportOptions, export, open_dataset, partition_folder
+from ncu_roofline.errors import EXIT_INPUT, OutputError
+from ncu_roofline.io import report_names
+
+INPUTS = ("micro_full.raw.csv", "micro_roof.raw.csv.gz", "llm_full.details.csv.gz")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """The three reports exported with two worker processes."""
+    root = tmp_path_factory.mktemp("campaign") / "ds"
+    paths = [data(n) for n in INPUTS]
+    results = export(list(zip(paths, report_names(paths), strict=True)), root, ExportOptions(), jobs=2)
+    assert [r.status for r in results] == ["ok", "ok", "ok"]
+    return root, paths
+
+
+def test_each_frame_is_one_hive_dataset_partitioned_by_report(dataset: tuple[Path, list[Path]]) -> None:
+    root, paths = dataset
+    assert sorted(p.name for p in root.iterdir()) == sorted(FRAMES)
+    for frame in FRAMES:
+        assert sorted(p.name for p in (root / frame).iterdir()) == sorted(
+            f"report={n}" for n in ("micro_full.raw", "micro_roof.raw", "llm_full.details")
+        )
+    launches = ds.dataset(root / "launches", format="parquet", partitioning="hive").to_table().to_pandas()
+    counts = launches.groupby("report", observed=True).size().to_dict()
+    assert counts == {
+        p: len(ncu_roofline.read(path).launches) for p, path in zip(report_names(paths), paths, strict=True)
+    }
+
+
+def test_dataset_holds_the_analysis_frames(dataset: tuple[Path, list[Path]]) -> None:
+    root, paths = dataset
+    analysis = ncu_roofline.analysis.analyze(ncu_roofline.read(paths[0]))
+    verdicts = open_dataset(root, "verdicts").to_table(filter=ds.field("report") == "micro_full.raw").to_pandas()
+    verdicts = verdicts.sort_values("launch_id").reset_index(drop=True)
+    assert verdicts["limiter"].tolist() == analysis.verdicts["limiter"].astype(object).tolist()
+    metrics = open_dataset(root, "metrics").to_table(filter=ds.field("report") == "micro_full.raw")
+    assert metrics.num_rows == len(analysis.report.metrics)
+    sources = open_dataset(root, "sources").to_table().to_pandas().set_index("report")
+    assert sources.loc["micro_roof.raw", "path"] == str(paths[1])
+
+
+def test_every_partition_of_a_frame_has_the_same_schema(dataset: tuple[Path, list[Path]]) -> None:
+    root, _ = dataset
+    for frame in FRAMES:
+        schemas = {pq.read_schema(f).remove_metadata() for f in (root / frame).glob("*/part-0.parquet")}
+        assert len(schemas) == 1, frame
+        assert "report" not in schemas.pop().names  # the partition key lives in the folder name
+
+
+def test_reports_already_in_the_dataset_need_force(dataset: tuple[Path, list[Path]], tmp_path: Path) -> None:
+    root = tmp_path / "ds"
+    shutil.copytree(dataset[0], root)
+    path = data("micro_full.raw.csv")
+    with pytest.raises(OutputError, match=r"already holds 1 of these reports \(micro_full.raw\); use --force"):
+        export([(path, "micro_full.raw")], root, ExportOptions())
+    before = (root / "launches" / "report=micro_full.raw" / "part-0.parquet").stat().st_mtime_ns
+    [result] = export([(path, "micro_full.raw")], root, ExportOptions(force=True), jobs=1)
+    assert result.status == "ok"
+    assert (root / "launches" / "report=micro_full.raw" / "part-0.parquet").stat().st_mtime_ns >= before
+    # a new report is added beside the others
+    [added] = export([(data("micro_metrics.raw.csv"), "micro_metrics.raw")], root, ExportOptions(), jobs=1)
+    assert added.status == "ok"
+    reports = open_dataset(root, "launches").to_table().column("report").unique().to_pylist()
+    assert sorted(reports) == ["llm_full.details", "micro_full.raw", "micro_metrics.raw", "micro_roof.raw"]
+
+
+def test_a_bad_file_fails_alone_and_an_empty_one_is_skipped(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.csv"
+    bad.write_text("just,some,csv\n1,2,3\n")
+    inputs = [(data("micro_full.raw.csv"), "micro_full.raw"), (bad, "notes"), (data("micro_full.session.csv"), "s")]
+    results = export(inputs, tmp_path / "ds", ExportOptions(), jobs=2)
+    assert [r.status for r in results] == ["ok", "failed", "skipped"]
+    assert results[1].exit_code == EXIT_INPUT
+    assert "notes.csv" in results[1].message
+    assert sorted(p.name for p in (tmp_path / "ds" / "launches").iterdir()) == ["report=micro_full.raw"]
+
+
+def test_filters_apply_per_report(tmp_path: Path) -> None:
+    inputs = [(data("micro_full.raw.csv"), "micro_full.raw"), (data("llm_full.raw.csv.gz"), "llm_full.raw")]
+    results = export(inputs, tmp_path / "ds", ExportOptions(kernel=("tiny_launch",), metrics=False), jobs=1)
+    assert [(r.status, r.launches) for r in results] == [("ok", 4), ("skipped", 0)]
+    assert "selects none" in results[1].message
+    assert not (tmp_path / "ds" / "metrics").exists()
+
+
+def test_report_names_that_look_like_numbers_or_hold_slashes_stay_text(tmp_path: Path) -> None:
+    for run in ("0001", "0002"):
+        (tmp_path / run).mkdir()
+        shutil.copy(data("micro_full.raw.csv"), tmp_path / run / "report.csv")
+    paths = [tmp_path / "0001" / "report.csv", tmp_path / "0002" / "report.csv"]
+    names = report_names(paths)
+    assert names == ["0001/report", "0002/report"]
+    export(list(zip(paths, names, strict=True)), tmp_path / "ds", ExportOptions(metrics=False), jobs=1)
+    assert partition_folder(tmp_path / "ds", "launches", "0001/report").name == "report=0001%2Freport"
+    table = open_dataset(tmp_path / "ds", "launches").to_table()
+    assert table.schema.field("report").type == pa.string()
+    assert sorted(table.column("report").unique().to_pylist()) == names
+
+
+def test_a_missing_parent_folder_is_an_output_error(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="does not exist"):
+        export([(data("micro_full.raw.csv"), "m")], tmp_path / "a" / "b", ExportOptions())

@@ -1,0 +1,530 @@
+"""The command line, in process with click's CliRunner: every command, every documented exit code, every error
+path; outputs checked for what any correct renderer gives (file name and place, JSON keys, tables, escaping).
+
+``test_cli_subprocess.py`` runs the same on the real samples as a user does, in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner, Result
+from conftest import data
+from edits import without_kernel
+
+from ncu_roofline import __version__, cli
+from ncu_roofline.device import OVERRIDE_KEYS
+from ncu_roofline.errors import (
+    EXIT_ANALYSIS,
+    EXIT_FAILURE,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_MISSING_EXTRA,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+    InputError,
+    MissingExtraError,
+)
+
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(cli.main, [str(a) for a in args])
+
+
+def one_error_line(result: Result) -> str:
+    """The single line an error prints on stderr (asserting there is exactly one, and no traceback)."""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ncu-roofline: ")
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+@pytest.fixture()
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch folder, the current directory, with copies of two real exports."""
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "micro_full.raw.csv")
+    shutil.copy(data("micro_roof.raw.csv.gz"), tmp_path / "micro_roof.raw.csv.gz")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# ------------------------------------------------------------------------------------------- analyze
+
+
+def test_default_prints_the_summary_and_writes_html_next_to_the_input(work: Path) -> None:
+    r = run("micro_roof.raw.csv.gz")
+    assert r.exit_code == EXIT_OK, r.stderr
+    assert "wmma_bf16" in r.stdout
+    html = work / "micro_roof.raw.roofline.html"
+    assert html.is_file()
+    assert "<html" in html.read_text()
+    assert r.stderr.strip() == f"ncu-roofline: wrote {html.relative_to(work)}"
+
+
+def test_never_overwrites_without_force(work: Path) -> None:
+    assert run("micro_full.raw.csv").exit_code == EXIT_OK
+    target = work / "micro_full.raw.roofline.html"
+    target.write_text("mine")
+    r = run("micro_full.raw.csv")
+    assert r.exit_code == EXIT_OUTPUT
+    assert "already exists; use --force" in one_error_line(r)
+    assert r.stdout == ""  # the check comes before any output
+    assert target.read_text() == "mine"
+    assert run("micro_full.raw.csv", "--force").exit_code == EXIT_OK
+    assert "<html" in target.read_text()
+
+
+def test_output_into_a_missing_folder(work: Path) -> None:
+    r = run("micro_full.raw.csv", "-o", work / "nope" / "x.html")
+    assert r.exit_code == EXIT_OUTPUT
+    assert "the folder" in one_error_line(r) and "does not exist" in r.stderr
+
+
+def test_analyze_command_is_the_default(work: Path) -> None:
+    a = run("analyze", "micro_full.raw.csv", "--format", "json")
+    b = run("micro_full.raw.csv", "--format", "json")
+    assert a.exit_code == b.exit_code == EXIT_OK
+    assert a.stdout == b.stdout
+
+
+def test_json_to_stdout(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "json")
+    assert r.exit_code == EXIT_OK
+    doc = json.loads(r.stdout)
+    assert {"schema", "tool", "sources", "launches", "summary"} <= set(doc)
+    assert len(doc["launches"]) == 16
+    assert r.stderr == ""
+    assert not list(work.glob("*.html"))
+
+
+def test_format_follows_the_output_suffix(work: Path) -> None:
+    r = run("micro_full.raw.csv", "-o", "out.json")
+    assert r.exit_code == EXIT_OK
+    assert json.loads((work / "out.json").read_text())["schema"] == 1
+    assert r.stdout == ""
+    assert run("micro_full.raw.csv", "-o", "out.md").exit_code == EXIT_OK
+    assert "|---" in (work / "out.md").read_text()
+
+
+def test_csv_and_markdown(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "csv")
+    assert r.exit_code == EXIT_OK
+    lines = r.stdout.splitlines()
+    assert "launch_id" in lines[0].split(",")
+    assert len(lines) >= 17  # a header and the 16 launches (or one row per kernel and more)
+    r = run("micro_full.raw.csv", "--format", "markdown", "--top", "3")
+    assert r.exit_code == EXIT_OK
+    assert "|" in r.stdout.splitlines()[0]
+    assert any(
+        set(line.replace("|", "").replace(":", "").replace("-", "").strip()) == set() for line in r.stdout.splitlines()
+    )
+
+
+def test_parquet_folder(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "parquet")
+    assert r.exit_code == EXIT_OK, r.stderr
+    folder = work / "micro_full.raw.roofline.parquet"
+    files = sorted(folder.glob("*.parquet"))
+    assert files
+    assert all(pq.read_table(f).num_columns > 0 for f in files)
+    again = run("micro_full.raw.csv", "--format", "parquet")
+    assert again.exit_code == EXIT_OUTPUT
+    assert "not empty; use --force" in one_error_line(again)
+    assert run("micro_full.raw.csv", "--format", "parquet", "--force").exit_code == EXIT_OK
+    assert run("micro_full.raw.csv", "--format", "parquet", "-o", "-").exit_code == EXIT_USAGE
+
+
+def test_html_to_stdout(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "html", "-o", "-")
+    assert r.exit_code == EXIT_OK
+    assert "<html" in r.stdout
+    assert not list(work.glob("*.html"))
+
+
+def test_several_inputs_merge_and_keep_each_launchs_source(work: Path) -> None:
+    r = run("micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json")
+    assert r.exit_code == EXIT_OK
+    doc = json.loads(r.stdout)
+    assert len(doc["launches"]) == 32
+    assert {x["report"] for x in doc["launches"]} == {"micro_full.raw", "micro_roof.raw"}
+    assert [s["report"] for s in doc["sources"]] == ["micro_full.raw", "micro_roof.raw"]
+    r = run("micro_full.raw.csv", "micro_roof.raw.csv.gz")
+    assert r.exit_code == EXIT_OK
+    assert (work / "micro_full.raw.merged.roofline.html").is_file()
+    assert "2 inputs merged into one report, named after the first; -o chooses the name" in r.stderr
+
+
+def test_folder_and_glob_inputs(work: Path) -> None:
+    by_folder = run(work, "--format", "json")
+    by_glob = run(str(work / "*.csv*"), "--format", "json")
+    assert by_folder.exit_code == by_glob.exit_code == EXIT_OK
+    assert len(json.loads(by_folder.stdout)["launches"]) == 32
+    assert by_folder.stdout == by_glob.stdout
+
+
+def test_kernel_and_nvtx_filters(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "json", "--kernel", "^tiny")
+    assert [x["id"] for x in json.loads(r.stdout)["launches"]] == [12, 13, 14, 15]
+    r = run("micro_full.raw.csv", "--format", "json", "--nvtx", "compute")
+    assert [x["display_name"] for x in json.loads(r.stdout)["launches"]] == [
+        "fp32_fma",
+        "fp64_fma",
+        "half_hfma2",
+        "wmma_bf16",
+    ]
+    r = run("micro_full.raw.csv", "--kernel", "gemm")
+    assert r.exit_code == EXIT_ANALYSIS
+    assert "--kernel 'gemm' selects none of the 16 launches" in one_error_line(r)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("dram_bytes_per_s=4.8T", "dram_bytes_per_s", 4.8e12),
+        ("fp32_flops=6.7e13", "fp32_flops", 6.7e13),
+        ("sm_clock_hz = 1980M", "sm_clock_hz", 1.98e9),
+        ("l2_bytes_per_s=10k", "l2_bytes_per_s", 1e4),
+        ("sm_count=132", "sm_count", 132.0),
+    ],
+)
+def test_parse_peak(text: str, key: str, value: float) -> None:
+    assert cli.parse_peak(text) == (key, pytest.approx(value))
+
+
+def test_peak_override_and_device(work: Path) -> None:
+    r = run("micro_full.raw.csv", "--format", "json", "--peak", "dram_bytes_per_s=1T", "--device", "h200")
+    assert r.exit_code == EXIT_OK, r.stderr
+    roofs = [x for launch in json.loads(r.stdout)["launches"] for x in launch["roofline"] if x["level"] == "dram"]
+    assert roofs
+    assert {x["peak_bytes_per_s"] for x in roofs} == {1e12}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--peak", "nonsense=1"], "'nonsense' is not a peak figure"),
+        (["--peak", "dram_bytes_per_s"], "expected KEY=VALUE"),
+        (["--peak", "dram_bytes_per_s=fast"], "'fast' is not a number"),
+        (["--peak", "dram_bytes_per_s=-1"], "must be a positive"),
+        (["--device", "Voodoo 5"], "unknown device 'Voodoo 5'"),
+        (["--kernel", "("], "not a regular expression"),
+        (["--fomat", "json"], "No such option"),
+        (["--format", "xml"], "'xml' is not one of"),
+        (["--top", "0"], "--top"),
+        (["--format", "json", "--open"], "--open opens the HTML report"),
+        (["-o", "-", "--open"], "--open opens the HTML report"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(work: Path, args: list[str], message: str) -> None:
+    r = run("micro_full.raw.csv", *args)
+    assert r.exit_code == EXIT_USAGE
+    line = one_error_line(r)
+    assert message in line
+    assert line.startswith("ncu-roofline: error: ")
+
+
+@pytest.mark.parametrize(
+    ("make", "code", "message"),
+    [
+        (lambda d: d / "missing.csv", EXIT_INPUT, "missing.csv: no such file or folder"),
+        (lambda d: d / "*.nothing", EXIT_INPUT, "no file matches this pattern"),
+        (lambda d: d / "not_ncu.csv", EXIT_INPUT, "not_ncu.csv"),
+        (lambda d: d / "session.csv", EXIT_ANALYSIS, "no kernel launches"),
+    ],
+)
+def test_input_errors(work: Path, make, code: int, message: str) -> None:  # type: ignore[no-untyped-def]
+    (work / "not_ncu.csv").write_text("name,value\nx,1\n")
+    shutil.copy(data("micro_full.session.csv"), work / "session.csv")
+    r = run(make(work))
+    assert r.exit_code == code
+    assert message in one_error_line(r)
+
+
+def test_verbose_explains_an_error_and_debug_raises(work: Path) -> None:
+    (work / "not_ncu.csv").write_text("name,value\nx,1\n")
+    r = run("-v", "not_ncu.csv")
+    assert r.exit_code == EXIT_INPUT
+    first, *more = r.stderr.splitlines()
+    assert first.startswith("ncu-roofline: error: not_ncu.csv")
+    assert more and "FormatError" in more[0]
+    assert "Traceback" not in r.stderr
+    r = run("not_ncu.csv", "--debug")
+    assert isinstance(r.exception, InputError)
+
+
+def test_verbose_says_what_was_read(work: Path) -> None:
+    r = run("micro_full.raw.csv", "-v", "--format", "json")
+    assert "ncu-roofline: read micro_full.raw.csv: raw page, 16 launches" in r.stderr
+
+
+def test_quiet(work: Path) -> None:
+    r = run("micro_full.raw.csv", "-q")
+    assert r.exit_code == EXIT_OK
+    assert r.stdout == r.stderr == ""
+    assert (work / "micro_full.raw.roofline.html").is_file()
+
+
+def test_internal_error_is_one_line_and_exit_70(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "analyze", broken)
+    r = run("micro_full.raw.csv")
+    assert r.exit_code == EXIT_INTERNAL
+    line = one_error_line(r)
+    assert "internal error: RuntimeError: boom" in line
+    assert "--debug" in line
+    assert isinstance(run("micro_full.raw.csv", "--debug").exception, RuntimeError)
+
+
+def test_missing_extra_exits_6(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def needs_extra(*_args: object, **_kwargs: object) -> None:
+        raise MissingExtraError("reading .ncu-rep files needs ncu_report: pip install 'ncu-roofline[ncu-rep]'")
+
+    monkeypatch.setattr(cli, "read_inputs", needs_extra)
+    r = run("micro_full.raw.csv")
+    assert r.exit_code == EXIT_MISSING_EXTRA
+    assert "pip install" in one_error_line(r)
+
+
+def test_interrupt_exits_130(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "read_inputs", interrupted)
+    r = run("micro_full.raw.csv")
+    assert r.exit_code == EXIT_INTERRUPTED
+    assert "ncu-roofline: interrupted" in r.stderr
+
+
+def test_open_uses_a_browser_only_with_a_display(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(cli.webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    r = run("micro_full.raw.csv", "--open")
+    assert r.exit_code == EXIT_OK
+    assert opened == []
+    assert "no display to open a browser on" in r.stderr
+    monkeypatch.setenv("DISPLAY", ":0")
+    r = run("micro_full.raw.csv", "--open", "--force")
+    assert r.exit_code == EXIT_OK
+    assert opened == [(work / "micro_full.raw.roofline.html").resolve().as_uri()]
+
+
+def test_display_available() -> None:
+    assert cli.display_available({}, "darwin")
+    assert cli.display_available({}, "win32")
+    assert not cli.display_available({}, "linux")
+    assert cli.display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+
+
+def test_progress_bar_only_on_a_terminal(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = run("micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json")
+    assert "reading" not in plain.stderr
+    monkeypatch.setattr(cli, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr(cli, "_is_tty", lambda _stream: True)
+    bar = run("micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json")
+    assert bar.exit_code == EXIT_OK
+    assert "reading" in bar.stderr
+    assert json.loads(bar.stdout) == json.loads(plain.stdout)
+
+
+def test_version_help_and_no_arguments() -> None:
+    r = run("--version")
+    assert r.exit_code == EXIT_OK
+    assert r.stdout.strip() == f"ncu-roofline {__version__}"
+    r = run("--help")
+    assert r.exit_code == EXIT_OK
+    for command in ("analyze", "diff", "export", "sections", "devices"):
+        assert command in r.stdout
+    r = run()
+    assert r.exit_code == EXIT_USAGE
+    assert "Usage: ncu-roofline" in r.stderr
+
+
+def test_a_file_named_like_a_command(work: Path) -> None:
+    shutil.copy(work / "micro_full.raw.csv", work / "diff")
+    r = run("./diff", "--format", "json")
+    assert r.exit_code == EXIT_OK
+    assert len(json.loads(r.stdout)["launches"]) == 16
+
+
+def test_common_flags_before_the_command_name(work: Path) -> None:
+    r = run("-v", "diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "json")
+    assert r.exit_code == EXIT_OK
+    assert "ncu-roofline: read " in r.stderr
+
+
+# ------------------------------------------------------------------------------------------------ diff
+
+
+def test_diff_roof_vs_full(work: Path) -> None:
+    r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv")
+    assert r.exit_code == EXIT_OK, r.stderr
+    assert "matched 16 of 16 BEFORE and 16 AFTER launches" in r.stdout
+    assert "every launch matched" in r.stdout
+    assert "caveat: the reports carry different metrics" in r.stdout
+    page = work / "micro_roof.raw_vs_micro_full.raw.diff.html"
+    assert page.is_file()
+    assert "<html" in page.read_text()
+    again = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv")
+    assert again.exit_code == EXIT_OUTPUT
+
+
+def test_diff_kernel_removed_says_what_it_could_not_match(work: Path) -> None:
+    without_kernel(work / "micro_full.raw.csv", work / "no_l2.raw.csv", "l2_reread")
+    r = run("diff", "micro_full.raw.csv", "no_l2.raw.csv", "--format", "text")
+    assert r.exit_code == EXIT_OK
+    assert "could not match 1 BEFORE and 0 AFTER launches" in r.stdout
+    assert "only in BEFORE  l2_reread  (micro_full.raw launch 2, NVTX memory)" in r.stdout
+    doc = json.loads(run("diff", "micro_full.raw.csv", "no_l2.raw.csv", "--format", "json").stdout)
+    assert doc["total"]["before_only"] == 1
+    assert [p["display_name"] for p in doc["pairs"] if p["status"] == "before only"] == ["l2_reread"]
+
+
+def test_diff_same_stem_in_two_folders_is_named_by_folder(work: Path) -> None:
+    for run_name in ("base", "new"):
+        (work / run_name).mkdir()
+        shutil.copy(work / "micro_full.raw.csv", work / run_name / "report.csv")
+    r = run("diff", "base/report.csv", "new/report.csv", "--format", "text")
+    assert r.stdout.startswith("base/report -> new/report: ")
+
+
+def test_diff_of_two_folders(work: Path) -> None:
+    for side in ("before", "after"):
+        (work / side).mkdir()
+        shutil.copy(work / "micro_full.raw.csv", work / side / "micro_full.raw.csv")
+        shutil.copy(work / "micro_roof.raw.csv.gz", work / side / "micro_roof.raw.csv.gz")
+    r = run("diff", "before", "after", "--format", "json")
+    assert r.exit_code == EXIT_OK, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["before"]["name"], doc["after"]["name"]) == ("before", "after")
+    assert [s["report"] for s in doc["before"]["sources"]] == ["micro_full.raw", "micro_roof.raw"]
+    assert doc["total"]["matched"] == 32
+    assert doc["total"]["change"] == 0
+
+
+def test_diff_fail_if_slower(work: Path) -> None:
+    # micro_full ran 0.06 % longer than micro_roof in total (ncu's own durations)
+    r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "json", "--fail-if-slower", "0")
+    assert r.exit_code == EXIT_FAILURE
+    assert "AFTER is 0.1% slower than BEFORE" in one_error_line(r)
+    assert json.loads(r.stdout)["total"]["change"] > 0  # the output is still written
+    r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "json", "--fail-if-slower", "1")
+    assert r.exit_code == EXIT_OK
+    r = run("diff", "micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json", "--fail-if-slower", "0")
+    assert r.exit_code == EXIT_OK  # faster
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["diff", "micro_full.raw.csv"], EXIT_USAGE),
+        (["diff", "micro_full.raw.csv", "missing.csv"], EXIT_INPUT),
+        (["diff", "micro_full.raw.csv", "micro_full.raw.csv", "--fail-if-slower", "-1"], EXIT_USAGE),
+        (["diff", "micro_full.raw.csv", "micro_full.raw.csv", "--kernel", "gemm"], EXIT_ANALYSIS),
+        (["diff", "micro_full.raw.csv", "micro_full.raw.csv", "-o", "nope/x.html"], EXIT_OUTPUT),
+    ],
+)
+def test_diff_errors(work: Path, args: list[str], code: int) -> None:
+    r = run(*args)
+    assert r.exit_code == code
+    one_error_line(r)
+
+
+def test_diff_formats(work: Path) -> None:
+    base = ("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv")
+    md = run(*base, "--format", "markdown").stdout.splitlines()
+    assert sum(line.startswith("|---") for line in md) == 1
+    csv_lines = run(*base, "--format", "csv").stdout.splitlines()
+    assert csv_lines[0].startswith("kernel,display_name,status")
+    assert len(csv_lines) == 14
+    assert "<html" in run(*base, "--format", "html", "-o", "-").stdout
+
+
+# ---------------------------------------------------------------------------------------------- export
+
+
+def test_export_dataset(work: Path) -> None:
+    import pyarrow.dataset as ds
+
+    r = run("export", "micro_full.raw.csv", "micro_roof.raw.csv.gz", "--parquet", "campaign", "-j", "2")
+    assert r.exit_code == EXIT_OK, r.stderr
+    assert "exported 2 of 2 reports (32 launches) to campaign" in r.stderr
+    table = ds.dataset(work / "campaign" / "verdicts", format="parquet", partitioning="hive").to_table()
+    assert table.num_rows == 32
+    assert sorted(table.column("report").unique().to_pylist()) == ["micro_full.raw", "micro_roof.raw"]
+    again = run("export", "micro_full.raw.csv", "--parquet", "campaign")
+    assert again.exit_code == EXIT_OUTPUT
+    assert "use --force" in one_error_line(again)
+    assert run("export", "micro_full.raw.csv", "--parquet", "campaign", "--force").exit_code == EXIT_OK
+
+
+def test_export_carries_on_past_a_bad_file_and_exits_with_its_code(work: Path) -> None:
+    (work / "not_ncu.csv").write_text("name,value\nx,1\n")
+    r = run("export", "micro_full.raw.csv", "not_ncu.csv", "--parquet", "campaign", "--no-metrics")
+    assert r.exit_code == EXIT_INPUT
+    lines = r.stderr.splitlines()
+    assert any(line.startswith("ncu-roofline: error: not_ncu.csv") for line in lines)
+    assert "exported 1 of 2 reports (16 launches)" in r.stderr
+    assert "1 of 2 reports failed" in lines[-1]
+    assert not (work / "campaign" / "metrics").exists()
+
+
+def test_export_needs_the_parquet_folder(work: Path) -> None:
+    r = run("export", "micro_full.raw.csv")
+    assert r.exit_code == EXIT_USAGE
+    assert "--parquet" in one_error_line(r)
+
+
+# -------------------------------------------------------------------------------------- sections, devices
+
+
+def test_sections_prints_the_folder_and_the_ncu_commands() -> None:
+    from ncu_roofline.sections import describe
+
+    r = run("sections")
+    assert r.exit_code == EXIT_OK
+    assert r.stdout == describe()
+    assert "ncu --section-folder" in r.stdout
+
+
+def test_sections_copy_never_overwrites_without_force(work: Path) -> None:
+    r = run("sections", "--copy", "mine")
+    assert r.exit_code == EXIT_OK
+    assert sorted(p.name for p in (work / "mine").iterdir()) == ["NcuRoofline.section", "NcuRooflineLite.section"]
+    assert f"ncu --section-folder {work / 'mine'} --section NcuRoofline" in r.stdout
+    again = run("sections", "--copy", "mine")
+    assert again.exit_code == EXIT_OUTPUT
+    assert "use --force" in one_error_line(again)
+    assert run("sections", "--copy", "mine", "--force").exit_code == EXIT_OK
+    assert run("sections", "--force").exit_code == EXIT_USAGE
+
+
+def test_devices_table_and_sources() -> None:
+    from ncu_roofline.devices import DEVICES
+
+    r = run("devices")
+    assert r.exit_code == EXIT_OK
+    for d in DEVICES:
+        assert d.name in r.stdout
+    r = run("devices", "h200")
+    assert r.exit_code == EXIT_OK
+    assert r.stdout.startswith("NVIDIA H200 ")
+    assert "https://" in r.stdout  # every figure with its source
+    doc = json.loads(run("devices", "--format", "json").stdout)
+    assert len(doc) == len(DEVICES)
+    assert all(fig is None or fig["source"] for d in doc for fig in d["figures"].values())
+    assert run("devices", "--keys").stdout.split() == sorted(OVERRIDE_KEYS)
+    bad = run("devices", "Voodoo 5")
+    assert bad.exit_code == EXIT_USAGE
+    assert "unknown device 'Voodoo 5'" in one_error_line(bad)

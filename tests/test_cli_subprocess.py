@@ -1,0 +1,136 @@
+"""The command line as a user runs it: ``python -m ncu_roofline`` in a subprocess on the real samples, importing
+this checkout (PYTHONPATH = its root). Exit codes, stdout, stderr, and the files written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.dataset as ds
+import pytest
+from conftest import data
+from edits import without_kernel
+
+from ncu_roofline.errors import EXIT_ANALYSIS, EXIT_FAILURE, EXIT_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ncu_roofline(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    return subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", *(str(a) for a in args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture()
+def work(tmp_path: Path) -> Path:
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "micro_full.raw.csv")
+    shutil.copy(data("micro_roof.raw.csv.gz"), tmp_path / "micro_roof.raw.csv.gz")
+    return tmp_path
+
+
+def test_this_checkout_is_the_one_imported(work: Path) -> None:
+    p = subprocess.run(
+        [sys.executable, "-c", "import ncu_roofline.cli as c; print(c.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=work,
+    )
+    assert Path(p.stdout.strip()).resolve() == ROOT / "ncu_roofline" / "cli.py"
+
+
+def test_analyze_default_and_no_overwrite(work: Path) -> None:
+    p = ncu_roofline("micro_full.raw.csv", cwd=work)
+    assert p.returncode == EXIT_OK, p.stderr
+    assert "wmma_bf16" in p.stdout
+    html = work / "micro_full.raw.roofline.html"
+    assert "<html" in html.read_text()
+    p = ncu_roofline("micro_full.raw.csv", "--open", cwd=work)
+    assert p.returncode == EXIT_OUTPUT
+    assert p.stderr.count("\n") == 1 and "already exists" in p.stderr
+    p = ncu_roofline("micro_full.raw.csv", "--open", "--force", "-q", cwd=work)
+    assert p.returncode == EXIT_OK
+    assert p.stdout == ""
+    assert "no display to open a browser on" not in p.stderr  # -q
+
+
+def test_analyze_json_of_several_reports(work: Path) -> None:
+    p = ncu_roofline("micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json", cwd=work)
+    assert p.returncode == EXIT_OK, p.stderr
+    doc = json.loads(p.stdout)
+    assert {x["report"] for x in doc["launches"]} == {"micro_full.raw", "micro_roof.raw"}
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["missing.csv"], EXIT_INPUT, "ncu-roofline: error: missing.csv: no such file or folder"),
+        (["micro_full.raw.csv", "--fomat", "json"], EXIT_USAGE, "No such option"),
+        (["micro_full.raw.csv", "--peak", "dram_bytes_per_s=fast"], EXIT_USAGE, "'fast' is not a number"),
+        (["micro_full.raw.csv", "--device", "Voodoo 5"], EXIT_USAGE, "unknown device"),
+        (["micro_full.raw.csv", "--nvtx", "training"], EXIT_ANALYSIS, "selects none"),
+    ],
+)
+def test_errors_are_one_line_with_the_documented_code(work: Path, args: list[str], code: int, message: str) -> None:
+    p = ncu_roofline(*args, cwd=work)
+    assert p.returncode == code
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_debug_shows_the_traceback(work: Path) -> None:
+    p = ncu_roofline("--debug", "missing.csv", cwd=work)
+    assert p.returncode == 1
+    assert "Traceback" in p.stderr
+    assert "InputError: missing.csv: no such file or folder" in p.stderr
+
+
+def test_diff_roof_vs_full_and_fail_if_slower(work: Path) -> None:
+    p = ncu_roofline("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", cwd=work)
+    assert p.returncode == EXIT_OK, p.stderr
+    assert "matched 16 of 16 BEFORE and 16 AFTER launches" in p.stdout
+    assert (work / "micro_roof.raw_vs_micro_full.raw.diff.html").is_file()
+    p = ncu_roofline(
+        "diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "text", "--fail-if-slower", "0", cwd=work
+    )
+    assert p.returncode == EXIT_FAILURE
+    assert "slower than BEFORE" in p.stderr
+
+
+def test_diff_kernel_removed(work: Path) -> None:
+    without_kernel(work / "micro_full.raw.csv", work / "no_l2.raw.csv", "l2_reread")
+    p = ncu_roofline("diff", "micro_full.raw.csv", "no_l2.raw.csv", "--format", "text", cwd=work)
+    assert p.returncode == EXIT_OK
+    assert "only in BEFORE  l2_reread" in p.stdout
+
+
+def test_export_in_parallel(work: Path) -> None:
+    p = ncu_roofline("export", work, "--parquet", "campaign", "-j", "2", cwd=work)
+    assert p.returncode == EXIT_OK, p.stderr
+    table = ds.dataset(work / "campaign" / "launches", format="parquet", partitioning="hive").to_table()
+    assert table.num_rows == 32
+
+
+def test_sections_and_devices(work: Path) -> None:
+    p = ncu_roofline("sections", cwd=work)
+    assert p.returncode == EXIT_OK
+    assert "ncu --section-folder" in p.stdout
+    p = ncu_roofline("devices", cwd=work)
+    assert p.returncode == EXIT_OK
+    assert "NVIDIA H200" in p.stdout

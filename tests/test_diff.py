@@ -1,0 +1,208 @@
+"""ncu_roofline.diff: matching launches across two real reports and what changed.
+
+Golden numbers are ncu's own: each launch's ``gpu__time_duration.sum`` as the export carries it. The variants
+(a kernel removed, a kernel renamed, NVTX counters renumbered) are real exports edited the way a changed
+program or a second run would change them (``tests/edits.py``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import data
+from edits import renamed, renumbered_nvtx, without_kernel, without_nvtx
+
+import ncu_roofline
+from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.diff import (
+    AFTER_ONLY,
+    BEFORE_ONLY,
+    HINT_DIFF_COLUMNS,
+    KERNEL_COLUMNS,
+    MATCHED,
+    PAIR_COLUMNS,
+    compare,
+)
+
+DURATION = "gpu__time_duration.sum"
+
+
+def durations(analysis: Analysis) -> dict[int, float]:
+    """ncu's duration of each launch in ns, by launch ID, straight from the export's values."""
+    v = analysis.report.values[DURATION]
+    return {int(k[2]): float(x) * 1e9 for k, x in v.items()}
+
+
+@pytest.fixture(scope="module")
+def roof() -> Analysis:
+    return analyze(ncu_roofline.read(data("micro_roof.raw.csv.gz")))
+
+
+@pytest.fixture(scope="module")
+def full() -> Analysis:
+    return analyze(ncu_roofline.read(data("micro_full.raw.csv")))
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("variants")
+
+
+@pytest.fixture(scope="module")
+def no_l2(variants: Path) -> Analysis:
+    path = without_kernel(data("micro_full.raw.csv"), variants / "no_l2.raw.csv", "l2_reread")
+    return analyze(ncu_roofline.read(path))
+
+
+def test_roof_vs_full_matches_every_launch_by_name_and_nvtx(roof: Analysis, full: Analysis) -> None:
+    d = compare(roof, full)
+    assert d.match_counts() == {"name+nvtx": 16}
+    assert (d.pairs["status"] == MATCHED).all()
+    assert d.unmatched.empty
+    # launch order pairs the four tiny_launch launches one to one
+    tiny = d.pairs[d.pairs["display_name"] == "tiny_launch"]
+    assert tiny["before_launch_id"].tolist() == [12, 13, 14, 15]
+    assert tiny["after_launch_id"].tolist() == [12, 13, 14, 15]
+    assert list(d.pairs.columns) == list(PAIR_COLUMNS)
+    assert list(d.kernels.columns) == list(KERNEL_COLUMNS)
+    assert list(d.hints.columns) == list(HINT_DIFF_COLUMNS)
+
+
+def test_roof_vs_full_times_are_ncus(roof: Analysis, full: Analysis) -> None:
+    d = compare(roof, full)
+    b, a = durations(roof), durations(full)
+    assert d.total.before_ns == pytest.approx(sum(b.values()))
+    assert d.total.after_ns == pytest.approx(sum(a.values()))
+    assert d.total.change == pytest.approx(sum(a.values()) / sum(b.values()) - 1)
+    assert d.total.speedup == pytest.approx(sum(b.values()) / sum(a.values()))
+    strided = d.kernels.set_index("display_name").loc["strided_read"]
+    assert strided["before_ns"] == pytest.approx(b[1])
+    assert strided["after_ns"] == pytest.approx(a[1])
+    assert strided["speedup"] == pytest.approx(b[1] / a[1])
+    tiny = d.kernels.set_index("display_name").loc["tiny_launch"]
+    assert tiny["before_launches"] == tiny["after_launches"] == tiny["matched_launches"] == 4
+    assert tiny["before_ns"] == pytest.approx(sum(b[i] for i in (12, 13, 14, 15)))
+    # sorted by the size of the change: wmma_bf16 moved the most (ncu's own numbers say so)
+    moved = {k: abs(a[k] - b[k]) for k in b}
+    assert d.kernels["display_name"].iloc[0] == d.pairs.loc[max(moved, key=moved.__getitem__), "display_name"]
+
+
+def test_roof_vs_full_limiters_and_the_point_on_the_roofline(roof: Analysis, full: Analysis) -> None:
+    d = compare(roof, full)
+    k = d.kernels.set_index("display_name")
+    # same program, same kernels: no limiter or regime moved
+    assert (k["before_limiter"] == k["after_limiter"]).all()
+    assert (k["before_regime"] == k["after_regime"]).all()
+    # each micro kernel sits on the roofline of the precision it was built to exercise
+    assert k.loc["fp32_fma", "precision"] == "fp32"
+    assert k.loc["fp64_fma", "precision"] == "fp64"
+    assert k.loc["half_hfma2", "precision"] == "fp16"
+    assert k.loc["wmma_bf16", "precision"] == "tensor"
+    assert math.isnan(k.loc["atomic_hot", "before_flops"])  # integer atomics: no FLOPs, no point
+    r = full.roofline
+    row = r[(r["launch_id"] == 5) & (r["precision"] == "fp32") & (r["level"] == "dram")].iloc[0]
+    assert k.loc["fp32_fma", "after_flops"] == pytest.approx(row["achieved_flops"])
+    assert k.loc["fp32_fma", "after_intensity"] == pytest.approx(row["intensity"])
+    assert k.loc["fp32_fma", "peak_flops"] > k.loc["fp32_fma", "before_flops"] > 0
+
+
+def test_roof_vs_full_hints_that_need_metrics_roof_lacks_are_not_comparable(roof: Analysis, full: Analysis) -> None:
+    d = compare(roof, full)
+    assert set(d.hints["display_name"]) == {"stream_triad", "strided_read", "wmma_bf16"}
+    assert (d.hints["hint"] == "uncoalesced_global_access").all()
+    assert (d.hints["status"] == "appeared").all()
+    assert not d.hints["comparable"].any()
+    assert len(d.caveats) == 1
+    assert "different metrics" in d.caveats[0]
+    before, after = (set(a.report.values.dropna(axis=1, how="all").columns) for a in (roof, full))
+    assert f"0 only in BEFORE, {len(after - before)} only in AFTER" in d.caveats[0]
+
+
+def test_a_report_against_itself_changes_nothing(full: Analysis) -> None:
+    d = compare(full, full)
+    assert d.total.change == 0
+    assert d.total.matched == 16
+    assert d.caveats == []
+    assert d.hints.empty
+    assert (d.kernels["delta_ns"] == 0).all()
+
+
+def test_kernel_removed(full: Analysis, no_l2: Analysis) -> None:
+    d = compare(full, no_l2)
+    ncu = durations(full)
+    assert d.total.matched == 15
+    assert (d.total.before_only, d.total.after_only) == (1, 0)
+    gone = d.unmatched.iloc[0]
+    assert gone["status"] == BEFORE_ONLY
+    assert gone["display_name"] == "l2_reread"
+    assert gone["before_launch_id"] == 2
+    assert gone["nvtx_path"] == "memory"
+    k = d.kernels.iloc[0]  # the biggest change
+    assert k["display_name"] == "l2_reread"
+    assert k["status"] == BEFORE_ONLY
+    assert k["delta_ns"] == pytest.approx(-ncu[2])
+    assert math.isnan(k["after_ns"])
+    assert d.total.after_ns == pytest.approx(sum(ncu.values()) - ncu[2])
+    assert d.total.matched_change == 0  # every kernel that is in both ran as long
+    # the other way round, the kernel is new
+    back = compare(no_l2, full)
+    assert back.unmatched["status"].tolist() == [AFTER_ONLY]
+    assert back.kernels.iloc[0]["status"] == AFTER_ONLY
+
+
+def test_one_of_repeated_launches_removed_is_matched_in_launch_order(full: Analysis, variants: Path) -> None:
+    source = data("micro_full.raw.csv")
+    rows = source.read_text().splitlines(keepends=True)
+    first_tiny = next(i for i, line in enumerate(rows) if '"tiny_launch(' in line)
+    path = variants / "one_tiny_less.raw.csv"
+    path.write_text("".join(rows[:first_tiny] + rows[first_tiny + 1 :]))
+    d = compare(full, analyze(ncu_roofline.read(path)))
+    tiny = d.kernels.set_index("display_name").loc["tiny_launch"]
+    assert (tiny["before_launches"], tiny["after_launches"], tiny["matched_launches"]) == (4, 3, 3)
+    assert tiny["status"] == "partly matched"
+    # the n-th launch pairs with the n-th: the last BEFORE launch is the one left over
+    assert d.unmatched["before_launch_id"].tolist() == [15]
+
+
+def test_renamed_kernel_is_matched_by_its_short_name(full: Analysis, variants: Path) -> None:
+    path = renamed(
+        data("micro_full.raw.csv"), variants / "renamed.raw.csv", "stream_triad(float4 *", "stream_triad(double4 *"
+    )
+    after = analyze(ncu_roofline.read(path))
+    d = compare(full, after)
+    assert d.match_counts() == {"name+nvtx": 15, "short-name": 1}
+    pair = d.pairs[d.pairs["matched_by"] == "short-name"].iloc[0]
+    assert pair["display_name"] == "stream_triad"
+    assert d.unmatched.empty
+
+
+def test_pytorch_nvtx_counters_that_differ_between_runs(variants: Path) -> None:
+    plain = variants / "train_step.raw.csv"
+    plain.write_bytes(gzip.decompress(data("train_step.raw.csv.gz").read_bytes()))
+    before = analyze(ncu_roofline.read(plain))
+    after = analyze(ncu_roofline.read(renumbered_nvtx(plain, variants / "train_step2.raw.csv", 1000)))
+    assert not set(before.launches["nvtx_path"].dropna()) & set(after.launches["nvtx_path"].dropna())
+    d = compare(before, after)
+    assert d.match_counts() == {"name+nvtx-shape": 382}
+    assert d.total.change == 0
+
+
+def test_nvtx_on_one_side_only_falls_back_to_name_and_order(full: Analysis, variants: Path) -> None:
+    after = analyze(ncu_roofline.read(without_nvtx(data("micro_full.raw.csv"), variants / "no_nvtx.raw.csv")))
+    assert after.launches["nvtx_path"].isna().all()
+    d = compare(full, after)
+    assert d.match_counts() == {"name": 16}
+    assert d.unmatched.empty
+
+
+def test_different_programs_match_nothing_and_say_so(full: Analysis) -> None:
+    llm = analyze(ncu_roofline.read(data("llm_full.raw.csv.gz")))
+    d = compare(full, llm)
+    assert d.total.matched == 0
+    assert (d.total.before_only, d.total.after_only) == (16, 16)
+    assert set(d.kernels["status"]) == {BEFORE_ONLY, AFTER_ONLY}
+    assert np.isnan(d.kernels["change"]).all()

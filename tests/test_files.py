@@ -1,0 +1,143 @@
+"""ncu_roofline.files: inputs from files, folders and globs; output names; writing without silent overwrite."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import data
+
+from ncu_roofline.errors import InputError, OutputError
+from ncu_roofline.files import (
+    default_output,
+    expand_inputs,
+    input_stem,
+    prepare_folder,
+    uncompressed_size,
+    write_text,
+)
+
+
+@pytest.fixture()
+def campaign(tmp_path: Path) -> Path:
+    """A folder tree of real exports, with files that are not exports beside them."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "deep").mkdir()
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "a" / "micro_full.raw.csv")
+    shutil.copy(data("micro_roof.raw.csv.gz"), tmp_path / "a" / "deep" / "micro_roof.raw.csv.gz")
+    (tmp_path / "a" / "notes.md").write_text("not an export")
+    (tmp_path / "a" / "old.roofline.html").write_text("<html></html>")
+    return tmp_path
+
+
+def test_folder_gives_its_exports_recursively_sorted(campaign: Path) -> None:
+    got = expand_inputs([campaign / "a"])
+    assert [p.relative_to(campaign / "a").as_posix() for p in got] == [
+        "deep/micro_roof.raw.csv.gz",
+        "micro_full.raw.csv",
+    ]
+
+
+def test_glob_pattern_the_shell_did_not_expand(campaign: Path) -> None:
+    got = expand_inputs([str(campaign / "a" / "**" / "*.csv*")])
+    assert sorted(p.name for p in got) == ["micro_full.raw.csv", "micro_roof.raw.csv.gz"]
+
+
+def test_a_file_reached_twice_is_kept_once_in_the_order_given(campaign: Path) -> None:
+    f = campaign / "a" / "micro_full.raw.csv"
+    got = expand_inputs([f, campaign / "a", str(f)])
+    assert [p.name for p in got] == ["micro_full.raw.csv", "micro_roof.raw.csv.gz"]
+
+
+def test_a_named_file_is_taken_whatever_its_suffix(campaign: Path) -> None:
+    assert expand_inputs([campaign / "a" / "notes.md"]) == [campaign / "a" / "notes.md"]
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("missing.csv", "no such file or folder"),
+        ("*.nothing", "no file matches this pattern"),
+    ],
+)
+def test_input_errors_name_the_path(tmp_path: Path, argument: str, message: str) -> None:
+    with pytest.raises(InputError, match=message) as err:
+        expand_inputs([str(tmp_path / argument)])
+    assert str(tmp_path) in str(err.value)
+
+
+def test_folder_without_exports_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "readme.md").write_text("x")
+    with pytest.raises(InputError, match="folder without ncu exports"):
+        expand_inputs([tmp_path])
+
+
+def test_no_arguments_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="no input files"):
+        expand_inputs([])
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [
+        ("micro_full.raw.csv", "micro_full.raw"),
+        ("micro_roof.raw.csv.gz", "micro_roof.raw"),
+        ("micro_roof.ncu-rep", "micro_roof"),
+        ("micro_roof.ncu-rep.gz", "micro_roof"),
+        ("capture.txt", "capture"),
+        ("report", "report"),
+        (".csv", ".csv"),
+    ],
+)
+def test_input_stem(name: str, stem: str) -> None:
+    assert input_stem(Path("x") / name) == stem
+
+
+def test_default_output_is_next_to_the_first_input() -> None:
+    one = [Path("runs/a/micro_full.raw.csv")]
+    two = [Path("runs/a/micro_full.raw.csv"), Path("runs/b/other.csv")]
+    assert default_output(one, ".roofline.html") == Path("runs/a/micro_full.raw.roofline.html")
+    assert default_output(two, ".roofline.html") == Path("runs/a/micro_full.raw.merged.roofline.html")
+
+
+def test_write_text_never_overwrites_without_force(tmp_path: Path) -> None:
+    target = tmp_path / "out.html"
+    write_text(target, "first")
+    with pytest.raises(OutputError, match="already exists; use --force"):
+        write_text(target, "second")
+    assert target.read_text() == "first"
+    write_text(target, "second", force=True)
+    assert target.read_text() == "second"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.html"]  # no temporary file left
+
+
+def test_write_text_into_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="does not exist"):
+        write_text(tmp_path / "nope" / "out.html", "x")
+
+
+def test_write_text_onto_a_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="is a folder"):
+        write_text(tmp_path, "x", force=True)
+
+
+def test_prepare_folder(tmp_path: Path) -> None:
+    folder = prepare_folder(tmp_path / "pq")
+    assert folder.is_dir()
+    (folder / "old.parquet").write_text("x")
+    with pytest.raises(OutputError, match="not empty; use --force"):
+        prepare_folder(folder)
+    prepare_folder(folder, force=True)
+    assert list(folder.iterdir()) == []
+    with pytest.raises(OutputError, match="does not exist"):
+        prepare_folder(tmp_path / "a" / "b")
+
+
+def test_uncompressed_size_reads_the_gzip_trailer(tmp_path: Path) -> None:
+    gz = data("micro_roof.raw.csv.gz")
+    with gzip.open(gz, "rb") as fh:
+        assert uncompressed_size(gz) == len(fh.read())
+    plain = data("micro_full.raw.csv")
+    assert uncompressed_size(plain) == plain.stat().st_size
