@@ -18,6 +18,7 @@ from edits import without_kernel
 
 from ncu_roofline import __version__, cli
 from ncu_roofline.device import OVERRIDE_KEYS
+from ncu_roofline.report.jsonout import SCHEMA
 from ncu_roofline.errors import (
     EXIT_ANALYSIS,
     EXIT_FAILURE,
@@ -107,7 +108,7 @@ def test_json_to_stdout(work: Path) -> None:
 def test_format_follows_the_output_suffix(work: Path) -> None:
     r = run("micro_full.raw.csv", "-o", "out.json")
     assert r.exit_code == EXIT_OK
-    assert json.loads((work / "out.json").read_text())["schema"] == 1
+    assert json.loads((work / "out.json").read_text())["schema"] == SCHEMA
     assert r.stdout == ""
     assert run("micro_full.raw.csv", "-o", "out.md").exit_code == EXIT_OK
     assert "|---" in (work / "out.md").read_text()
