@@ -18,7 +18,6 @@ from edits import without_kernel
 
 from ncu_roofline import __version__, cli
 from ncu_roofline.device import OVERRIDE_KEYS
-from ncu_roofline.report.jsonout import SCHEMA
 from ncu_roofline.errors import (
     EXIT_ANALYSIS,
     EXIT_FAILURE,
@@ -32,6 +31,7 @@ from ncu_roofline.errors import (
     InputError,
     MissingExtraError,
 )
+from ncu_roofline.report.jsonout import SCHEMA
 
 
 def run(*args: str | Path) -> Result:
