@@ -16,7 +16,7 @@ import pandas as pd
 
 from .analysis import Analysis
 from .errors import NoLaunchesError
-from .model import LAUNCH_KEY, Report, WideMetrics, launch_index
+from .model import LAUNCH_KEY, Report, launch_index
 
 
 def compile_kernel_pattern(pattern: str) -> re.Pattern[str]:
@@ -83,26 +83,7 @@ def _keep_rows(frame: pd.DataFrame, keys: pd.MultiIndex) -> pd.DataFrame:
 
 def subset_report(report: Report, keys: pd.MultiIndex) -> Report:
     """The Report restricted to the launches in ``keys`` (metrics and rules too; ``source`` is kept whole)."""
-    wide = []
-    for w in report._wide:
-        rows = launch_index(w.keys).isin(keys)
-        wide.append(
-            WideMetrics(
-                keys=w.keys.loc[rows].reset_index(drop=True),
-                values=w.values.loc[rows].reset_index(drop=True),
-                texts=w.texts.filter(rows),
-                units=w.units,
-                base_units=w.base_units,
-            )
-        )
-    return Report(
-        launches=_keep_rows(report.launches, keys),
-        rules=_keep_rows(report.rules, keys),
-        source=report.source,
-        session=report.session,
-        _long=None if report._long is None else _keep_rows(report._long, keys),
-        _wide=tuple(wide),
-    )
+    return report.subset(keys)
 
 
 def subset_analysis(analysis: Analysis, keys: pd.MultiIndex) -> Analysis:

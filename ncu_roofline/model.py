@@ -25,9 +25,9 @@ Frames and their columns (empty frames keep them, with the same dtypes):
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -170,6 +170,33 @@ class WideMetrics:
     units: list[str]
     base_units: list[str]
 
+    def row_count(self) -> int:
+        """Non-empty cells: the rows ``to_long`` gives."""
+        return self.cell_count()
+
+    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
+        """Metric name -> float array aligned with ``index`` (launches not in this table are NaN)."""
+        rows = index.get_indexer(launch_index(self.keys))
+        have = rows >= 0
+        out: dict[str, np.ndarray] = {}
+        matrix = self.values.to_numpy(dtype=np.float64)
+        for j, name in enumerate(self.values.columns):
+            col = np.full(len(index), np.nan)
+            col[rows[have]] = matrix[have, j]
+            out[str(name)] = col
+        return out
+
+    def subset(self, keys: pd.MultiIndex) -> WideMetrics:
+        """Only the launches in ``keys``."""
+        rows = launch_index(self.keys).isin(keys)
+        return WideMetrics(
+            keys=self.keys.loc[rows].reset_index(drop=True),
+            values=self.values.loc[rows].reset_index(drop=True),
+            texts=self.texts.filter(pa.array(rows)),
+            units=self.units,
+            base_units=self.base_units,
+        )
+
     def cell_count(self) -> int:
         """Non-empty cells: the rows ``to_long`` gives."""
         return sum(int(pc.sum(pc.not_equal(col, "")).as_py() or 0) for col in self.texts.columns)
@@ -214,6 +241,62 @@ class WideMetrics:
         return conform(frame, METRIC_COLUMNS)
 
 
+@dataclass(frozen=True)
+class LongMetrics:
+    """A metrics table already in the long shape (details and summary pages, .ncu-rep)."""
+
+    frame: pd.DataFrame
+
+    def row_count(self) -> int:
+        return len(self.frame)
+
+    def to_long(self) -> pd.DataFrame:
+        return self.frame
+
+    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
+        return long_to_wide(self.frame, index)
+
+    def subset(self, keys: pd.MultiIndex) -> LongMetrics:
+        return LongMetrics(self.frame.loc[launch_index(self.frame).isin(keys)].reset_index(drop=True))
+
+
+class LazyMetrics:
+    """A long metrics table built on first use from the parsed columns a reader keeps (``build``).
+
+    Reading validates everything that can fail (units, number style, launch keys) before it returns; only the
+    conversion to a DataFrame waits until a caller asks for ``metrics`` or ``values``."""
+
+    def __init__(self, rows: int, build: Callable[[], pd.DataFrame]) -> None:
+        self._rows = rows
+        self._build: Callable[[], pd.DataFrame] | None = build
+        self._frame: pd.DataFrame | None = None
+
+    def row_count(self) -> int:
+        return self._rows
+
+    def to_long(self) -> pd.DataFrame:
+        if self._frame is None:
+            assert self._build is not None
+            self._frame = self._build()
+            self._build = None  # let the parsed columns go
+        return self._frame
+
+    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
+        return long_to_wide(self.to_long(), index)
+
+    def subset(self, keys: pd.MultiIndex) -> LongMetrics:
+        return LongMetrics(self.to_long()).subset(keys)
+
+
+class MetricSource(Protocol):
+    """What a Report keeps of one file's metrics: the long form, the wide numeric view, a launch subset."""
+
+    def row_count(self) -> int: ...
+    def to_long(self) -> pd.DataFrame: ...
+    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]: ...
+    def subset(self, keys: pd.MultiIndex) -> MetricSource: ...
+
+
 @dataclass
 class Report:
     """Everything read from one or more ncu exports, as tidy frames (see the module docstring)."""
@@ -222,14 +305,13 @@ class Report:
     rules: pd.DataFrame
     source: pd.DataFrame
     session: pd.DataFrame = field(default_factory=lambda: empty_frame(SESSION_COLUMNS))
-    _long: pd.DataFrame | None = field(default=None, repr=False)
-    _wide: tuple[WideMetrics, ...] = field(default=(), repr=False)
+    _sources: tuple[MetricSource, ...] = field(default=(), repr=False)
 
     @functools.cached_property
     def metrics(self) -> pd.DataFrame:
-        """Long metrics frame (METRIC_COLUMNS); built on first use for inputs read in the wide shape."""
-        parts = [] if self._long is None else [self._long]
-        parts += [w.to_long() for w in self._wide]
+        """Long metrics frame (METRIC_COLUMNS); built on first use (raw pages are kept wide until then)."""
+        parts = [s.to_long() for s in self._sources]
+        parts = [p for p in parts if len(p)] or parts[:1]
         if not parts:
             return empty_frame(METRIC_COLUMNS)
         if len(parts) == 1:
@@ -247,18 +329,27 @@ class Report:
         """
         index = launch_index(self.launches)
         columns: dict[str, np.ndarray] = {}
-        for w in self._wide:
-            rows = index.get_indexer(launch_index(w.keys))
-            for j, name in enumerate(w.values.columns):
-                col = columns.setdefault(str(name), np.full(len(index), np.nan))
-                col[rows] = np.where(np.isnan(col[rows]), w.values.iloc[:, j].to_numpy(), col[rows])
-        if self._long is not None and len(self._long):
-            for name, col in long_to_wide(self._long, index).items():
+        for source in self._sources:
+            for name, col in source.columns_for(index).items():
                 if name in columns:
                     columns[name] = np.where(np.isnan(columns[name]), col, columns[name])
                 else:
                     columns[name] = col
         return pd.DataFrame(columns, index=index)
+
+    def subset(self, keys: pd.MultiIndex) -> Report:
+        """The Report restricted to the launches in ``keys`` (``source`` and ``session`` kept whole)."""
+
+        def keep(frame: pd.DataFrame) -> pd.DataFrame:
+            return frame.loc[launch_index(frame).isin(keys)].reset_index(drop=True)
+
+        return Report(
+            launches=keep(self.launches),
+            rules=keep(self.rules),
+            source=self.source,
+            session=self.session,
+            _sources=tuple(s.subset(keys) for s in self._sources),
+        )
 
     @property
     def flavours(self) -> list[str]:

@@ -14,9 +14,9 @@ from ..model import (
     RULE_COLUMNS,
     SESSION_COLUMNS,
     SOURCE_COLUMNS,
+    LongMetrics,
+    MetricSource,
     Report,
-    WideMetrics,
-    concat_metrics,
     conform,
     empty_frame,
 )
@@ -72,28 +72,30 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
     loc = locate(p)
     skipped: list[Skipped] = list(loc.preamble)
     session = empty_frame(SESSION_COLUMNS)
-    long: pd.DataFrame | None = None
-    wide: tuple[WideMetrics, ...] = ()
+    sources: tuple[MetricSource, ...] = ()
     rules = empty_frame(RULE_COLUMNS)
     version = loc.ncu_version
     if loc.flavour == "details":
-        launches, long, rules, more = read_details(loc, name)
+        launches, details, rules, more = read_details(loc, name)
+        sources = (details,)
         skipped += more
     elif loc.flavour == "raw":
         launches, w, more = read_raw(loc, name)
-        wide = (w,)
+        sources = (w,)
         skipped += more
     elif loc.flavour == "summary":
         launches, long, more = read_summary(loc, name)
+        sources = (LongMetrics(long),)
         skipped += more
     elif loc.flavour == "session":
         launches = empty_frame(LAUNCH_COLUMNS)
         session, version = read_session(loc, name)
     elif loc.flavour == "ncu-rep":
         launches, long, rules = read_ncurep(loc, name)
+        sources = (LongMetrics(long),)
     else:  # pragma: no cover - locate() returns only the flavours above
         raise InputError(p, f"unknown flavour {loc.flavour}")
-    metric_rows = len(long) if long is not None else sum(x.cell_count() for x in wide)
+    metric_rows = sum(x.row_count() for x in sources)
     source = conform(
         pd.DataFrame(
             [
@@ -112,7 +114,7 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
         ),
         SOURCE_COLUMNS,
     )
-    return Report(launches=launches, rules=rules, source=source, session=session, _long=long, _wide=wide)
+    return Report(launches=launches, rules=rules, source=source, session=session, _sources=sources)
 
 
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
@@ -143,13 +145,10 @@ def merge(reports: Sequence[Report]) -> Report:
             return empty_frame(cols)
         return conform(pd.concat(frames, ignore_index=True), cols)
 
-    longs = [r._long for r in reports if r._long is not None]
-    long = concat_metrics(longs) if len(longs) > 1 else (longs[0] if longs else None)
     return Report(
         launches=cat([r.launches for r in reports], LAUNCH_COLUMNS),
         rules=cat([r.rules for r in reports], RULE_COLUMNS),
         source=cat([r.source for r in reports], SOURCE_COLUMNS),
         session=cat([r.session for r in reports], SESSION_COLUMNS),
-        _long=long,
-        _wide=tuple(w for r in reports for w in r._wide),
+        _sources=tuple(x for r in reports for x in r._sources),
     )

@@ -11,8 +11,7 @@ Layouts handled (columns found by name, never by position):
 
 from __future__ import annotations
 
-import csv
-import io
+import mmap
 
 import numpy as np
 import pandas as pd
@@ -20,20 +19,32 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..model import RULE_COLUMNS, conform, empty_frame, ext_array, launch_index, missing_array
+from ..model import (
+    RULE_COLUMNS,
+    LazyMetrics,
+    MetricSource,
+    conform,
+    empty_frame,
+    ext_array,
+    launch_index,
+    missing_array,
+)
 from ..units import parse_numbers
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import long_metrics
+from .metricframe import check_units, long_metrics
 from .records import (
+    DICT,
+    OddRows,
     check_nonempty,
     classify_odd_rows,
     column,
     int_keys,
+    loose_fields,
     number_style,
     read_records,
     string_columns,
 )
-from .sniff import Located, Skipped, lines_of
+from .sniff import Located, Skipped, fields_of, lines_of
 
 REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
 
@@ -44,7 +55,10 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
     with loc.path.open("rb") as fh:
         fh.seek(loc.data_offset)
         head = fh.read(1 << 16).decode("utf-8", errors="replace").splitlines()[:-1]
-    for fields in csv.reader(io.StringIO("\n".join(line for line in head if line.startswith('"')))):
+    for line in head:
+        fields = fields_of(line) if line.startswith('"') else None
+        if fields is None:
+            continue
         if len(fields) > value_index and fields[value_index - 2 : value_index - 1] != [""]:
             # a metric row (its Metric Name field is set)
             if len(fields) == value_index + 2 and fields[-1] == "":
@@ -53,8 +67,13 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
     return width
 
 
-def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[Skipped]]:
-    """(launches, metrics, rules, skipped lines) of a details page."""
+#: Identity columns the fast path parses on every row (to check that a launch key has one identity); the
+#: others are read from each launch's first line only.
+ROW_IDENTITY = ("Kernel Name", "Block Size", "Grid Size")
+
+
+def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, MetricSource, pd.DataFrame, list[Skipped]]:
+    """(launches, metrics (built on first use), rules, skipped lines) of a details page."""
     header = loc.header
     missing = [c for c in REQUIRED if c not in header]
     if missing:
@@ -67,15 +86,21 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
     ragged = width == vi + 2 and width != len(header)
     names = [*header[: vi + 1], "__trailing__"] if ragged else list(header)
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
-    dict_cols = {*identity, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"}
-    table, odd = read_records(loc, names, string_columns(names, dict_cols))
+    fast = ragged or "Rule Name" not in header
+    parsed = _parse_fast(loc, names, identity) if fast else None
+    if parsed is None:
+        dict_cols = {*identity, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"}
+        table, odd = read_records(loc, names, string_columns(names, dict_cols))
+        row_identity = identity
+    else:
+        table, odd = parsed
+        row_identity = [c for c in identity if c in ROW_IDENTITY]
     classified = classify_odd_rows(
         loc, odd, record_width=len(names), rule_width=len(header) if ragged else None, header=header
     )
     if ragged:
         trailing = column(table, "__trailing__")
-        bad = pc.not_equal(trailing, "")
-        if pc.any(bad).as_py():
+        if pc.any(pc.not_equal(trailing, "")).as_py():
             raise ParseError(loc.path, "a metric row has a value after 'Metric Value' (expected none)")
     # Rows that carry a rule in a non-ragged layout.
     rule_table = classified.rules
@@ -89,32 +114,57 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
 
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
-    launches = _launches(loc, report, table, identity, pid, lid)
+    launches = _launches(loc, report, table, row_identity, identity, pid, lid)
     style = number_style(loc, column(table, "Metric Value"))
-    metrics = long_metrics(
-        loc,
-        report,
-        process_id=pid,
-        launch_id=lid,
-        section=column(table, "Section Name"),
-        body_item=column(table, "Body Item Label") if "Body Item Label" in header else None,
-        metric_field=column(table, "Metric Name"),
-        unit=column(table, "Metric Unit"),
-        value=column(table, "Metric Value"),
-        style=style,
-        cc=main_cc(launches),
-    )
+    unit = column(table, "Metric Unit")
+    check_units(loc, unit)
+    cc = main_cc(launches)
+    body = column(table, "Body Item Label") if "Body Item Label" in header else None
+    section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
+
+    def build() -> pd.DataFrame:
+        return long_metrics(
+            loc, report, process_id=pid, launch_id=lid, section=section, body_item=body, metric_field=field,
+            unit=unit, value=value, style=style, cc=cc,
+        )  # fmt: skip
+
     rules = _rules(loc, report, rule_table, style, launches)
-    return launches, metrics, rules, classified.skipped
+    return launches, LazyMetrics(table.num_rows, build), rules, classified.skipped
+
+
+def _parse_fast(loc: Located, names: list[str], identity: list[str]) -> tuple[pa.Table, OddRows] | None:
+    """Parse only what every row must carry: integer keys, the identity columns checked per row, section,
+    metric, unit and value. None when a key is not a plain integer (the full parse then says where)."""
+    wanted = ["ID", "Process ID", *[c for c in identity if c in ROW_IDENTITY]]
+    wanted += [
+        c for c in ("Section Name", "Body Item Label", "Metric Name", "Metric Unit", "Metric Value") if c in names
+    ]
+    wanted += [c for c in ("__trailing__", "Rule Name") if c in names]
+    types: dict[str, pa.DataType] = {c: (pa.string() if c in ("Metric Value", "__trailing__", "Rule Name") else DICT)
+                                     for c in names}  # fmt: skip
+    types["ID"] = types["Process ID"] = pa.int64()
+    try:
+        return read_records(loc, names, types, include=wanted)
+    except ParseError:
+        return None
 
 
 def _launches(
-    loc: Located, report: str, table: pa.Table, identity: list[str], pid: np.ndarray, lid: np.ndarray
+    loc: Located,
+    report: str,
+    table: pa.Table,
+    row_identity: list[str],
+    identity: list[str],
+    pid: np.ndarray,
+    lid: np.ndarray,
 ) -> pd.DataFrame:
-    """One row per (Process ID, ID), in order of first appearance; a key with two identities raises."""
+    """One row per (Process ID, ID), in order of first appearance; a key with two identities raises.
+
+    ``row_identity``: identity columns parsed on every row (checked for one value per key); the rest of
+    ``identity`` comes from each launch's first line."""
     key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
     _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    for col in identity:
+    for col in row_identity:
         arr = column(table, col)
         codes = arr.indices.to_numpy(zero_copy_only=False) if isinstance(arr.type, pa.DictionaryType) else None
         if codes is None:
@@ -134,10 +184,36 @@ def _launches(
             )
     order = np.sort(first)
     take = pa.array(order)
-    ident = pd.DataFrame({col: column(table, col).take(take).cast(pa.string()).to_pandas() for col in identity})
+    ident = pd.DataFrame({col: column(table, col).take(take).cast(pa.string()).to_pandas() for col in row_identity})
+    rest = [c for c in identity if c not in row_identity]
+    if rest:
+        texts = first_lines(loc, list(zip(lid[order].tolist(), pid[order].tolist(), strict=True)))
+        idx = [loc.header.index(c) for c in rest]
+        fields = [loose_fields(text) for text in texts]
+        for c, i in zip(rest, idx, strict=True):
+            ident[c] = [f[i] if i < len(f) else None for f in fields]
     ident["ID"] = lid[order].astype(str)
     ident["Process ID"] = pid[order].astype(str)
     return build_launches(ident, report)
+
+
+def first_lines(loc: Located, keys: list[tuple[int, int]]) -> list[str]:
+    """The first line of each launch (ID, Process ID), keys in order of first appearance in the file.
+
+    Each search starts where the previous launch's first line was, so all of them together read the file once."""
+    out: list[str] = []
+    with loc.path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        pos = max(loc.data_offset - 1, 0)
+        for launch, process in keys:
+            needle = f'\n"{launch}","{process}",'.encode()
+            hit = mm.find(needle, pos)
+            if hit < 0:  # pragma: no cover - the table's rows come from these lines
+                hit = mm.find(needle, max(loc.data_offset - 1, 0))
+            start = hit + 1
+            end = mm.find(b"\n", start)
+            out.append(mm[start : end if end >= 0 else len(mm)].decode("utf-8").rstrip("\r"))
+            pos = hit
+    return out
 
 
 def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launches: pd.DataFrame) -> pd.DataFrame:

@@ -14,6 +14,11 @@ from .records import categorical
 from .sniff import Located, line_of
 
 
+def check_units(loc: Located, unit: pa.Array) -> None:
+    """Raise UnitError, naming the first line that uses it, for a unit we cannot convert."""
+    unit_columns(loc, categorical(unit))
+
+
 def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
     """Per row: the factor to base units, and the base unit (categorical). Unknown units raise UnitError
     naming the first line that uses them."""

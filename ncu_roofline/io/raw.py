@@ -7,7 +7,6 @@ value is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
 
 from __future__ import annotations
 
-import csv
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -28,7 +27,7 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import Located, Skipped, lines_of
+from .sniff import Located, Skipped, fields_of, lines_of
 
 IDENTITY_EXTRA = ("Kernel Time",)
 
@@ -37,7 +36,7 @@ def _units_row(loc: Located) -> list[str]:
     with loc.path.open("rb") as fh:
         fh.seek(loc.data_offset)
         line = fh.readline().decode("utf-8", errors="replace")
-    fields = next(csv.reader([line.strip()]), [])
+    fields = fields_of(line.strip()) or []
     if len(fields) != len(loc.header) or any(fields[:2]):
         raise FormatError(
             loc.path,

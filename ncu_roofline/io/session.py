@@ -16,14 +16,13 @@ A block with several devices has one value column per device; each becomes its o
 
 from __future__ import annotations
 
-import csv
 import re
 
 import pandas as pd
 
 from ..errors import ParseError
 from ..model import SESSION_COLUMNS, conform
-from .sniff import Located
+from .sniff import Located, fields_of
 
 _VERSION = re.compile(r"(\d{4}\.\d+(?:\.\d+)*)")
 
@@ -46,7 +45,9 @@ def read_session(loc: Located, report: str) -> tuple[pd.DataFrame, str | None]:
             title = stripped
             columns = None
             continue
-        fields = next(csv.reader([stripped]))
+        fields = fields_of(stripped)
+        if fields is None:
+            raise ParseError(loc.path, "malformed CSV row (unbalanced quotes)", line=number)
         if columns is None:
             columns = fields
             continue
