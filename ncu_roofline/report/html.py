@@ -1,0 +1,158 @@
+"""The self-contained HTML report: one file, plotly.js embedded once, no network requests, same bytes each run.
+
+The page is ``templates/report.html.j2`` (jinja2, autoescaped) with the view model's data as JSON in a
+``<script type="application/json">`` block (every ``<``, ``>`` and ``&`` written as a JSON ``\\u`` escape,
+so no string from the input can close the block), the figures of ``figures.py``, and vanilla JavaScript
+(``templates/report.js``) for the kernel table and the diagnosis panel. A Content-Security-Policy forbids
+every network fetch. Div ids are fixed and JSON keys sorted, so two runs on one input give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
+from .. import __version__
+from ..analysis import Analysis
+from . import fmt
+from . import viewmodel as vm
+from .figures import CONFIG, figures
+from .viewmodel import HintItem, KernelRow, ReportView, build_view
+
+TEMPLATE = "report.html.j2"
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ncu_roofline.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+
+
+@cache
+def _asset(name: str) -> str:
+    text = resources.files("ncu_roofline.report").joinpath("templates", name).read_text(encoding="utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():  # pragma: no cover - guards our own assets
+        raise ValueError(f"{name} must not contain a closing script/style tag")
+    return text
+
+
+def script_json(obj: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block: sorted keys, no NaN, and ``<``, ``>``, ``&``
+    escaped as ``\\u003c``, ``\\u003e``, ``\\u0026`` (they can only occur inside JSON strings, where the
+    escape means the same character), so no input string can end the block or open a comment."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _hint(h: HintItem) -> dict[str, Any]:
+    d = asdict(h)
+    d["evidence"] = [{k: (fmt.number(v) if isinstance(v, float) else v) for k, v in e.items()} for e in h.evidence]
+    return d
+
+
+def _kernel(k: KernelRow, view: ReportView) -> dict[str, Any]:
+    first = k.first_hint
+    nvtx_all = sorted({r for r in (view.launches[j].nvtx_op for j in k.launch_rows) if r})
+    return {
+        "name": k.display_name,
+        "full": k.kernel_name,
+        "report": k.report,
+        "launches": k.launches,
+        "dur": k.duration_ns,
+        "mean": k.mean_duration_ns,
+        "share": k.share,
+        "limiter": k.limiter,
+        "pipe": k.compute_pipe,
+        "regime": k.regime,
+        "peak": k.peak_fraction,
+        "reason": k.reason,
+        "nvtx": k.nvtx,
+        "nvtx_n": k.nvtx_ranges,
+        "nvtx_all": nvtx_all,
+        "first": None
+        if first is None
+        else {"label": first.label, "severity": first.severity, "message": first.message},
+        "hints": sorted({h.hint for h in (*k.hints, *k.ncu_rules)}),
+        "rows": list(k.launch_rows),
+        "util": [[u.label, u.source, u.value] for u in k.utilization],
+        "diag": [_hint(h) for h in k.hints],
+        "ncu": [_hint(h) for h in k.ncu_rules],
+    }
+
+
+def page_data(view: ReportView) -> dict[str, Any]:
+    """Everything the page's script reads: kernels (rows of the table, with their diagnosis), launches
+    (columnar), labels and colours, and the figures by div id."""
+    ls = view.launches
+    launches = {
+        "kernel": [r.kernel for r in ls],
+        "id": [r.launch_id for r in ls],
+        "report": [r.report for r in ls],
+        "dur": [r.duration_ns for r in ls],
+        "limiter": [r.limiter for r in ls],
+        "pipe": [r.compute_pipe for r in ls],
+        "regime": [r.regime for r in ls],
+        "peak": [r.peak_fraction for r in ls],
+        "reason": [r.reason for r in ls],
+        "nvtx": [r.nvtx_op for r in ls],
+        "nvtx_raw": [r.nvtx_path if r.nvtx_path != r.nvtx_op else None for r in ls],
+        "grid": [r.grid for r in ls],
+        "block": [r.block for r in ls],
+        "hints": [list(r.hints) for r in ls],
+    }
+    figs = {fid: json.loads(pio.to_json(fig, validate=False)) for fid, fig in figures(view).items()}
+    return {
+        "kernels": [_kernel(k, view) for k in view.kernels],
+        "launches": launches,
+        "labels": {
+            "limiter": vm.LIMITER_LABELS,
+            "limiter_colors": vm.LIMITER_COLORS,
+            "regime_colors": vm.REGIME_COLORS,
+            "missing_color": vm.MISSING_COLOR,
+            "sources": vm.SOURCE_LABELS,
+        },
+        "multi_report": len({r.report for r in ls}) > 1,
+        "has_rules": any(k.ncu_rules for k in view.kernels),
+        "figures": figs,
+        "config": CONFIG,
+    }
+
+
+def render_view_html(view: ReportView) -> str:
+    """The page for a view model (see :func:`render_html`)."""
+    template = _environment().get_template(TEMPLATE)
+    return template.render(
+        view=view,
+        f=fmt,
+        vm=vm,
+        version=__version__,
+        top_ranges=vm.TOP_RANGES,
+        top_findings=vm.TOP_FINDINGS,
+        data=script_json(page_data(view)),
+        css=_asset("report.css"),
+        js=_asset("report.js"),
+        plotly_js=get_plotlyjs(),
+    )
+
+
+def render_html(analysis: Analysis, *, title: str | None = None) -> str:
+    """The self-contained HTML report of ``analysis`` (title: the input file names unless given)."""
+    return render_view_html(build_view(analysis, title=title))
