@@ -319,7 +319,7 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                 "type": "log",
                 "range": yr,
                 "title": {"text": "Performance [FLOP/s]"},
-                "exponentformat": "SI",
+                "tickformat": "~s",  # 100G, 1T, 1P: SI prefixes past tera too
                 "dtick": 1,
                 "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False},
                 "showline": True,

@@ -10,6 +10,7 @@ every network fetch. Div ids are fixed and JSON keys sorted, so two runs on one 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from functools import cache
 from importlib import resources
@@ -17,6 +18,7 @@ from typing import Any
 
 import jinja2
 import plotly.io as pio
+from markupsafe import Markup, escape
 from plotly.offline import get_plotlyjs
 
 from .. import __version__
@@ -29,15 +31,27 @@ from .viewmodel import HintItem, KernelRow, ReportView, build_view
 TEMPLATE = "report.html.j2"
 
 
+_BREAK_AFTER = re.compile(r"(_|&lt;|,|::|/)")
+
+
+def breakable(text: object) -> Markup:
+    """``text`` escaped, with ``<wbr>`` after ``_``, ``<``, ``,``, ``::`` and ``/``: long kernel and range
+    names wrap at their parts rather than anywhere."""
+    escaped = str(escape("" if text is None else str(text)))
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", escaped))
+
+
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("ncu_roofline.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=False,
     )
+    env.filters["breakable"] = breakable
+    return env
 
 
 @cache
@@ -146,6 +160,7 @@ def render_view_html(view: ReportView) -> str:
         version=__version__,
         top_ranges=vm.TOP_RANGES,
         top_findings=vm.TOP_FINDINGS,
+        any_hint=any(k.first_hint is not None for k in view.kernels),
         data=script_json(page_data(view)),
         css=_asset("report.css"),
         js=_asset("report.js"),

@@ -26,6 +26,15 @@
     return e;
   }
   function add(parent, child) { parent.appendChild(child); return child; }
+  /* text with <wbr> after "_", "<", ",", "::" and "/": long names wrap at their parts */
+  function breakable(parent, text) {
+    var parts = String(text).split(/(?<=_|<|,|::|\/)/);
+    parts.forEach(function (p, i) {
+      parent.appendChild(document.createTextNode(p));
+      if (i < parts.length - 1) parent.appendChild(document.createElement("wbr"));
+    });
+    return parent;
+  }
 
   var DASH = "\u2013";
   function sig(v) {
@@ -165,7 +174,7 @@
       });
     }
     var name = add(tr, el("td", { "class": "name", title: k.full || k.name }));
-    add(name, el("span", { "class": "kname" }, k.name));
+    breakable(add(name, el("span", { "class": "kname" })), k.name);
     add(tr, el("td", { "class": "num" }, k.launches.toLocaleString("en-US")));
     add(tr, el("td", { "class": "num" }, dur(k.dur)));
     add(tr, el("td", { "class": "num" }, pct(k.share)));
@@ -304,7 +313,7 @@
     if (selected < 0) { add(body, el("p", { "class": "muted" }, "No kernel in this report.")); return; }
     var k = K[selected];
     add(body, el("h3", null, k.name));
-    add(body, el("div", { "class": "fullname", title: "full kernel name" }, k.full || k.name));
+    breakable(add(body, el("div", { "class": "fullname", title: "full kernel name" })), k.full || k.name);
     var cols = add(body, el("div", { "class": "diag-cols" }));
     var left = add(cols, el("div"));
     var dl = add(left, el("dl", { "class": "facts" }));
