@@ -107,3 +107,26 @@ def test_hint_groups_of_ncu_rules() -> None:
     g = hint_groups(a)
     assert (g["source"] == "ncu").all() and len(g) == a.hints["hint"].nunique()
     assert g["launches"].max() <= len(a.launches)
+
+
+@pytest.mark.parametrize("name", ["train_step.raw.csv", "micro_full.summary-per-kernel.csv"])
+def test_kernel_groups_match_a_per_group_loop(name: str) -> None:
+    """The vectorised kernel_groups against the obvious loop over groups, on real exports."""
+    from ncu_roofline.aggregate import kernel_groups
+
+    a = sample(name)
+    got = kernel_groups(a).set_index("kernel_name")
+    lv = a.launches.assign(**{c: a.verdicts[c].to_numpy() for c in ("limiter", "regime")})
+    total = np.nansum(lv["duration_ns"] * lv["invocations"].fillna(1))
+    for kernel, grp in lv.groupby("kernel_name"):
+        row = got.loc[kernel]
+        inv = grp["invocations"].fillna(1)
+        assert row["launches"] == inv.sum()
+        assert row["duration_ns"] == pytest.approx(np.nansum(grp["duration_ns"] * inv))
+        assert row["share"] == pytest.approx(np.nansum(grp["duration_ns"] * inv) / total)
+        assert row["first_launch_id"] == grp["launch_id"].min()
+        weight = grp.groupby("limiter")["duration_ns"].sum()
+        assert row["limiter"] == weight.idxmax()
+        weight = grp.groupby("regime")["duration_ns"].sum()
+        assert row["regime"] == weight.idxmax()
+    assert (np.diff(got["duration_ns"].to_numpy()) <= 0).all()
