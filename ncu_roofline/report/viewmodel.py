@@ -503,9 +503,10 @@ def _hint_items(rows: list[dict[str, Any]]) -> tuple[tuple[HintItem, ...], tuple
     return tuple(sorted(ours, key=order)), tuple(sorted(ncu, key=ncu_order))
 
 
-def _utilization(frame: pd.DataFrame) -> tuple[UnitUse, ...]:
+def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
+    """One kernel's utilisation rows (unit, source, value) as UnitUse, in UNIT_ORDER."""
     items = []
-    for r in _records(frame):
+    for r in rows:
         v = fmt.number(r.get("value"))
         unit = fmt.text(r.get("unit"))
         if v is None or unit is None:
@@ -784,9 +785,9 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
 
     # per-kernel rollups
     util = group_utilization(analysis) if n else pd.DataFrame(columns=["report", "kernel_name"])
-    util_of: dict[tuple[str | None, str | None], pd.DataFrame] = {
-        (fmt.text(a), fmt.text(b)): g for (a, b), g in util.groupby(["report", "kernel_name"], dropna=False)
-    }
+    util_of: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
+    for r in _records(util):
+        util_of.setdefault((fmt.text(r.get("report")), fmt.text(r.get("kernel_name"))), []).append(r)
     peak = group_peak_fraction(analysis) if n else pd.DataFrame(columns=["report", "kernel_name", "peak_fraction"])
     peak_of = {
         (fmt.text(a), fmt.text(b)): fmt.number(p)
@@ -816,7 +817,6 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
         nv, n_nv = _most_common(launch_rows[j].nvtx_path and nvtx_op(launch_rows[j].nvtx_path) for j in mem)
         ours, ncu = _hint_items(hint_rows.get(i, []))
         timed = any(launch_rows[j].duration_ns is not None for j in mem)
-        u = util_of.get(gkey[i])
         kernels.append(
             KernelRow(
                 index=i,
@@ -837,7 +837,7 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
                 nvtx_ranges=n_nv,
                 hints=ours,
                 ncu_rules=ncu,
-                utilization=() if u is None else _utilization(u),
+                utilization=_utilization(util_of.get(gkey[i], [])),
                 launch_rows=tuple(mem),
             )
         )
