@@ -10,6 +10,7 @@ every network fetch. Div ids are fixed and JSON keys sorted, so two runs on one 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import asdict
 from functools import cache
@@ -82,7 +83,15 @@ def _hint(h: HintItem) -> dict[str, Any]:
     return d
 
 
-def _kernel(k: KernelRow, view: ReportView) -> dict[str, Any]:
+def _round(value: float | None, digits: int = 4) -> float | None:
+    """A figure the page only shows as a percentage or a short number, to ``digits`` significant digits
+    (the page's JSON shrinks by a third; nothing shown changes)."""
+    if value is None or value == 0:
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def _kernel(k: KernelRow, view: ReportView, units: dict[tuple[str, str, str], int]) -> dict[str, Any]:
     first = k.first_hint
     nvtx_all = sorted({r for r in (view.launches[j].nvtx_op for j in k.launch_rows) if r})
     return {
@@ -92,11 +101,11 @@ def _kernel(k: KernelRow, view: ReportView) -> dict[str, Any]:
         "launches": k.launches,
         "dur": k.duration_ns,
         "mean": k.mean_duration_ns,
-        "share": k.share,
+        "share": _round(k.share),
         "limiter": k.limiter,
         "pipe": k.compute_pipe,
         "regime": k.regime,
-        "peak": k.peak_fraction,
+        "peak": _round(k.peak_fraction),
         "reason": k.reason,
         "nvtx": k.nvtx,
         "nvtx_n": k.nvtx_ranges,
@@ -106,7 +115,8 @@ def _kernel(k: KernelRow, view: ReportView) -> dict[str, Any]:
         else {"label": first.label, "severity": first.severity, "message": first.message},
         "hints": sorted({h.hint for h in (*k.hints, *k.ncu_rules)}),
         "rows": list(k.launch_rows),
-        "util": [[u.label, u.source, u.value] for u in k.utilization],
+        # [index into labels.units, value]: the unit's label and source are stored once per page
+        "util": [[units.setdefault((u.unit, u.label, u.source), len(units)), _round(u.value)] for u in k.utilization],
         "diag": [_hint(h) for h in k.hints],
         "ncu": [_hint(h) for h in k.ncu_rules],
     }
@@ -124,7 +134,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
         "limiter": [r.limiter for r in ls],
         "pipe": [r.compute_pipe for r in ls],
         "regime": [r.regime for r in ls],
-        "peak": [r.peak_fraction for r in ls],
+        "peak": [_round(r.peak_fraction) for r in ls],
         "reason": [r.reason for r in ls],
         "nvtx": [r.nvtx_op for r in ls],
         "nvtx_raw": [r.nvtx_path if r.nvtx_path != r.nvtx_op else None for r in ls],
@@ -133,8 +143,10 @@ def page_data(view: ReportView) -> dict[str, Any]:
         "hints": [list(r.hints) for r in ls],
     }
     figs = {fid: json.loads(pio.to_json(fig, validate=False)) for fid, fig in figures(view).items()}
+    units: dict[tuple[str, str, str], int] = {}
+    kernels = [_kernel(k, view, units) for k in view.kernels]
     return {
-        "kernels": [_kernel(k, view) for k in view.kernels],
+        "kernels": kernels,
         "launches": launches,
         "labels": {
             "limiter": vm.LIMITER_LABELS,
@@ -142,6 +154,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
             "regime_colors": vm.REGIME_COLORS,
             "missing_color": vm.MISSING_COLOR,
             "sources": vm.SOURCE_LABELS,
+            "units": [[label, source] for (_, label, source) in units],
         },
         "multi_report": len({r.report for r in ls}) > 1,
         "has_rules": any(k.ncu_rules for k in view.kernels),

@@ -274,12 +274,13 @@
     if (!k.util.length) { add(parent, el("p", { "class": "muted" }, "No utilisation figures for this kernel.")); return; }
     var box = add(parent, el("div", { "class": "util" }));
     var last = null;
-    k.util.forEach(function (u) {
-      if (u[1] !== last) { add(box, el("h4", null, LAB.sources[u[1]] || u[1])); last = u[1]; }
-      add(box, el("span", null, u[0]));
+    k.util.forEach(function (entry) {
+      var unit = LAB.units[entry[0]], label = unit[0], source = unit[1], value = entry[1];
+      if (source !== last) { add(box, el("h4", null, LAB.sources[source] || source)); last = source; }
+      add(box, el("span", null, label));
       var bar = add(box, el("span", { "class": "bar" }));
-      add(bar, el("span", { "class": u[2] >= 0.6 ? "hot" : "", style: "width:" + Math.max(0, Math.min(100, u[2] * 100)).toFixed(1) + "%" }));
-      add(box, el("span", { "class": "v" }, pct(u[2], 0)));
+      add(bar, el("span", { "class": value >= 0.6 ? "hot" : "", style: "width:" + Math.max(0, Math.min(100, value * 100)).toFixed(1) + "%" }));
+      add(box, el("span", { "class": "v" }, pct(value, 0)));
     });
   }
   function hintCard(parent, h, total) {
