@@ -38,6 +38,8 @@ WEBGL_THRESHOLD = 3000
 #: Up to this many launches on one chart, the three points of each launch are joined by a line; above it the
 #: lines would hide the points (and cost as much to draw as the points).
 JOIN_LIMIT = 2000
+#: Each log axis spans at least this many decades (a chart of one launch still reads as a roofline).
+MIN_DECADES = 3.0
 #: Marker symbol per memory level (plotly symbol numbers: circle, square, triangle-up).
 LEVEL_SYMBOLS = {"dram": 0, "l2": 1, "l1": 5}
 LEVEL_GLYPHS = {"dram": "●", "l2": "■", "l1": "▲"}
@@ -86,6 +88,15 @@ def marker_sizes(durations: list[float | None], max_duration_ns: float | None) -
     return out
 
 
+def _at_least(span: list[float], decades: float) -> list[float]:
+    """A log10 axis range widened about its middle to at least ``decades`` (so that it has labelled ticks)."""
+    width = span[1] - span[0]
+    if width >= decades:
+        return span
+    grow = (decades - width) / 2
+    return [span[0] - grow, span[1] + grow]
+
+
 def _log_range(values: list[float], pad: float) -> list[float]:
     lo, hi = min(values), max(values)
     return [math.log10(lo) - pad, math.log10(hi) + pad]
@@ -109,6 +120,7 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
     yr = _log_range(ys, 0.5) if ys else [9.0, 16.0]
     # headroom above the highest roof for the staggered ridge labels
     yr[1] = max(yr[1], math.log10(max([r.peak_flops for r in panel.roofs], default=10 ** yr[1])) + 0.9)
+    xr, yr = _at_least(xr, MIN_DECADES), _at_least(yr, MIN_DECADES)
     x_lo, x_hi = 10 ** xr[0], 10 ** xr[1]
 
     annotations: list[dict[str, Any]] = []
