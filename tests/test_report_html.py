@@ -41,6 +41,16 @@ def test_self_contained_and_plotly_embedded_once(train_html: str) -> None:
     assert train_html.count("<script") == 3  # the data, plotly.js, the page's own script
 
 
+def test_templates_are_package_data() -> None:
+    from importlib import resources
+
+    folder = resources.files("ncu_roofline.report").joinpath("templates")
+    for name in ("report.html.j2", "report.js", "report.css"):
+        assert folder.joinpath(name).is_file()
+    js = folder.joinpath("report.js").read_text(encoding="utf-8")
+    assert "(?<=" not in js and "(?<!" not in js  # lookbehind: a syntax error in older browsers
+
+
 def test_deterministic_output() -> None:
     a = sample("micro_full.raw.csv")
     assert render_html(a) == render_html(a)

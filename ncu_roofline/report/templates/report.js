@@ -28,11 +28,18 @@
   function add(parent, child) { parent.appendChild(child); return child; }
   /* text with <wbr> after "_", "<", ",", "::" and "/": long names wrap at their parts */
   function breakable(parent, text) {
-    var parts = String(text).split(/(?<=_|<|,|::|\/)/);
-    parts.forEach(function (p, i) {
-      parent.appendChild(document.createTextNode(p));
-      if (i < parts.length - 1) parent.appendChild(document.createElement("wbr"));
-    });
+    // no regular-expression lookbehind: older Safari cannot parse it, and one syntax error stops the page
+    var str = String(text), start = 0;
+    for (var i = 0; i < str.length; i++) {
+      var c = str.charAt(i);
+      var cut = c === "_" || c === "<" || c === "," || c === "/" || (c === ":" && str.charAt(i - 1) === ":");
+      if (cut && i + 1 < str.length) {
+        parent.appendChild(document.createTextNode(str.slice(start, i + 1)));
+        parent.appendChild(document.createElement("wbr"));
+        start = i + 1;
+      }
+    }
+    parent.appendChild(document.createTextNode(str.slice(start)));
     return parent;
   }
 
