@@ -61,6 +61,11 @@ def test_training_step_report_renders(browser: Chromium, tmp_path: Path) -> None
     assert _count(browser, "#top-kernels tbody tr") == 10
     assert browser.evaluate("document.querySelector('#d-body h3').textContent") == view.kernels[0].display_name
     assert browser.evaluate("document.querySelector('#d-body .fullname').textContent") == view.kernels[0].kernel_name
+    # a click on a roofline point diagnoses the point's kernel (customdata[0] is the kernel's index)
+    browser.evaluate(
+        "document.getElementById('fig-roofline-fp32').emit('plotly_click', {points: [{customdata: [5, 0, 0, 0]}]}), 1"
+    )
+    assert browser.evaluate("document.querySelector('#d-body h3').textContent") == view.kernels[5].display_name
 
 
 def test_table_expands_filters_and_sorts(browser: Chromium, tmp_path: Path) -> None:
