@@ -69,34 +69,50 @@ def rollup_quantities(frame: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _dominant_per_group(gid: np.ndarray, labels: pd.Series, weights: pd.Series) -> pd.Series:
+    """Per group id, the label holding the most weight (GPU time), as ``_dominant`` gives it for one group
+    (ties to the first seen; None where every label is NA), for all groups at once."""
+    t = pd.DataFrame({"gid": gid, "label": labels.astype(object).to_numpy(), "w": weights.fillna(0.0).to_numpy()})
+    t = t[labels.notna().to_numpy()]
+    if not len(t):
+        return pd.Series(dtype=object)
+    s = t.groupby(["gid", "label"], sort=False)["w"].sum().reset_index()
+    best = s.loc[s.groupby("gid", sort=False)["w"].idxmax()]
+    return pd.Series(best["label"].to_numpy(), index=best["gid"].to_numpy(), dtype=object)
+
+
 def kernel_groups(analysis: Analysis) -> pd.DataFrame:
     """One row per kernel (GROUP_KEY), sorted by total GPU time: GROUP_COLUMNS.
 
-    Takes ``analysis.launches`` (duration_ns, names, NVTX) and ``analysis.verdicts``."""
+    Takes ``analysis.launches`` (duration_ns, names, NVTX) and ``analysis.verdicts``. Vectorised over the
+    groups (a report of thousands of distinct kernels takes well under a second)."""
     lv = analysis.launches.reset_index(drop=True).copy()
     v = analysis.verdicts.reset_index(drop=True)
     for c in ("limiter", "compute_pipe", "regime"):
         lv[c] = v[c].to_numpy()
-    total = float(np.nansum(lv["duration_ns"]))
-    rows = []
-    for key, grp in lv.groupby(list(GROUP_KEY), sort=False, dropna=False):
-        d = grp["duration_ns"]
-        rows.append(
-            {
-                "report": key[0],
-                "kernel_name": key[1],
-                "display_name": grp["display_name"].iloc[0],
-                "launches": int(grp["invocations"].fillna(1).sum()),
-                "duration_ns": float(np.nansum(d * grp["invocations"].fillna(1))),
-                "mean_duration_ns": float(np.nanmean(d)) if d.notna().any() else np.nan,
-                "limiter": _dominant(grp["limiter"], d),
-                "compute_pipe": _dominant(grp["compute_pipe"], d),
-                "regime": _dominant(grp["regime"], d),
-                "nvtx_paths": int(grp["nvtx_path"].nunique()),
-                "first_launch_id": int(grp["launch_id"].min()),
-            }
-        )
-    frame = pd.DataFrame(rows, columns=[c for c in GROUP_COLUMNS if c != "share"])
+    keys = list(GROUP_KEY)
+    g = lv.groupby(keys, sort=False, dropna=False)
+    gid = g.ngroup().to_numpy()
+    d = lv["duration_ns"].astype("float64")
+    inv = lv["invocations"].astype("Float64").fillna(1.0).astype("float64")
+    # shares of the whole GPU time, summary pages' invocations counted (each row stands for N launches)
+    total = float(np.nansum(d * inv))
+    first_rows = lv.groupby(gid, sort=True).head(1)  # the group's first launch, in group-id order
+    frame = pd.DataFrame(
+        {
+            "report": first_rows["report"].to_numpy(),
+            "kernel_name": first_rows["kernel_name"].to_numpy(),
+            "display_name": first_rows["display_name"].to_numpy(),
+            "launches": inv.groupby(gid).sum().round().astype("int64").to_numpy(),
+            "duration_ns": (d * inv).groupby(gid).sum().to_numpy(),
+            "mean_duration_ns": d.groupby(gid).mean().to_numpy(),
+            "nvtx_paths": lv["nvtx_path"].groupby(gid).nunique().to_numpy(),
+            "first_launch_id": lv["launch_id"].groupby(gid).min().to_numpy(),
+        }
+    )
+    n = len(frame)
+    for c in ("limiter", "compute_pipe", "regime"):
+        frame[c] = _dominant_per_group(gid, lv[c], d).reindex(range(n)).to_numpy()
     frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
     frame = frame.sort_values(["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable")
     result: pd.DataFrame = frame[list(GROUP_COLUMNS)].astype(GROUP_COLUMNS).reset_index(drop=True)

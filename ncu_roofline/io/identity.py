@@ -76,6 +76,35 @@ def nvtx_path(cell: str | None) -> str | None:
     return "/".join(ranges) if ranges else None
 
 
+#: What PyTorch's ``emit_nvtx`` appends to each range name: per-call counters (``, seq = 470``,
+#: ``, op_id = 22``) and, with ``record_shapes``, the argument shapes (``, sizes = [[8, 512], []]``).
+_NVTX_COUNTERS = re.compile(r", (?:seq|op_id) = \d+|, sizes = \[.*$")
+#: ... and the prefix of the autograd engine's range around each backward node.
+_NVTX_AUTOGRAD = "autograd::engine::evaluate_function: "
+
+
+def nvtx_op(path: str | None, depth: int | None = 1) -> str | None:
+    """The op an NVTX path stands for: its first ``depth`` ranges (all with ``depth=None``), each without
+    PyTorch's per-call counters, so that every call of one op reads the same.
+
+    ``"aten::linear, seq = 470, op_id = 22/aten::to, seq = 470, op_id = 23"`` -> ``"aten::linear"``;
+    ``"autograd::engine::evaluate_function: AddmmBackward0, op_id = 2090/..."`` -> ``"AddmmBackward0"``.
+    Paths split at "/" as ``nvtx_path`` joins them (a "/" inside a range name splits it too)."""
+    if not path:
+        return None
+    parts = path.split("/")
+    if depth is not None:
+        parts = parts[: max(1, depth)]
+    out = []
+    for part in parts:
+        name = _NVTX_COUNTERS.sub("", part)
+        if name.startswith(_NVTX_AUTOGRAD):
+            name = name[len(_NVTX_AUTOGRAD) :]
+        out.append(name.strip())
+    text = "/".join(out)
+    return text or None
+
+
 # ------------------------------------------------------------------------------------------ display names
 
 _TEMPLATE_OPEN = "<"

@@ -1,46 +1,201 @@
-"""Interim: replaced by the report issue's renderer. Markdown, CSV and Parquet of an analysis, kept tiny so the
-command line can be built and tested on its own."""
+"""Machine-readable exports: Markdown (a pull-request comment), CSV (one row per launch) and Parquet (the tidy
+frames). Deterministic: same analysis, same text; no timestamps."""
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..aggregate import kernel_groups
 from ..analysis import Analysis
-from ..campaign import tidy_frames, to_arrow
-from . import textfmt as f
+from ..errors import OutputError
+from ..model import LAUNCH_KEY
+from . import fmt
+from .viewmodel import NCU_SOURCE, ReportView, TimeShare, build_view, limiter_label
+
+#: The frames ``write_parquet`` writes, one ``<name>.parquet`` each.
+PARQUET_FRAMES = ("launches", "metrics", "rules", "roofline", "verdicts", "hints", "utilization")
+
+#: Launch columns that lead each CSV row (then every verdict column, then the hints).
+CSV_LAUNCH_COLUMNS = ("kernel_name", "display_name", "nvtx_path", "grid_size", "block_size", "duration_ns")
+
+
+# ------------------------------------------------------------------------------------------------ markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
+
+
+def md_text(value: str) -> str:
+    """Text for a Markdown table cell: one line, Markdown punctuation escaped, HTML brackets as entities
+    (GitHub would otherwise read ``<float>`` as a tag and drop it)."""
+    s = " ".join(value.split())
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return s.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_code(value: str) -> str:
+    """``value`` as an inline code span inside a table cell: the fence is longer than any backtick run in it,
+    and ``|`` is escaped (GitHub splits table cells at ``|`` even inside code spans)."""
+    s = " ".join(value.split()).replace("|", "\\|")
+    runs = [len(r) for r in re.findall(r"`+", s)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or runs else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def _md_shares(title: str, shares: tuple[TimeShare, ...]) -> list[str]:
+    lines = [f"| {title} | GPU time | Share | Launches |", "| --- | --: | --: | --: |"]
+    for t in shares:
+        lines.append(
+            f"| {md_text(t.label)} | {fmt.duration_ns(t.duration_ns)} | {fmt.percent(t.share)} | {t.launches:,} |"
+        )
+    return lines
+
+
+def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
+    """The Markdown summary of a view model (see :func:`render_markdown`)."""
+    h = view.header
+    out = [f"### ncu-roofline: {md_text(view.title)}", ""]
+    dev = ", ".join(h.devices) or "unknown device"
+    cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
+    ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
+    out.append(
+        f"{md_text(dev + cc + ncu)} · {h.launches:,} launches of {h.kernels:,} kernels · "
+        f"**{fmt.duration_ns(h.gpu_time_ns)}** GPU time"
+    )
+    out.append("")
+    for line in view.lead:
+        out.append(f"- {md_text(line)}")
+    if view.lead:
+        out.append("")
+    out += _md_shares("Limiter", view.by_limiter)
+    out.append("")
+    out += _md_shares("Regime", view.by_regime)
+    kernels = view.kernels[: max(0, top)]
+    if kernels:
+        out += ["", f"**Top {len(kernels)} kernels by GPU time**", ""]
+        out.append("| # | Kernel | Launches | GPU time | Share | Limiter | Regime | % of roof | First hint |")
+        out.append("| --: | --- | --: | --: | --: | --- | --- | --: | --- |")
+        for i, k in enumerate(kernels, 1):
+            hint = k.first_hint
+            hint_text = "–" if hint is None else md_text(hint.label)
+            lim = limiter_label(k.limiter) + (
+                f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else ""
+            )
+            out.append(
+                f"| {i} | {md_code(k.display_name)} | {k.launches:,} | {fmt.duration_ns(k.duration_ns)} | "
+                f"{fmt.percent(k.share)} | {md_text(lim)} | {md_text(k.regime or '–')} | "
+                f"{fmt.percent(k.peak_fraction, 0)} | {hint_text} |"
+            )
+        more = len(view.kernels) - len(kernels)
+        if more > 0:
+            out.append(f"\n… and {more:,} more kernels.")
+    ours = [f for f in view.findings if f.source != NCU_SOURCE]
+    if ours:
+        out += ["", "**Hints**", ""]
+        for f in ours:
+            where = ", ".join(md_code(view.kernels[i].display_name) for i in f.top_kernels)
+            advice = f" {md_text(f.advice)}" if f.advice else ""
+            out.append(
+                f"- **{md_text(f.label)}** ({md_text(f.severity or '')}): {f.kernels:,} kernels, "
+                f"{fmt.percent(f.share)} of GPU time ({where}).{advice}"
+            )
+    rules = [f for f in view.findings if f.source == NCU_SOURCE]
+    if rules:
+        out += ["", "<details><summary>ncu's own rules</summary>", ""]
+        out.append("| Rule | Launches | Kernels | GPU time share |")
+        out.append("| --- | --: | --: | --: |")
+        for f in rules:
+            out.append(f"| {md_text(f.label)} | {f.launches:,} | {f.kernels:,} | {fmt.percent(f.share)} |")
+        out += ["", "</details>"]
+    return "\n".join(out) + "\n"
 
 
 def render_markdown(analysis: Analysis, *, top: int = 20) -> str:
-    """A Markdown table of the ``top`` kernels by GPU time."""
-    groups = kernel_groups(analysis)
-    lines = ["| kernel | launches | GPU time | share | limiter | regime |", "|---|---:|---:|---:|---|---|"]
-    for r in groups.head(top).itertuples():
-        name = str(r.display_name).replace("|", "\\|").replace("<", "&lt;")
-        lines.append(
-            f"| {name} | {r.launches} | {f.duration(r.duration_ns)} | {r.share:.1%} | "
-            f"{f.arrow(r.limiter, None)} | {f.arrow(r.regime, None)} |"
+    """A Markdown summary for a pull-request comment: header, the lead, GPU time by limiter and by regime, the
+    ``top`` kernels (limiter, regime, % of roof, first hint), and the hints across the report. Kernel names are
+    code spans; every input string is escaped."""
+    return render_view_markdown(build_view(analysis), top=top)
+
+
+# ------------------------------------------------------------------------------------------------ csv
+
+
+def verdict_table(analysis: Analysis) -> pd.DataFrame:
+    """One row per launch: LAUNCH_KEY, CSV_LAUNCH_COLUMNS, every verdict column, and ``hints`` (the launch's
+    hint ids joined by ";"). Takes ``analysis.launches``, ``verdicts`` and ``hints``."""
+    key = list(LAUNCH_KEY)
+    lv = analysis.launches
+    launch_cols = [c for c in CSV_LAUNCH_COLUMNS if c in lv.columns]
+    left = lv[key + launch_cols].reset_index(drop=True)
+    v = analysis.verdicts
+    extra = [c for c in v.columns if c not in key and c not in launch_cols]
+    table = left.merge(v[key + extra], on=key, how="left", sort=False)
+    h = analysis.hints
+    if len(h):
+        ids = (
+            h.dropna(subset=["hint"])
+            .drop_duplicates([*key, "hint"])
+            .groupby(key, sort=False, dropna=False)["hint"]
+            .agg(lambda s: ";".join(str(x) for x in s))
+            .rename("hints")
+            .reset_index()
         )
-    return "\n".join(lines) + "\n"
+        table = table.merge(ids, on=key, how="left", sort=False)
+    else:
+        table["hints"] = pd.NA
+    return table
 
 
 def render_csv(analysis: Analysis) -> str:
-    """One row per launch: its keys and names, duration and verdict."""
-    keys = ["report", "process_id", "launch_id"]
-    frame = analysis.launches[[*keys, "kernel_name", "display_name", "nvtx_path", "duration_ns"]].merge(
-        analysis.verdicts, on=keys, how="left"
-    )
-    text: str = frame.to_csv(index=False, lineterminator="\n")
-    return text
+    """The verdicts as CSV, one row per launch with its names (see :func:`verdict_table`); missing values are
+    empty cells, floats at full precision, ``\\n`` line ends."""
+    buf = io.StringIO()
+    verdict_table(analysis).to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue()
 
 
-def write_parquet(analysis: Analysis, directory: Path) -> list[Path]:
-    """One Parquet file per tidy frame (``<frame>.parquet``) in ``directory``, which must exist."""
+# ------------------------------------------------------------------------------------------------ parquet
+
+
+def frames(analysis: Analysis) -> dict[str, pd.DataFrame]:
+    """The tidy frames ``write_parquet`` writes (PARQUET_FRAMES), by name."""
+    return {
+        "launches": analysis.launches,
+        "metrics": analysis.report.metrics,
+        "rules": analysis.report.rules,
+        "roofline": analysis.roofline,
+        "verdicts": analysis.verdicts,
+        "hints": analysis.hints,
+        "utilization": analysis.utilization,
+    }
+
+
+def write_parquet(analysis: Analysis, directory: Path, *, overwrite: bool = False) -> list[Path]:
+    """Write each tidy frame (PARQUET_FRAMES) to ``directory/<name>.parquet`` with pyarrow; the paths written.
+
+    The folder is created if needed. Raises :class:`ncu_roofline.errors.OutputError` when a file exists
+    (unless ``overwrite``) or cannot be written."""
+    directory = Path(directory)
+    targets = {name: directory / f"{name}.parquet" for name in PARQUET_FRAMES}
+    if not overwrite:
+        existing = [str(p) for p in targets.values() if p.exists()]
+        if existing:
+            raise OutputError(f"{existing[0]} exists (use --force to overwrite)")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{directory}: cannot create the folder: {exc.strerror or exc}") from exc
     written = []
-    for name, frame in tidy_frames(analysis).items():
-        path = Path(directory) / f"{name}.parquet"
-        pq.write_table(to_arrow(frame), path)
-        written.append(path)
+    for name, frame in frames(analysis).items():
+        table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
+        try:
+            pq.write_table(table, targets[name])
+        except OSError as exc:
+            raise OutputError(f"{targets[name]}: cannot write: {exc}") from exc
+        written.append(targets[name])
     return written

@@ -1,25 +1,186 @@
-"""Interim: replaced by the report issue's renderer. A minimal self-contained HTML page of an analysis (one table
-of launches with their verdicts), kept tiny so the command line can be built and tested on its own."""
+"""The self-contained HTML report: one file, plotly.js embedded once, no network requests, same bytes each run.
+
+The page is ``templates/report.html.j2`` (jinja2, autoescaped) with the view model's data as JSON in a
+``<script type="application/json">`` block (every ``<``, ``>`` and ``&`` written as a JSON ``\\u`` escape,
+so no string from the input can close the block), the figures of ``figures.py``, and vanilla JavaScript
+(``templates/report.js``) for the kernel table and the diagnosis panel. A Content-Security-Policy forbids
+every network fetch. Div ids are fixed and JSON keys sorted, so two runs on one input give the same bytes.
+"""
 
 from __future__ import annotations
 
-import html
+import json
+import math
+import re
+from dataclasses import asdict
+from functools import cache
+from importlib import resources
+from typing import Any
 
+import jinja2
+import plotly.io as pio
+from markupsafe import Markup, escape
+from plotly.offline import get_plotlyjs
+
+from .. import __version__
 from ..analysis import Analysis
-from . import textfmt as f
+from . import fmt
+from . import viewmodel as vm
+from .figures import CONFIG, figures
+from .viewmodel import HintItem, KernelRow, ReportView, build_view
+
+TEMPLATE = "report.html.j2"
+
+
+_BREAK_AFTER = re.compile(r"(_|&lt;|,|::|/)")
+
+
+def breakable(text: object) -> Markup:
+    """``text`` escaped, with ``<wbr>`` after ``_``, ``<``, ``,``, ``::`` and ``/``: long kernel and range
+    names wrap at their parts rather than anywhere."""
+    escaped = str(escape("" if text is None else str(text)))
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", escaped))
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("ncu_roofline.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+    env.filters["breakable"] = breakable
+    return env
+
+
+@cache
+def _asset(name: str) -> str:
+    text = resources.files("ncu_roofline.report").joinpath("templates", name).read_text(encoding="utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():  # pragma: no cover - guards our own assets
+        raise ValueError(f"{name} must not contain a closing script/style tag")
+    return text
+
+
+def script_json(obj: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block: sorted keys, no NaN, and ``<``, ``>``, ``&``
+    escaped as ``\\u003c``, ``\\u003e``, ``\\u0026`` (they can only occur inside JSON strings, where the
+    escape means the same character), so no input string can end the block or open a comment."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _hint(h: HintItem) -> dict[str, Any]:
+    d = asdict(h)
+    d["evidence"] = [{k: (fmt.number(v) if isinstance(v, float) else v) for k, v in e.items()} for e in h.evidence]
+    return d
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    """A figure the page only shows as a percentage or a short number, to ``digits`` significant digits
+    (the page's JSON shrinks by a third; nothing shown changes)."""
+    if value is None or value == 0:
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def _kernel(k: KernelRow, view: ReportView, units: dict[tuple[str, str, str], int]) -> dict[str, Any]:
+    first = k.first_hint
+    nvtx_all = sorted({r for r in (view.launches[j].nvtx_op for j in k.launch_rows) if r})
+    return {
+        "name": k.display_name,
+        "full": k.kernel_name,
+        "report": k.report,
+        "launches": k.launches,
+        "dur": k.duration_ns,
+        "mean": k.mean_duration_ns,
+        "share": _round(k.share),
+        "limiter": k.limiter,
+        "pipe": k.compute_pipe,
+        "regime": k.regime,
+        "peak": _round(k.peak_fraction),
+        "reason": k.reason,
+        "nvtx": k.nvtx,
+        "nvtx_n": k.nvtx_ranges,
+        "nvtx_all": nvtx_all,
+        "first": None
+        if first is None
+        else {"label": first.label, "severity": first.severity, "message": first.message},
+        "hints": sorted({h.hint for h in (*k.hints, *k.ncu_rules)}),
+        "rows": list(k.launch_rows),
+        # [index into labels.units, value]: the unit's label and source are stored once per page
+        "util": [[units.setdefault((u.unit, u.label, u.source), len(units)), _round(u.value)] for u in k.utilization],
+        "diag": [_hint(h) for h in k.hints],
+        "ncu": [_hint(h) for h in k.ncu_rules],
+    }
+
+
+def page_data(view: ReportView) -> dict[str, Any]:
+    """Everything the page's script reads: kernels (rows of the table, with their diagnosis), launches
+    (columnar), labels and colours, and the figures by div id."""
+    ls = view.launches
+    launches = {
+        "kernel": [r.kernel for r in ls],
+        "id": [r.launch_id for r in ls],
+        "report": [r.report for r in ls],
+        "dur": [r.duration_ns for r in ls],
+        "limiter": [r.limiter for r in ls],
+        "pipe": [r.compute_pipe for r in ls],
+        "regime": [r.regime for r in ls],
+        "peak": [_round(r.peak_fraction) for r in ls],
+        "reason": [r.reason for r in ls],
+        "nvtx": [r.nvtx_op for r in ls],
+        "nvtx_raw": [r.nvtx_path if r.nvtx_path != r.nvtx_op else None for r in ls],
+        "grid": [r.grid for r in ls],
+        "block": [r.block for r in ls],
+        "hints": [list(r.hints) for r in ls],
+    }
+    figs = {fid: json.loads(pio.to_json(fig, validate=False)) for fid, fig in figures(view).items()}
+    units: dict[tuple[str, str, str], int] = {}
+    kernels = [_kernel(k, view, units) for k in view.kernels]
+    return {
+        "kernels": kernels,
+        "launches": launches,
+        "labels": {
+            "limiter": vm.LIMITER_LABELS,
+            "limiter_colors": vm.LIMITER_COLORS,
+            "regime_colors": vm.REGIME_COLORS,
+            "missing_color": vm.MISSING_COLOR,
+            "sources": vm.SOURCE_LABELS,
+            "units": [[label, source] for (_, label, source) in units],
+        },
+        "multi_report": len({r.report for r in ls}) > 1,
+        "has_rules": any(k.ncu_rules for k in view.kernels),
+        "figures": figs,
+        "config": CONFIG,
+    }
+
+
+def render_view_html(view: ReportView) -> str:
+    """The page for a view model (see :func:`render_html`)."""
+    template = _environment().get_template(TEMPLATE)
+    return template.render(
+        view=view,
+        f=fmt,
+        vm=vm,
+        version=__version__,
+        top_ranges=vm.TOP_RANGES,
+        top_findings=vm.TOP_FINDINGS,
+        any_hint=any(k.first_hint is not None for k in view.kernels),
+        data=script_json(page_data(view)),
+        css=_asset("report.css"),
+        js=_asset("report.js"),
+        plotly_js=get_plotlyjs(),
+    )
 
 
 def render_html(analysis: Analysis, *, title: str | None = None) -> str:
-    """An HTML page: title, and one row per launch (kernel, duration, limiter, regime, reason); names escaped."""
-    name = title or "+".join(str(r) for r in analysis.report.source["report"]) or "ncu-roofline"
-    rows = []
-    for lrow, vrow in zip(analysis.launches.itertuples(), analysis.verdicts.itertuples(), strict=True):
-        cells = [lrow.display_name, f.duration(lrow.duration_ns), vrow.limiter, vrow.regime, vrow.reason]
-        rows.append("<tr>" + "".join(f"<td>{html.escape(f.arrow(c, None))}</td>" for c in cells) + "</tr>")
-    return (
-        f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{html.escape(name)}</title></head>\n'
-        f"<body>\n<h1>{html.escape(name)}</h1>\n<table>\n"
-        "<tr><th>kernel</th><th>duration</th><th>limiter</th><th>regime</th><th>why</th></tr>\n"
-        + "\n".join(rows)
-        + "\n</table>\n</body>\n</html>\n"
-    )
+    """The self-contained HTML report of ``analysis`` (title: the input file names unless given)."""
+    return render_view_html(build_view(analysis, title=title))

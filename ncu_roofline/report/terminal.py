@@ -1,43 +1,190 @@
-"""Interim: replaced by the report issue's renderer. The terminal summary of an analysis, kept tiny so the
-command line can be built and tested on its own: GPU time by limiter, then the kernels with the most GPU time."""
+"""The terminal summary: where the GPU time goes (one line per limiter, one for the regimes) and the top kernels
+with their limiter, regime, % of roof and first hint. Plain text; ANSI colour only when asked (the CLI decides,
+from whether stdout is a terminal)."""
 
 from __future__ import annotations
 
-from ..aggregate import kernel_groups
-from ..analysis import Analysis, time_by
-from . import textfmt as f
+import re
+
+from ..analysis import Analysis
+from . import fmt
+from .viewmodel import KernelRow, ReportView, build_view, limiter_label
+
+#: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
+DEFAULT_WIDTH = 120
+MIN_WIDTH = 60
+BAR_WIDTH = 20
+
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = {"hbm": "31", "l2": "34", "l1": "32", "compute": "35", "bound": "1", "latency": "33", "launch": "36"}
+
+
+def _c(text: str, key: str | None, color: bool) -> str:
+    code = _ANSI.get(key or "")
+    return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+
+def _bold(text: str, color: bool) -> str:
+    return f"\x1b[1m{text}\x1b[0m" if color else text
+
+
+def _bar(share: float | None, width: int = BAR_WIDTH) -> str:
+    s = fmt.number(share)
+    if s is None or s <= 0:
+        return " " * width
+    n = max(1, round(min(1.0, s) * width))
+    return ("█" * n).ljust(width)
+
+
+def _header(view: ReportView) -> list[str]:
+    h = view.header
+    dev = ", ".join(h.devices) or "unknown device"
+    cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
+    ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
+    plural = "s" if h.kernels != 1 else ""
+    return [
+        f"ncu-roofline · {view.title}",
+        f"{dev}{cc}{ncu} · {h.launches:,} launches of {h.kernels:,} kernel{plural} · GPU time "
+        f"{fmt.duration_ns(h.gpu_time_ns)}",
+    ]
+
+
+def _hint_text(k: KernelRow) -> str:
+    h = k.first_hint
+    if h is None:
+        return "–"
+    return h.label
+
+
+def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str]:
+    """The top-kernels table, fitted to ``width``: the first hint is a column when the names still fit beside
+    it, else a line under each kernel; on narrow terminals the launch count and then the time go first (the
+    share stays)."""
+    rank_w = max(1, len(str(len(kernels))))
+    limiters = [
+        limiter_label(k.limiter) + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
+        for k in kernels
+    ]
+    lim_w = min(14, max(len("Limiter"), *(len(x) for x in limiters)))
+    cols: list[tuple[str, int, str]] = [
+        ("Launches", 8, ">"),
+        ("GPU time", 8, ">"),
+        ("Share", 6, ">"),
+        ("Limiter", lim_w, "<"),
+        ("Regime", 7, "<"),
+        ("% roof", 6, ">"),
+    ]
+    min_name = 24
+
+    def fixed() -> int:
+        return 2 + rank_w + sum(w for _, w, _ in cols) + 2 * (len(cols) + 1)
+
+    for drop in ("Launches", "GPU time"):
+        if width - fixed() < min_name:
+            cols = [c for c in cols if c[0] != drop]
+    rest = width - fixed()
+    hints = [_hint_text(k) for k in kernels]
+    any_hint = any(k.first_hint is not None for k in kernels)
+    hint_w = min(28, max(len("First hint"), *(len(h) for h in hints))) if any_hint else 0
+    longest = max(len(k.display_name) for k in kernels)
+    inline = any_hint and rest - hint_w - 2 >= min(36, longest)
+    name_w = max(12, min(longest, rest - hint_w - 2 if inline else rest, 64))
+
+    def cell(title: str, value: str, w: int, align: str) -> str:
+        return fmt.shorten(value, w).rjust(w) if align == ">" else fmt.shorten(value, w).ljust(w)
+
+    head = ["#".rjust(rank_w), "Kernel".ljust(name_w)] + [cell(t, t, w, a) for t, w, a in cols]
+    if inline:
+        head.append("First hint")
+    lines = ["  " + "  ".join(head).rstrip()]
+    for i, k in enumerate(kernels, 1):
+        values = {
+            "Launches": f"{k.launches:,}",
+            "GPU time": fmt.duration_ns(k.duration_ns),
+            "Share": fmt.percent(k.share),
+            "Limiter": limiters[i - 1],
+            "Regime": k.regime or "–",
+            "% roof": fmt.percent(k.peak_fraction, 0),
+        }
+        keys = {"Limiter": k.limiter, "Regime": k.regime}
+        row = [str(i).rjust(rank_w), fmt.shorten(k.display_name, name_w).ljust(name_w)]
+        row += [_c(cell(t, values[t], w, a), keys.get(t), color) for t, w, a in cols]
+        if inline:
+            row.append(fmt.shorten(hints[i - 1], max(8, width - fixed() - name_w - 2)))
+        lines.append("  " + "  ".join(row).rstrip())
+        h = k.first_hint
+        if not inline and h is not None:
+            msg = f"{h.label}: {h.message}" if h.message and h.source != "ncu" else h.label
+            lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
+    return lines
+
+
+def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None = None, color: bool = False) -> str:
+    """The terminal summary of a view model (see :func:`render_terminal`)."""
+    w = max(MIN_WIDTH, width or DEFAULT_WIDTH)
+    first, second = _header(view)
+    out = [_bold(fmt.shorten(first, w), color), *_wrap(second, w)]
+    out.append("")
+    out.append("GPU time by limiter")
+    label_w = max([len(t.label) for t in view.by_limiter] + [7])
+    bar_w = max(6, min(BAR_WIDTH, w - label_w - 38))
+    for t in view.by_limiter:
+        launches = f"{t.launches:,} launch{'es' if t.launches != 1 else ''}"
+        line = (
+            f"  {_c(t.label.ljust(label_w), t.key, color)}  {fmt.percent(t.share).rjust(6)}  {_bar(t.share, bar_w)}  "
+            f"{(fmt.duration_ns(t.duration_ns) if t.launches else '–').rjust(9)}  {launches}"
+        )
+        out.append(line.rstrip())
+    regimes = " · ".join(f"{_c(t.label.lower(), t.key, color)} {fmt.percent(t.share)}" for t in view.by_regime)
+    if len(ANSI_ESCAPE.sub("", f"GPU time by regime: {regimes}")) <= w:
+        out.append(f"GPU time by regime: {regimes}")
+    else:
+        out += ["GPU time by regime", f"  {regimes}"]
+    for line in view.lead[:1]:
+        out.append("")
+        out.extend(_wrap(line, w))
+    kernels = list(view.kernels[: max(0, top)])
+    if kernels:
+        out.append("")
+        out.append(f"Top {len(kernels)} kernel{'s' if len(kernels) != 1 else ''} by GPU time")
+        out.extend(_kernel_table(kernels, w, color))
+        more = len(view.kernels) - len(kernels)
+        if more > 0:
+            out.append(f"  … and {more:,} more kernel{'s' if more != 1 else ''}")
+    ours = [f for f in view.findings if f.source != "ncu"]
+    if ours:
+        out.append("")
+        out.append("Hints")
+        for f in ours[:5]:
+            out.append(
+                fmt.shorten(
+                    f"  {f.label}: {f.kernels:,} kernel{'s' if f.kernels != 1 else ''}, "
+                    f"{fmt.percent(f.share)} of GPU time",
+                    w,
+                )
+            )
+    missing = [f"{p.label}: {p.note}" for p in view.rooflines if p.note and "not collected" in p.note]
+    if missing and len(missing) == len(view.rooflines):
+        out.append("")
+        out.extend(_wrap("No roofline: " + missing[0], w))
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, cur = [fmt.shorten(x, width) for x in text.split()], [], ""
+    for word in words:
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    if cur:
+        lines.append(cur)
+    return lines
 
 
 def render_terminal(analysis: Analysis, *, top: int = 15, width: int | None = None, color: bool = False) -> str:
-    """GPU time by limiter and the ``top`` kernels by GPU time (``width``: cut names to fit; ``color``: unused)."""
-    groups = kernel_groups(analysis)
-    total = float(groups["duration_ns"].sum())
-    lines = [f"{len(analysis.launches)} launches of {len(groups)} kernels, {f.duration(total)} of GPU time", ""]
-    by = time_by(analysis, "limiter")
-    limiter_rows = [
-        [
-            f.arrow(r.limiter, None),
-            f.duration(f.number(r.duration_s) * 1e9),
-            f"{f.number(r.share):.1%}",
-            str(r.launches),
-        ]
-        for r in by.itertuples()
-    ]
-    lines += f.table(["limiter", "GPU time", "share", "launches"], limiter_rows, [False, True, True, True])
-    name_width = max(16, (width or 120) - 60)
-    rows = [
-        [
-            f.shorten(str(r.display_name), name_width),
-            str(r.launches),
-            f.duration(r.duration_ns),
-            f"{f.number(r.share):.1%}",
-            f.arrow(r.limiter, None),
-            f.arrow(r.regime, None),
-        ]
-        for r in groups.head(top).itertuples()
-    ]
-    headers = ["kernel", "launches", "GPU time", "share", "limiter", "regime"]
-    lines += ["", *f.table(headers, rows, [False, True, True, True, False, False])]
-    if len(groups) > top:
-        lines.append(f"... and {len(groups) - top} more kernels")
-    return "\n".join(lines) + "\n"
+    """The terminal summary of ``analysis``: header, one line per limiter with its share of GPU time, the
+    regimes, and the ``top`` kernels by GPU time (limiter, regime, % of roof, first hint), fitted to ``width``
+    columns (default ``DEFAULT_WIDTH``). ``color`` adds ANSI colours (the caller checks for a terminal)."""
+    return render_view_terminal(build_view(analysis), top=top, width=width, color=color)

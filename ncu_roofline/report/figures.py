@@ -1,0 +1,414 @@
+"""Plotly figures of the report, built from the view model (``ncu_roofline.report.viewmodel``).
+
+- :func:`roofline_figure`: the hierarchical roofline of one precision: DRAM, L2 and L1 bandwidth roofs and the
+  compute roof (one per tensor data type), ridge points labelled; each launch at each level, the three points
+  of one launch joined as ncu's hierarchical chart joins them; marker size by duration, colour by limiter,
+  symbol by level; log-log axes in FLOP/byte and FLOP/s. Above ``WEBGL_THRESHOLD`` points the launches are
+  drawn with WebGL (``scattergl``).
+- :func:`time_figure`: GPU time by limiter and by regime, as two 100 % stacked bars.
+
+Figures only place and style what the view model holds; marker sizes and axis ranges are the only numbers
+made here, and they are visual.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from . import fmt
+from .viewmodel import (
+    LEVEL_LABELS,
+    LEVELS,
+    LIMITERS,
+    ReportView,
+    RooflinePanel,
+    TimeShare,
+    limiter_color,
+    limiter_label,
+)
+
+#: Above this many points on one chart the launches are drawn with WebGL: SVG stays responsive to a few
+#: thousand markers; WebGL to hundreds of thousands.
+WEBGL_THRESHOLD = 3000
+#: Up to this many launches on one chart, the three points of each launch are joined by a line; above it the
+#: lines would hide the points (and cost as much to draw as the points).
+JOIN_LIMIT = 2000
+#: Each log axis spans at least this many decades (a chart of one launch still reads as a roofline).
+MIN_DECADES = 3.0
+#: Marker symbol per memory level (plotly symbol numbers: circle, square, triangle-up).
+LEVEL_SYMBOLS = {"dram": 0, "l2": 1, "l1": 5}
+LEVEL_GLYPHS = {"dram": "●", "l2": "■", "l1": "▲"}
+#: Marker diameter in px for the shortest and the longest launch (area grows with duration).
+MARKER_MIN, MARKER_MAX = 5.0, 24.0
+ROOF_COLOR = "#3a3a3a"
+LEVEL_DASH = {"dram": "solid", "l2": "dash", "l1": "dot"}
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+#: Plotly's ``config`` for every figure: no logo, no links out, a PNG button that names the file.
+CONFIG: dict[str, Any] = {
+    "displaylogo": False,
+    "responsive": True,
+    "showLink": False,
+    "showSendToCloud": False,
+    "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"],
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
+
+
+def _e(text: str) -> str:
+    """Plotly draws hover and annotation text as a small subset of HTML: escape input strings."""
+    return html.escape(text, quote=False)
+
+
+def _nan(value: float | None, scale: float = 1.0) -> float:
+    return math.nan if value is None else value * scale
+
+
+def _base_layout(height: int) -> dict[str, Any]:
+    return {
+        "template": "plotly_white",
+        "height": height,
+        "margin": {"l": 70, "r": 20, "t": 40, "b": 55},
+        "font": {"family": FONT, "size": 12, "color": "#222"},
+        "hoverlabel": {"font": {"family": FONT, "size": 12}, "align": "left"},
+    }
+
+
+def marker_sizes(durations: list[float | None], max_duration_ns: float | None) -> np.ndarray:
+    """Marker diameters: area proportional to the launch's duration, from MARKER_MIN to MARKER_MAX."""
+    d = np.array([np.nan if x is None else x for x in durations], dtype=float)
+    if not max_duration_ns or max_duration_ns <= 0:
+        return np.full(len(d), MARKER_MIN)
+    rel = np.sqrt(np.clip(np.nan_to_num(d, nan=0.0) / max_duration_ns, 0.0, 1.0))
+    out: np.ndarray = np.round(MARKER_MIN + (MARKER_MAX - MARKER_MIN) * rel, 2)
+    return out
+
+
+def _at_least(span: list[float], decades: float) -> list[float]:
+    """A log10 axis range widened about its middle to at least ``decades`` (so that it has labelled ticks)."""
+    width = span[1] - span[0]
+    if width >= decades:
+        return span
+    grow = (decades - width) / 2
+    return [span[0] - grow, span[1] + grow]
+
+
+def _log_range(values: list[float], pad: float) -> list[float]:
+    lo, hi = min(values), max(values)
+    return [math.log10(lo) - pad, math.log10(hi) + pad]
+
+
+def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
+    """The hierarchical roofline chart of one precision (see the module docstring)."""
+    pts = panel.points
+    n = len(pts)
+    gl = n > WEBGL_THRESHOLD
+    launches_drawn = panel.launches
+    scatter = go.Scattergl if gl else go.Scatter
+    fig = go.Figure()
+
+    xs = [*pts.intensity]
+    ys = [*pts.flops]
+    for roof in panel.roofs:
+        ys.append(roof.peak_flops)
+        xs.extend(m.ridge_intensity for m in roof.memory if m.ridge_intensity)
+    xr = _log_range(xs, 0.6) if xs else [-2.0, 4.0]
+    yr = _log_range(ys, 0.5) if ys else [9.0, 16.0]
+    # headroom above the highest roof for the staggered ridge labels
+    yr[1] = max(yr[1], math.log10(max([r.peak_flops for r in panel.roofs], default=10 ** yr[1])) + 0.9)
+    xr, yr = _at_least(xr, MIN_DECADES), _at_least(yr, MIN_DECADES)
+    x_lo, x_hi = 10 ** xr[0], 10 ** xr[1]
+
+    annotations: list[dict[str, Any]] = []
+    for ri, roof in enumerate(panel.roofs):
+        ridges = [m.ridge_intensity for m in roof.memory if m.ridge_intensity]
+        left = min(ridges) if ridges else x_lo
+        peak_text = f"{roof.label} peak {fmt.si(roof.peak_flops, 'FLOP/s')}"
+        fig.add_trace(
+            go.Scatter(
+                x=[left, x_hi],
+                y=[roof.peak_flops, roof.peak_flops],
+                mode="lines",
+                line={"color": ROOF_COLOR, "width": 2.0, "dash": "solid" if ri == 0 else "longdash"},
+                name=_e(peak_text),
+                legendgroup="roofs",
+                legendgrouptitle={"text": "Roofs (ridge point in FLOP/byte)"},
+                legendrank=2000,
+                hovertemplate=_e(peak_text) + "<extra></extra>",
+            )
+        )
+        annotations.append(
+            {
+                "x": xr[1],
+                "y": math.log10(roof.peak_flops),
+                "xref": "x",
+                "yref": "y",
+                "xanchor": "right",
+                "yanchor": "top",
+                "showarrow": False,
+                "text": _e(peak_text),
+                "font": {"size": 11, "color": ROOF_COLOR},
+            }
+        )
+        for li, m in enumerate(roof.memory):
+            ridge = m.ridge_intensity or roof.peak_flops / m.peak_bytes_per_s
+            bw_text = f"{m.label} {fmt.si(m.peak_bytes_per_s, 'B/s')}"
+            fig.add_trace(
+                go.Scatter(
+                    x=[x_lo, ridge],
+                    y=[m.peak_bytes_per_s * x_lo, roof.peak_flops],
+                    mode="lines",
+                    line={"color": ROOF_COLOR, "width": 1.2, "dash": LEVEL_DASH.get(m.level, "solid")},
+                    name=_e(f"{bw_text} · ridge {fmt.si(ridge)}"),
+                    legendgroup="roofs",
+                    legendrank=2000,
+                    showlegend=ri == 0 or len(panel.roofs) == 1,
+                    hovertemplate=_e(bw_text) + "<extra></extra>",
+                )
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[ridge],
+                    y=[roof.peak_flops],
+                    mode="markers",
+                    marker={"symbol": "x-thin", "size": 9, "line": {"width": 2, "color": ROOF_COLOR}},
+                    name=f"{m.label} ridge",
+                    hovertemplate=_e(f"{roof.label} / {m.label} ridge point: {fmt.si(ridge, 'FLOP/byte')}")
+                    + "<extra></extra>",
+                    showlegend=False,
+                )
+            )
+            # the ridge point, labelled above the roof (staggered so close ridges do not collide)
+            annotations.append(
+                {
+                    "x": math.log10(ridge),
+                    "y": math.log10(roof.peak_flops),
+                    "xref": "x",
+                    "yref": "y",
+                    "ax": 0,
+                    "ay": -(14 + 13 * (li + len(roof.memory) * ri)),
+                    "showarrow": True,
+                    "arrowwidth": 0.8,
+                    "arrowcolor": "#999",
+                    "text": _e(f"{m.label} ridge {fmt.si(ridge)}"),
+                    "font": {"size": 10, "color": "#555"},
+                }
+            )
+            if ri == 0:
+                # the level's name beside its roof, low on the chart, each level at its own height
+                y = 10 ** (yr[0] + 0.3 + 0.45 * LEVELS.index(m.level) if m.level in LEVELS else yr[0] + 0.3)
+                x = y / m.peak_bytes_per_s
+                if x_lo < x < ridge:
+                    annotations.append(
+                        {
+                            "x": math.log10(x),
+                            "y": math.log10(y),
+                            "xref": "x",
+                            "yref": "y",
+                            "xanchor": "right",
+                            "yanchor": "middle",
+                            "xshift": -3,
+                            "showarrow": False,
+                            "text": _e(m.label),
+                            "font": {"size": 10, "color": ROOF_COLOR},
+                        }
+                    )
+
+    if n and launches_drawn <= JOIN_LIMIT:
+        # the three points of one launch, joined (NaN breaks the line between launches)
+        lx: list[float] = []
+        ly: list[float] = []
+        for i in range(n):
+            if i and pts.launch[i] != pts.launch[i - 1]:
+                lx.append(math.nan)
+                ly.append(math.nan)
+            lx.append(pts.intensity[i])
+            ly.append(pts.flops[i])
+        fig.add_trace(
+            scatter(
+                x=np.array(lx),
+                y=np.array(ly),
+                mode="lines",
+                line={"color": "rgba(110,110,110,0.45)", "width": 1},
+                hoverinfo="skip",
+                showlegend=False,
+                name="launch",
+                connectgaps=False,
+            )
+        )
+    if n:
+        sizes = marker_sizes(pts.duration_ns, view.max_duration_ns)
+        known = list(LIMITERS)
+        keys = [*known, *sorted({x for x in pts.limiter if x and x not in known}), None]
+        # one trace per limiter and level: a scalar marker symbol per trace (per-point symbol arrays make
+        # WebGL scatter an order of magnitude slower to draw); the legend shows one entry per limiter
+        for key in keys:
+            mine = [i for i in range(n) if pts.limiter[i] == key]
+            if not mine:
+                continue
+            launches = len({pts.launch[i] for i in mine})
+            first = True
+            for level in [*LEVELS, *sorted({pts.level[i] for i in mine} - set(LEVELS))]:
+                idx = [i for i in mine if pts.level[i] == level]
+                if not idx:
+                    continue
+                level_label = LEVEL_LABELS.get(level, level)
+                fig.add_trace(
+                    scatter(
+                        x=np.array([pts.intensity[i] for i in idx]),
+                        y=np.array([pts.flops[i] for i in idx]),
+                        mode="markers",
+                        name=_e(f"{limiter_label(key)} ({launches:,})"),
+                        legendgroup=f"limiter-{key or 'none'}",
+                        showlegend=first,
+                        marker={
+                            "color": limiter_color(key),
+                            "size": sizes[idx].astype(np.float32),
+                            "symbol": LEVEL_SYMBOLS.get(level, 0),
+                            # WebGL: no outline and no separate opacity pass (each costs a draw per trace)
+                            "opacity": 1.0 if gl else 0.85,
+                            "line": {"width": 0 if gl else 0.5, "color": "white"},
+                        },
+                        # per point: the short name, and [kernel index, launch ID, duration (s), % of roof];
+                        # what is the same for the whole trace stays in the template (smaller pages)
+                        text=[_e(pts.name[i]) for i in idx],
+                        customdata=np.array(
+                            [
+                                [
+                                    pts.kernel[i],
+                                    np.nan if pts.launch_id[i] is None else pts.launch_id[i],
+                                    _nan(pts.duration_ns[i], 1e-9),
+                                    _nan(pts.roof_fraction[i]),
+                                ]
+                                for i in idx
+                            ],
+                            dtype=np.float32,  # shown to 3-4 digits: half the bytes of float64
+                        ),
+                        hovertemplate=(
+                            f"<b>%{{text}}</b><br>{_e(level_label)} · launch %{{customdata[1]}} · "
+                            "%{customdata[2]:.3~s}s<br>%{customdata[3]:.1%} of roof · limiter "
+                            f"{_e(limiter_label(key))}<br>%{{x:.3~s}} FLOP/byte · %{{y:.3~s}}FLOP/s<extra></extra>"
+                        ),
+                    )
+                )
+                first = False
+    glyphs = "  ".join(f"{LEVEL_GLYPHS[lv]} {LEVEL_LABELS[lv]}" for lv in LEVELS)
+    annotations.append(
+        {
+            "x": 0,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "text": f"{glyphs}  ("
+            + ("one launch's points joined; " if n and launches_drawn <= JOIN_LIMIT else "")
+            + "size: duration)",
+            "font": {"size": 11, "color": "#555"},
+        }
+    )
+    layout = _base_layout(560)
+    layout["margin"] = {"l": 70, "r": 20, "t": 40, "b": 140}
+    layout.update(
+        {
+            "xaxis": {
+                "type": "log",
+                "range": xr,
+                "title": {"text": "Arithmetic intensity [FLOP/byte]"},
+                "exponentformat": "SI",
+                "dtick": 1,
+                "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False},
+                "showline": True,
+                "mirror": True,
+                "linecolor": "#bbb",
+            },
+            "yaxis": {
+                "type": "log",
+                "range": yr,
+                "title": {"text": "Performance [FLOP/s]"},
+                "tickformat": "~s",  # 100G, 1T, 1P: SI prefixes past tera too
+                "dtick": 1,
+                "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False},
+                "showline": True,
+                "mirror": True,
+                "linecolor": "#bbb",
+            },
+            "legend": {
+                "groupclick": "togglegroup",
+                "font": {"size": 11},
+                "orientation": "h",
+                "x": 0,
+                "xanchor": "left",
+                "y": -0.16,
+                "yanchor": "top",
+                "tracegroupgap": 4,
+                "itemsizing": "constant",
+            },
+            "annotations": annotations,
+            "hovermode": "closest",
+            "uirevision": panel.precision,
+        }
+    )
+    fig.update_layout(layout)
+    return fig
+
+
+def _bar_traces(row: str, shares: tuple[TimeShare, ...]) -> list[go.Bar]:
+    traces = []
+    for t in shares:
+        if not t.share or t.share <= 0:
+            continue
+        label = _e(t.label)
+        traces.append(
+            go.Bar(
+                x=[round(t.share * 100, 4)],
+                y=[row],
+                orientation="h",
+                name=label,
+                marker={"color": t.color, "line": {"color": "white", "width": 1}},
+                text=[f"{label} {fmt.percent(t.share, 0)}" if t.share >= 0.06 else ""],
+                textposition="inside",
+                insidetextanchor="middle",
+                textfont={"color": "white", "size": 12},
+                hovertemplate=f"<b>{label}</b>: {fmt.percent(t.share)} of GPU time<br>{fmt.duration_ns(t.duration_ns)}"
+                f" in {t.launches:,} launch{'es' if t.launches != 1 else ''}<extra></extra>",
+                showlegend=False,
+            )
+        )
+    return traces
+
+
+def time_figure(view: ReportView) -> go.Figure:
+    """GPU time by limiter and by regime: two horizontal 100 % stacked bars."""
+    fig = go.Figure()
+    for tr in _bar_traces("by regime", view.by_regime):
+        fig.add_trace(tr)
+    for tr in _bar_traces("by limiter", view.by_limiter):
+        fig.add_trace(tr)
+    layout = _base_layout(150)
+    layout.update(
+        {
+            "barmode": "stack",
+            "margin": {"l": 80, "r": 10, "t": 6, "b": 30},
+            "xaxis": {"range": [0, 100], "ticksuffix": "%", "title": None, "fixedrange": True, "dtick": 20},
+            "yaxis": {"fixedrange": True, "categoryorder": "array", "categoryarray": ["by regime", "by limiter"]},
+            "bargap": 0.25,
+        }
+    )
+    fig.update_layout(layout)
+    return fig
+
+
+def figures(view: ReportView) -> dict[str, go.Figure]:
+    """Every figure of the page by its fixed div id: ``fig-time``, then ``fig-roofline-<precision>`` for each
+    precision with points."""
+    out = {"fig-time": time_figure(view)}
+    for panel in view.rooflines:
+        if len(panel.points):
+            out[f"fig-roofline-{panel.precision}"] = roofline_figure(panel, view)
+    return out

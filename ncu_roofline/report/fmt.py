@@ -1,0 +1,114 @@
+"""Number and text formatting shared by every renderer (terminal, Markdown, HTML).
+
+Every function takes a value that may be missing (None, NaN, pandas NA) and returns a string; a missing value
+reads as ``MISSING``. Pure formatting: nothing here computes a metric.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+#: How a missing number reads everywhere.
+MISSING = "–"
+
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"))
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None for anything missing, non-numeric or infinite."""
+    if value is None or value is pd.NA:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def integer(value: Any) -> int | None:
+    """An int, or None for anything missing."""
+    f = number(value)
+    return None if f is None else int(f)
+
+
+def text(value: Any) -> str | None:
+    """A string, or None for anything missing (None, NaN, pandas NA, empty)."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    s = str(value)
+    return s if s else None
+
+
+def _sig(v: float, digits: int = 3) -> str:
+    """``v`` with ``digits`` significant digits, no exponent, trailing zeros kept up to the digits."""
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    rounded = round(v, digits - 1 - mag)
+    if rounded and math.floor(math.log10(abs(rounded))) > mag:  # 0.9999 -> 1.00, not 1.000
+        mag += 1
+    decimals = max(0, digits - 1 - mag)
+    return f"{v:.{decimals}f}"
+
+
+def si(value: Any, unit: str = "", digits: int = 3) -> str:
+    """``4.79e12, "B/s"`` -> ``"4.79 TB/s"``; ``0.5, "FLOP/byte"`` -> ``"500 mFLOP/byte"`` is avoided: values
+    under 1 keep plain decimals (``"0.5 FLOP/byte"``)."""
+    v = number(value)
+    if v is None:
+        return MISSING
+    sep = " " if unit else ""
+    a = abs(v)
+    if a == 0:
+        return f"0{sep}{unit}"
+    if a < 1:
+        return f"{_sig(v, digits)}{sep}{unit}"
+    for i, (scale, prefix) in enumerate(_SI):
+        if a >= scale:
+            s = _sig(v / scale, digits)
+            if abs(float(s)) >= 1000 and i > 0:  # rounding carried into the next prefix up
+                up, up_prefix = _SI[i - 1]
+                return f"{_sig(v / up, digits)}{sep}{up_prefix}{unit}"
+            return f"{s}{sep}{prefix}{unit}"
+    return f"{_sig(v, digits)}{sep}{unit}"  # pragma: no cover - a >= 1 always matches
+
+
+def duration_ns(value: Any) -> str:
+    """A duration given in ns: ``"8.01 ms"``, ``"868 µs"``, ``"2.11 µs"``, ``"950 ns"``."""
+    v = number(value)
+    if v is None:
+        return MISSING
+    a = abs(v)
+    if a >= 1e9:
+        return f"{_sig(v / 1e9)} s"
+    if a >= 1e6:
+        return f"{_sig(v / 1e6)} ms"
+    if a >= 1e3:
+        return f"{_sig(v / 1e3)} µs"
+    return f"{_sig(v)} ns" if v else "0 ns"
+
+
+def percent(value: Any, decimals: int = 1) -> str:
+    """A fraction as a percentage: ``0.4247`` -> ``"42.5%"``."""
+    v = number(value)
+    if v is None:
+        return MISSING
+    return f"{v * 100:.{decimals}f}%"
+
+
+def count(value: Any) -> str:
+    """An integer with thousands separators."""
+    v = integer(value)
+    return MISSING if v is None else f"{v:,}"
+
+
+def shorten(value: str, width: int) -> str:
+    """``value`` cut to ``width`` characters with an ellipsis."""
+    if width <= 0:
+        return ""
+    return value if len(value) <= width else value[: max(0, width - 1)] + "…"

@@ -1,0 +1,930 @@
+"""The report's view model: what each figure, table and panel of the report shows, as plain Python values.
+
+:func:`build_view` selects and formats from an :class:`~ncu_roofline.analysis.Analysis` and its rollups
+(``analysis.time_by``, ``aggregate.kernel_groups``, ``ncu_roofline.rollups``); it never computes a metric.
+Every renderer (HTML, terminal, Markdown) reads this model, and the tests check it. Missing values (NaN, NA)
+become None; strings from the input are kept as they are (escaping is the renderer's job).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from .. import classify
+from ..aggregate import kernel_groups
+from ..analysis import Analysis, time_by
+from ..io.identity import display_name as short_name
+from ..io.identity import nvtx_op
+from ..model import LAUNCH_KEY
+from ..quantities import BY_NAME
+from ..rollups import group_peak_fraction, group_utilization, hint_groups, range_groups
+from . import fmt
+
+# ------------------------------------------------------------------------------------------------ vocabulary
+
+LIMITERS: tuple[str, ...] = ("hbm", "l2", "l1", "compute")
+REGIMES: tuple[str, ...] = ("bound", "latency", "launch")
+PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
+LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
+
+LIMITER_LABELS = {"hbm": "HBM", "l2": "L2", "l1": "L1", "compute": "Compute"}
+REGIME_LABELS = {"bound": "Bound", "latency": "Latency", "launch": "Launch"}
+PRECISION_LABELS = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor"}
+LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+#: The ncu section that carries each precision's hierarchical roofline (what to add when it is missing).
+PRECISION_SECTIONS = {
+    "fp64": "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    "fp32": "SpeedOfLight_HierarchicalSingleRooflineChart",
+    "fp16": "SpeedOfLight_HierarchicalHalfRooflineChart",
+    "tensor": "SpeedOfLight_HierarchicalTensorRooflineChart",
+}
+#: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
+LIMITER_COLORS = {"hbm": "#D55E00", "l2": "#0072B2", "l1": "#009E73", "compute": "#CC79A7"}
+REGIME_COLORS = {"bound": "#0072B2", "latency": "#E69F00", "launch": "#56B4E9"}
+MISSING_COLOR = "#9a9a9a"
+UNCLASSIFIED = "unclassified"
+
+UNIT_LABELS = {
+    "dram": "DRAM (HBM) throughput",
+    "l2": "L2 throughput",
+    "l1": "L1/TEX throughput",
+    "sm": "SM (compute) throughput",
+    "fp64": "FP64 FLOP/s",
+    "fp32": "FP32 FLOP/s",
+    "fp16": "FP16 FLOP/s",
+    "tensor": "Tensor FLOP/s",
+    "dram_roof": "DRAM bytes/s",
+    "l2_roof": "L2 bytes/s",
+    "l1_roof": "L1 bytes/s",
+}
+UNIT_ORDER = ("dram", "l2", "l1", "sm", "fp64", "fp32", "fp16", "tensor", "dram_roof", "l2_roof", "l1_roof")
+SOURCE_LABELS = {
+    "speed-of-light": "Speed Of Light (% of each unit's peak throughput)",
+    "roofline": "Roofline (% of each peak FLOP/s and bytes/s)",
+    "pipe": "Pipes (% of peak issue rate)",
+}
+SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
+#: Source of ncu's own rule results in the hints frame.
+NCU_SOURCE = "ncu"
+
+#: Kernels on the first screen ("look at these first").
+TOP_KERNELS = 10
+#: NVTX ranges on the first screen.
+TOP_RANGES = 8
+#: Findings (hints across kernels) on the first screen.
+TOP_FINDINGS = 8
+#: The first screen calls out latency- and launch-bound time from this share of the GPU time on.
+LEAD_MIN_SHARE = 0.05
+
+
+def limiter_label(value: str | None) -> str:
+    return LIMITER_LABELS.get(value, value) if value else UNCLASSIFIED
+
+
+def regime_label(value: str | None) -> str:
+    return REGIME_LABELS.get(value, value) if value else UNCLASSIFIED
+
+
+def limiter_color(value: str | None) -> str:
+    return LIMITER_COLORS.get(value or "", MISSING_COLOR)
+
+
+def regime_color(value: str | None) -> str:
+    return REGIME_COLORS.get(value or "", MISSING_COLOR)
+
+
+def hint_label(hint: str) -> str:
+    """``uncoalesced_global_access`` -> ``Uncoalesced global access``; ncu's ``ncu:Rule`` stays."""
+    if hint.startswith("ncu:") or not hint:
+        return hint
+    words = hint.replace("_", " ")
+    return words[0].upper() + words[1:]
+
+
+def unit_label(unit: str) -> str:
+    if unit in UNIT_LABELS:
+        return UNIT_LABELS[unit]
+    q = BY_NAME.get(unit)
+    if q is not None:
+        return q.description
+    return unit.replace("_", " ")
+
+
+# ------------------------------------------------------------------------------------------------ the model
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    report: str
+    path: str | None
+    flavour: str | None
+    ncu_version: str | None
+    launches: int | None
+    skipped: str | None
+
+
+@dataclass(frozen=True)
+class Header:
+    sources: tuple[SourceFile, ...]
+    devices: tuple[str, ...]
+    ccs: tuple[str, ...]
+    ncu_versions: tuple[str, ...]
+    launches: int
+    kernels: int
+    gpu_time_ns: float | None
+    #: Launches without a duration (not in the GPU time).
+    untimed_launches: int
+
+
+@dataclass(frozen=True)
+class TimeShare:
+    """GPU time of one limiter or regime (``key`` None: launches the classifier could not place)."""
+
+    key: str | None
+    label: str
+    duration_ns: float | None
+    share: float | None
+    launches: int
+    color: str
+
+
+@dataclass(frozen=True)
+class HintItem:
+    """One hint on a kernel, as given on its longest launch that has it."""
+
+    hint: str
+    label: str
+    source: str
+    severity: str | None
+    message: str | None
+    advice: str | None
+    evidence: tuple[dict[str, Any], ...]
+    estimated_speedup: float | None
+    #: Launches of the kernel that have this hint, and the launch the message and evidence come from.
+    launches: int
+    launch_id: int | None
+
+
+@dataclass(frozen=True)
+class UnitUse:
+    unit: str
+    label: str
+    source: str
+    value: float
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    index: int
+    report: str | None
+    kernel_name: str | None
+    display_name: str
+    launches: int
+    duration_ns: float | None
+    mean_duration_ns: float | None
+    share: float | None
+    limiter: str | None
+    compute_pipe: str | None
+    regime: str | None
+    #: Time-weighted verdict utilisation: the limiting unit's fraction of its peak ("% of roof").
+    peak_fraction: float | None
+    #: The verdict's reason on the kernel's longest launch.
+    reason: str | None
+    #: The NVTX range (op) most of the kernel's launches ran in, and how many distinct ones.
+    nvtx: str | None
+    nvtx_ranges: int
+    hints: tuple[HintItem, ...]
+    ncu_rules: tuple[HintItem, ...]
+    utilization: tuple[UnitUse, ...]
+    launch_rows: tuple[int, ...]
+
+    @property
+    def first_hint(self) -> HintItem | None:
+        """Our most important hint, else ncu's rule with the largest estimated speedup."""
+        if self.hints:
+            return self.hints[0]
+        return self.ncu_rules[0] if self.ncu_rules else None
+
+
+@dataclass(frozen=True)
+class LaunchRow:
+    index: int
+    kernel: int
+    report: str | None
+    process_id: int | None
+    launch_id: int | None
+    duration_ns: float | None
+    limiter: str | None
+    compute_pipe: str | None
+    regime: str | None
+    peak_fraction: float | None
+    reason: str | None
+    nvtx_path: str | None
+    nvtx_op: str | None
+    grid: str | None
+    block: str | None
+    hints: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RangeRow:
+    report: str | None
+    range: str | None
+    launches: int
+    kernels: int
+    duration_ns: float | None
+    share: float | None
+    limiter: str | None
+    regime: str | None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A hint across the report: where it fires and how much GPU time that is."""
+
+    hint: str
+    label: str
+    source: str
+    severity: str | None
+    launches: int
+    kernels: int
+    duration_ns: float | None
+    share: float | None
+    advice: str | None
+    #: The kernels it fires on with the most GPU time (indices into ``ReportView.kernels``).
+    top_kernels: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MemoryRoof:
+    level: str
+    label: str
+    peak_bytes_per_s: float
+    ridge_intensity: float | None
+
+
+@dataclass(frozen=True)
+class ComputeRoof:
+    """The roofs of one precision (and, for tensor, one data type) as one launch's peaks give them."""
+
+    dtype: str | None
+    label: str
+    peak_flops: float
+    memory: tuple[MemoryRoof, ...]
+    #: The launch whose peaks these are (the median peak FLOP/s of the plotted launches).
+    launch_id: int | None
+    report: str | None
+    #: The range of peak FLOP/s over the plotted launches (peaks follow each launch's clocks).
+    peak_flops_min: float | None
+    peak_flops_max: float | None
+
+
+@dataclass(frozen=True)
+class RooflinePoints:
+    """Columnar: one entry per (launch, level) point, launches in report order, levels DRAM, L2, L1."""
+
+    launch: list[int] = field(default_factory=list)
+    kernel: list[int] = field(default_factory=list)
+    level: list[str] = field(default_factory=list)
+    intensity: list[float] = field(default_factory=list)
+    flops: list[float] = field(default_factory=list)
+    roof_fraction: list[float | None] = field(default_factory=list)
+    duration_ns: list[float | None] = field(default_factory=list)
+    limiter: list[str | None] = field(default_factory=list)
+    name: list[str] = field(default_factory=list)
+    launch_id: list[int | None] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.launch)
+
+
+@dataclass(frozen=True)
+class RooflinePanel:
+    precision: str
+    label: str
+    roofs: tuple[ComputeRoof, ...]
+    points: RooflinePoints
+    #: Launches with a point on this chart.
+    launches: int
+    #: Why the chart is empty (None when it has points).
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ReportView:
+    title: str
+    header: Header
+    lead: tuple[str, ...]
+    by_limiter: tuple[TimeShare, ...]
+    by_regime: tuple[TimeShare, ...]
+    ranges: tuple[RangeRow, ...]
+    kernels: tuple[KernelRow, ...]
+    launches: tuple[LaunchRow, ...]
+    top_kernels: tuple[int, ...]
+    findings: tuple[Finding, ...]
+    rooflines: tuple[RooflinePanel, ...]
+    regime_help: str
+    #: Largest launch duration (the marker-size scale of every roofline chart).
+    max_duration_ns: float | None
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a frame as dicts (column name -> value)."""
+    return cast(list[dict[str, Any]], frame.to_dict(orient="records"))
+
+
+def _col(frame: pd.DataFrame, name: str) -> list[Any]:
+    """A column as a list of Python values, or all None when the frame lacks it."""
+    if name in frame.columns:
+        return frame[name].astype(object).tolist()
+    return [None] * len(frame)
+
+
+def _key(report: Any, process_id: Any, launch_id: Any) -> tuple[str | None, int | None, int | None]:
+    return fmt.text(report), fmt.integer(process_id), fmt.integer(launch_id)
+
+
+def _dims(x: Any, y: Any, z: Any, size: Any) -> str | None:
+    xs = [fmt.integer(v) for v in (x, y, z)]
+    if xs[0] is None:
+        n = fmt.integer(size)
+        return None if n is None else str(n)
+    return "(" + ", ".join(str(v if v is not None else 1) for v in xs) + ")"
+
+
+def _evidence(text: Any) -> tuple[dict[str, Any], ...]:
+    s = fmt.text(text)
+    if not s:
+        return ()
+    try:
+        data = json.loads(s)
+    except ValueError:
+        return ({"metric": s},)
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        return ()
+    return tuple(d for d in data if isinstance(d, dict))
+
+
+def _sev_rank(s: str | None) -> int:
+    return SEVERITY_ORDER.get(s or "", len(SEVERITY_ORDER))
+
+
+def _unique_names(names: Sequence[str]) -> list[str]:
+    """Display names made unique within the report: later duplicates get " (2)", " (3)", ..."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        k = seen.get(n, 0) + 1
+        seen[n] = k
+        out.append(n if k == 1 else f"{n} ({k})")
+    return out
+
+
+def _most_common(values: Iterable[str | None]) -> tuple[str | None, int]:
+    counts: dict[str, int] = {}
+    for v in values:
+        if v is not None:
+            counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return None, 0
+    best = max(counts.items(), key=lambda kv: kv[1])  # first seen wins ties (dicts keep insertion order)
+    return best[0], len(counts)
+
+
+# ------------------------------------------------------------------------------------------------ building
+
+
+def _header(analysis: Analysis, kernels: int, gpu_time_ns: float | None) -> Header:
+    src = analysis.report.source
+    sources = tuple(
+        SourceFile(
+            report=fmt.text(r.get("report")) or "",
+            path=fmt.text(r.get("path")),
+            flavour=fmt.text(r.get("flavour")),
+            ncu_version=fmt.text(r.get("ncu_version")),
+            launches=fmt.integer(r.get("launches")),
+            skipped=fmt.text(r.get("skipped")),
+        )
+        for r in _records(src)
+    )
+    lv = analysis.launches
+
+    def distinct(col: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in _col(lv, col)) if s))
+
+    durations = [fmt.number(v) for v in _col(lv, "duration_ns")]
+    return Header(
+        sources=sources,
+        devices=distinct("device_name"),
+        ccs=distinct("cc"),
+        ncu_versions=tuple(dict.fromkeys(s.ncu_version for s in sources if s.ncu_version)),
+        launches=len(lv),
+        kernels=kernels,
+        gpu_time_ns=gpu_time_ns,
+        untimed_launches=sum(d is None for d in durations),
+    )
+
+
+def _time_shares(analysis: Analysis, column: str, known: Sequence[str]) -> tuple[TimeShare, ...]:
+    """The rows of ``time_by(analysis, column)``: the known values first (in their order, with 0 where
+    absent), then any other value, then the unclassified launches."""
+    if column not in analysis.verdicts.columns or not len(analysis.verdicts):
+        t = pd.DataFrame(columns=[column, "duration_s", "launches", "share"])
+    else:
+        t = time_by(analysis, column)
+    rows = {fmt.text(r[column]): r for r in _records(t)}
+    label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
+    order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
+    if None in rows:
+        order.append(None)  # type: ignore[arg-type]
+    out = []
+    for key in order:
+        r = rows.get(key)
+        dur = fmt.number(r["duration_s"]) if r is not None else 0.0
+        out.append(
+            TimeShare(
+                key=key,
+                label=label(key),
+                duration_ns=None if dur is None else dur * 1e9,
+                share=fmt.number(r["share"]) if r is not None else 0.0,
+                launches=fmt.integer(r["launches"]) or 0 if r is not None else 0,
+                color=color(key),
+            )
+        )
+    return tuple(out)
+
+
+def _hint_items(rows: list[dict[str, Any]]) -> tuple[tuple[HintItem, ...], tuple[HintItem, ...]]:
+    """Our hints and ncu's rules of one kernel from its hint rows (sorted longest launch first)."""
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        h = fmt.text(r.get("hint"))
+        if h is None:
+            continue
+        by.setdefault((fmt.text(r.get("source")) or "", h), []).append(r)
+    ours: list[HintItem] = []
+    ncu: list[HintItem] = []
+    for (source, hint), group in by.items():
+        rep = group[0]
+        severities = sorted({fmt.text(g.get("severity")) for g in group} - {None}, key=_sev_rank)
+        launches = len({(g.get("report"), g.get("process_id"), g.get("launch_id")) for g in group})
+        item = HintItem(
+            hint=hint,
+            label=hint_label(hint),
+            source=source,
+            severity=severities[0] if severities else None,
+            message=fmt.text(rep.get("message")),
+            advice=fmt.text(rep.get("advice")),
+            evidence=_evidence(rep.get("evidence")),
+            estimated_speedup=fmt.number(rep.get("estimated_speedup")),
+            launches=launches,
+            launch_id=fmt.integer(rep.get("launch_id")),
+        )
+        (ncu if source == NCU_SOURCE else ours).append(item)
+
+    def order(i: HintItem) -> tuple[int, int, float, str]:
+        return (_sev_rank(i.severity), -i.launches, -(i.estimated_speedup or 0.0), i.hint)
+
+    def ncu_order(i: HintItem) -> tuple[float, int, int, str]:
+        return (-(i.estimated_speedup or 0.0), _sev_rank(i.severity), -i.launches, i.hint)
+
+    return tuple(sorted(ours, key=order)), tuple(sorted(ncu, key=ncu_order))
+
+
+def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
+    """One kernel's utilisation rows (unit, source, value) as UnitUse, in UNIT_ORDER."""
+    items = []
+    for r in rows:
+        v = fmt.number(r.get("value"))
+        unit = fmt.text(r.get("unit"))
+        if v is None or unit is None:
+            continue
+        items.append(UnitUse(unit=unit, label=unit_label(unit), source=fmt.text(r.get("source")) or "", value=v))
+    rank = {u: i for i, u in enumerate(UNIT_ORDER)}
+    return tuple(sorted(items, key=lambda u: (rank.get(u.unit, len(rank)), u.unit, u.source)))
+
+
+def _positions(frame: pd.DataFrame, keys: Sequence[tuple[str | None, int | None, int | None]]) -> np.ndarray:
+    """For each row of ``frame`` (LAUNCH_KEY columns), the position of its launch in ``keys``; -1 if none."""
+    if not len(frame):
+        return np.zeros(0, dtype=np.int64)
+    index = pd.MultiIndex.from_tuples(list(keys), names=list(LAUNCH_KEY)) if keys else None
+    if index is None:
+        return np.full(len(frame), -1, dtype=np.int64)
+
+    def obj(col: str) -> list[Any]:
+        a = frame[col].astype(object).to_numpy()
+        missing = np.asarray(pd.isna(a), dtype=bool)
+        return [None if m else v for v, m in zip(a.tolist(), missing.tolist(), strict=True)]
+
+    rows = pd.MultiIndex.from_arrays([obj("report"), obj("process_id"), obj("launch_id")])
+    pos: np.ndarray = index.get_indexer(rows)
+    return pos.astype(np.int64)
+
+
+def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in frame.columns:
+        return np.full(len(frame), np.nan)
+    out: np.ndarray = pd.to_numeric(frame[column], errors="coerce").astype("float64").to_numpy(na_value=np.nan)
+    return out
+
+
+def _roofline_panel(
+    precision: str,
+    roof: pd.DataFrame,
+    roof_pos: np.ndarray,
+    launches: Sequence[LaunchRow],
+    kernels: Sequence[KernelRow],
+) -> RooflinePanel:
+    """The chart of one precision: its points (one per launch and level with work and a finite intensity) and
+    its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s)."""
+    label = PRECISION_LABELS.get(precision, precision)
+    section = PRECISION_SECTIONS.get(precision, "")
+    empty = RooflinePanel(precision, label, (), RooflinePoints(), 0, None)
+    if "precision" not in roof.columns or not len(roof):
+        return replace(empty, note=f"No {label} roofline in this analysis.")
+    sel = (roof["precision"] == precision).fillna(False).to_numpy(dtype=bool)
+    if not sel.any():
+        return replace(empty, note=f"No {label} roofline in this analysis.")
+    r = roof[sel]
+    pos = roof_pos[sel]
+    flops = _floats(r, "achieved_flops")
+    if np.isnan(flops).all():
+        note = f"{label} work was not collected: profile with --section {section} (or --set full)."
+        return replace(empty, note=note)
+    if not (flops > 0).any():
+        return replace(empty, note=f"No launch executed {label} instructions.")
+    x = _floats(r, "intensity")
+    with np.errstate(invalid="ignore"):
+        ok = (pos >= 0) & (flops > 0) & np.isfinite(flops) & np.isfinite(x) & (x > 0)
+    if not ok.any():
+        note = f"No launch has a finite {label} arithmetic intensity (no memory traffic measured)."
+        return replace(empty, note=note)
+    levels = r["level"].astype(object).where(r["level"].notna(), "").to_numpy()
+    rank = np.array([LEVELS.index(lv) if lv in LEVELS else len(LEVELS) for lv in levels])
+    idx = np.flatnonzero(ok)
+    idx = idx[np.lexsort((rank[idx], pos[idx]))]
+    frac = _floats(r, "roof_fraction")[idx]
+    pts = RooflinePoints(
+        launch=pos[idx].tolist(),
+        kernel=[launches[p].kernel for p in pos[idx]],
+        level=[str(v) for v in levels[idx]],
+        intensity=x[idx].tolist(),
+        flops=flops[idx].tolist(),
+        roof_fraction=[None if np.isnan(v) else float(v) for v in frac],
+        duration_ns=[launches[p].duration_ns for p in pos[idx]],
+        limiter=[launches[p].limiter for p in pos[idx]],
+        name=[kernels[launches[p].kernel].display_name for p in pos[idx]],
+        launch_id=[launches[p].launch_id for p in pos[idx]],
+    )
+    plotted = np.unique(pos[idx])
+
+    # The roofs: per data type, the peaks of the plotted launch with the median peak FLOP/s.
+    on = np.isin(pos, plotted)
+    part = r[on]
+    ppos = pos[on]
+    dtypes = (
+        part["dtype"].astype(object).where(part["dtype"].notna(), None).tolist()
+        if "dtype" in part.columns
+        else [None] * len(part)
+    )
+    plevels = levels[on]
+    peaks = _floats(part, "peak_flops")
+    bws = _floats(part, "peak_bytes_per_s")
+    ridges = _floats(part, "ridge_intensity")
+    roofs = []
+    for dtype in dict.fromkeys(dtypes):
+        mine = np.array([d == dtype for d in dtypes], dtype=bool)
+        base = mine & (plevels == "dram") if (mine & (plevels == "dram")).any() else mine
+        cand = np.flatnonzero(base & np.isfinite(peaks) & (peaks > 0))
+        if not len(cand):
+            continue
+        order = cand[np.argsort(peaks[cand], kind="stable")]
+        chosen = order[(len(order) - 1) // 2]
+        launch = ppos[chosen]
+        memory = []
+        for level in LEVELS:
+            at = np.flatnonzero(mine & (ppos == launch) & (plevels == level))
+            if not len(at):
+                continue
+            bw = fmt.number(bws[at[0]])
+            if bw is None or bw <= 0:
+                continue
+            memory.append(MemoryRoof(level, LEVEL_LABELS[level], bw, fmt.number(ridges[at[0]])))
+        dt = fmt.text(dtype)
+        name = label if precision != "tensor" or not dt else f"{label} {dt.upper()}"
+        roofs.append(
+            ComputeRoof(
+                dtype=dt,
+                label=name,
+                peak_flops=float(peaks[chosen]),
+                memory=tuple(memory),
+                launch_id=launches[launch].launch_id,
+                report=launches[launch].report,
+                peak_flops_min=fmt.number(peaks[cand].min()),
+                peak_flops_max=fmt.number(peaks[cand].max()),
+            )
+        )
+    return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None)
+
+
+def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
+    """The first screen's sentences: where the time goes and what to look at first."""
+    header: Header = view_parts["header"]
+    by_limiter: tuple[TimeShare, ...] = view_parts["by_limiter"]
+    by_regime: tuple[TimeShare, ...] = view_parts["by_regime"]
+    kernels: tuple[KernelRow, ...] = view_parts["kernels"]
+    ranges: tuple[RangeRow, ...] = view_parts["ranges"]
+    findings: tuple[Finding, ...] = view_parts["findings"]
+    out = []
+    if header.gpu_time_ns is None or not header.launches:
+        return ("No launch has a duration: the report has no GPU time to attribute.",)
+    reg = {t.key: t for t in by_regime}
+    slow = [t for t in (reg.get("latency"), reg.get("launch")) if t is not None and (t.share or 0) > 0]
+    if any((t.share or 0) >= LEAD_MIN_SHARE for t in slow):
+        bound = getattr(classify, "BOUND_THRESHOLD", None)
+        under = f"below {fmt.percent(bound, 0)} of its peak" if bound is not None else "far below its peak"
+        parts = " and ".join(f"{fmt.percent(t.share)} {t.key}-bound" for t in slow)
+        out.append(
+            f"{parts[0].upper()}{parts[1:]} GPU time: those launches keep every unit {under}, so more work per "
+            "launch (occupancy, larger grids) or fewer, fused launches help them more than a faster unit would."
+        )
+    lim = sorted((t for t in by_limiter if t.key is not None and (t.share or 0) > 0), key=lambda t: -(t.share or 0))
+    if lim:
+        top = lim[0]
+        kernels_top = [k for k in kernels if k.limiter == top.key][:2]
+        names = " and ".join(k.display_name for k in kernels_top)
+        out.append(
+            f"{top.label} limits the most GPU time ({fmt.percent(top.share)})"
+            + (f", led by {names}." if names else ".")
+        )
+    named = [r for r in ranges if r.range is not None][:2]
+    if named:
+        out.append(
+            "Ranges with the most GPU time: " + " and ".join(f"{r.range} ({fmt.percent(r.share)})" for r in named) + "."
+        )
+    ours = [f for f in findings if f.source != NCU_SOURCE]
+    if ours:
+        out.append(
+            "Hints: "
+            + "; ".join(
+                f"{f.label.lower()} on {f.kernels} kernel{'s' if f.kernels != 1 else ''} "
+                f"({fmt.percent(f.share)} of GPU time)"
+                for f in ours[:3]
+            )
+            + "."
+        )
+    return tuple(out)
+
+
+def _regime_help() -> str:
+    bound = getattr(classify, "BOUND_THRESHOLD", None)
+    short = getattr(classify, "LAUNCH_DURATION_S", None)
+    idle = getattr(classify, "LAUNCH_UTILIZATION", None)
+    b = f" at or above {fmt.percent(bound, 0)} of its peak" if bound is not None else ""
+    s = f" shorter than {fmt.duration_ns(short * 1e9)}" if short is not None else " very short"
+    i = f" under {fmt.percent(idle, 0)}" if idle is not None else " nearly idle"
+    return (
+        f"Bound: the limiter unit runs{b}, so that roof holds the kernel. Latency: every unit runs below that, "
+        f"the kernel waits (occupancy, dependencies, too few threads). Launch:{s} with every unit{i}, launch "
+        "overhead dominates."
+    )
+
+
+def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_KERNELS) -> ReportView:
+    """The view model of ``analysis`` (see the module docstring).
+
+    Takes ``analysis.launches``, ``verdicts``, ``roofline``, ``utilization``, ``hints`` and the report's
+    ``source``; the kernel table follows ``aggregate.kernel_groups`` (sorted by GPU time)."""
+    lv = analysis.launches.reset_index(drop=True)
+    v = analysis.verdicts.reset_index(drop=True)
+    n = len(lv)
+    if len(v) != n:  # a verdict frame out of step with the launches: use none rather than misalign
+        v = pd.DataFrame(index=range(n))
+
+    groups = kernel_groups(analysis) if n else pd.DataFrame(columns=["report", "kernel_name"])
+    gkey = [
+        (fmt.text(a), fmt.text(b)) for a, b in zip(_col(groups, "report"), _col(groups, "kernel_name"), strict=True)
+    ]
+    kernel_of = {k: i for i, k in enumerate(gkey)}
+
+    # launches
+    keys = [_key(*t) for t in zip(_col(lv, "report"), _col(lv, "process_id"), _col(lv, "launch_id"), strict=True)]
+    hints = analysis.hints
+    hint_ids: dict[tuple[Any, ...], list[str]] = {}
+    for rep, pid, lid, h in zip(
+        _col(hints, "report"), _col(hints, "process_id"), _col(hints, "launch_id"), _col(hints, "hint"), strict=True
+    ):
+        hs = fmt.text(h)
+        if hs is not None:
+            lst = hint_ids.setdefault(_key(rep, pid, lid), [])
+            if hs not in lst:
+                lst.append(hs)
+    nvtx_cache: dict[str, str | None] = {}
+    launch_rows: list[LaunchRow] = []
+    members: list[list[int]] = [[] for _ in gkey]
+    cols = {
+        c: _col(lv, c)
+        for c in (
+            "kernel_name",
+            "duration_ns",
+            "nvtx_path",
+            "grid_x",
+            "grid_y",
+            "grid_z",
+            "grid_size",
+            "block_x",
+            "block_y",
+            "block_z",
+            "block_size",
+        )
+    }
+    vcols = {c: _col(v, c) for c in ("limiter", "compute_pipe", "regime", "utilization", "reason")}
+    for i, key in enumerate(keys):
+        k = kernel_of.get((key[0], fmt.text(cols["kernel_name"][i])), -1)
+        if k < 0:  # pragma: no cover - kernel_groups covers every launch
+            continue
+        members[k].append(i)
+        path = fmt.text(cols["nvtx_path"][i])
+        if path is not None and path not in nvtx_cache:
+            nvtx_cache[path] = nvtx_op(path, depth=None)
+        launch_rows.append(
+            LaunchRow(
+                index=len(launch_rows),
+                kernel=k,
+                report=key[0],
+                process_id=key[1],
+                launch_id=key[2],
+                duration_ns=fmt.number(cols["duration_ns"][i]),
+                limiter=fmt.text(vcols["limiter"][i]),
+                compute_pipe=fmt.text(vcols["compute_pipe"][i]),
+                regime=fmt.text(vcols["regime"][i]),
+                peak_fraction=fmt.number(vcols["utilization"][i]),
+                reason=fmt.text(vcols["reason"][i]),
+                nvtx_path=path,
+                nvtx_op=None if path is None else nvtx_cache[path],
+                grid=_dims(cols["grid_x"][i], cols["grid_y"][i], cols["grid_z"][i], cols["grid_size"][i]),
+                block=_dims(cols["block_x"][i], cols["block_y"][i], cols["block_z"][i], cols["block_size"][i]),
+                hints=tuple(hint_ids.get(key, ())),
+            )
+        )
+    # launch_rows' index must equal its position; it does when every launch has a kernel (always).
+    pos_of = {(r.report, r.process_id, r.launch_id): r.index for r in launch_rows}
+
+    # per-kernel rollups
+    util = group_utilization(analysis) if n else pd.DataFrame(columns=["report", "kernel_name"])
+    util_of: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
+    for r in _records(util):
+        util_of.setdefault((fmt.text(r.get("report")), fmt.text(r.get("kernel_name"))), []).append(r)
+    peak = group_peak_fraction(analysis) if n else pd.DataFrame(columns=["report", "kernel_name", "peak_fraction"])
+    peak_of = {
+        (fmt.text(a), fmt.text(b)): fmt.number(p)
+        for a, b, p in zip(_col(peak, "report"), _col(peak, "kernel_name"), _col(peak, "peak_fraction"), strict=True)
+    }
+    hint_rows: dict[int, list[dict[str, Any]]] = {}
+    if len(hints):
+        recs = _records(hints)
+        for r in recs:
+            p = pos_of.get(_key(r.get("report"), r.get("process_id"), r.get("launch_id")))
+            if p is not None:
+                r["_dur"] = launch_rows[p].duration_ns or 0.0
+                r["_pos"] = p
+                hint_rows.setdefault(launch_rows[p].kernel, []).append(r)
+        for rows in hint_rows.values():
+            rows.sort(key=lambda r: (-r["_dur"], r["_pos"]))
+
+    base_names = []
+    for name, kname in zip(_col(groups, "display_name"), _col(groups, "kernel_name"), strict=True):
+        shown = fmt.text(name) or (short_name(kname) if fmt.text(kname) else None) or "(unnamed kernel)"
+        base_names.append(shown)
+    names = _unique_names(base_names)
+    kernels = []
+    for i, g in enumerate(_records(groups)):
+        mem = members[i]
+        longest = max(mem, key=lambda j: (launch_rows[j].duration_ns or -1.0, -j)) if mem else None
+        nv, n_nv = _most_common(launch_rows[j].nvtx_path and nvtx_op(launch_rows[j].nvtx_path) for j in mem)
+        ours, ncu = _hint_items(hint_rows.get(i, []))
+        timed = any(launch_rows[j].duration_ns is not None for j in mem)
+        kernels.append(
+            KernelRow(
+                index=i,
+                report=gkey[i][0],
+                kernel_name=gkey[i][1],
+                display_name=names[i],
+                launches=fmt.integer(g.get("launches")) or len(mem),
+                # a sum over launches without a duration is no time at all, not zero time
+                duration_ns=fmt.number(g.get("duration_ns")) if timed else None,
+                mean_duration_ns=fmt.number(g.get("mean_duration_ns")) if timed else None,
+                share=fmt.number(g.get("share")) if timed else None,
+                limiter=fmt.text(g.get("limiter")),
+                compute_pipe=fmt.text(g.get("compute_pipe")),
+                regime=fmt.text(g.get("regime")),
+                peak_fraction=peak_of.get(gkey[i]),
+                reason=None if longest is None else launch_rows[longest].reason,
+                nvtx=nv,
+                nvtx_ranges=n_nv,
+                hints=ours,
+                ncu_rules=ncu,
+                utilization=_utilization(util_of.get(gkey[i], [])),
+                launch_rows=tuple(mem),
+            )
+        )
+
+    # time
+    by_limiter = _time_shares(analysis, "limiter", LIMITERS)
+    by_regime = _time_shares(analysis, "regime", REGIMES)
+    total = [t.duration_ns for t in by_limiter if t.duration_ns is not None]
+    timed = any(r.duration_ns is not None for r in launch_rows)
+    gpu_time = sum(total) if timed and total else None
+    header = _header(analysis, len(kernels), gpu_time)
+
+    rg = range_groups(analysis) if n else pd.DataFrame()
+    ranges = tuple(
+        RangeRow(
+            report=fmt.text(r.get("report")),
+            range=fmt.text(r.get("range")),
+            launches=fmt.integer(r.get("launches")) or 0,
+            kernels=fmt.integer(r.get("kernels")) or 0,
+            duration_ns=fmt.number(r.get("duration_ns")),
+            share=fmt.number(r.get("share")),
+            limiter=fmt.text(r.get("limiter")),
+            regime=fmt.text(r.get("regime")),
+        )
+        for r in _records(rg)
+    )
+
+    # findings: each hint across the report, with the kernels holding the most time first
+    hg = hint_groups(analysis) if n and len(hints) else pd.DataFrame()
+    findings = []
+    for r in _records(hg):
+        hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
+        with_it = [k for k in kernels if any(h.hint == hint and h.source == source for h in (*k.hints, *k.ncu_rules))]
+        advice = next(
+            (h.advice for k in with_it for h in (*k.hints, *k.ncu_rules) if h.hint == hint and h.advice), None
+        )
+        findings.append(
+            Finding(
+                hint=hint,
+                label=hint_label(hint),
+                source=source,
+                severity=fmt.text(r.get("severity")),
+                launches=fmt.integer(r.get("launches")) or 0,
+                kernels=fmt.integer(r.get("kernels")) or 0,
+                duration_ns=fmt.number(r.get("duration_ns")),
+                share=fmt.number(r.get("share")),
+                advice=advice,
+                top_kernels=tuple(k.index for k in with_it[:3]),
+            )
+        )
+    # ours first (they carry advice), then ncu's rules, each by GPU time
+    findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.share or 0.0), f.hint))
+
+    roof = analysis.roofline
+    roof_pos = _positions(roof, [(r.report, r.process_id, r.launch_id) for r in launch_rows])
+    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels) for p in PRECISIONS)
+    durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
+    if title is None:
+        paths = [s.path or s.report for s in header.sources]
+        title = ", ".join(p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths) or "ncu-roofline report"
+    parts = {
+        "header": header,
+        "by_limiter": by_limiter,
+        "by_regime": by_regime,
+        "kernels": tuple(kernels),
+        "ranges": ranges,
+        "findings": tuple(findings),
+    }
+    return ReportView(
+        title=title,
+        header=header,
+        lead=_lead(parts),
+        by_limiter=by_limiter,
+        by_regime=by_regime,
+        ranges=ranges,
+        kernels=tuple(kernels),
+        launches=tuple(launch_rows),
+        top_kernels=tuple(range(min(top, len(kernels)))),
+        findings=tuple(findings),
+        rooflines=rooflines,
+        regime_help=_regime_help(),
+        max_duration_ns=max(durations) if durations else None,
+    )
+
+
+def is_missing(value: Any) -> bool:
+    """True for None, NaN and pandas NA."""
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and math.isnan(value)

@@ -1,0 +1,152 @@
+"""The HTML report: one self-contained, deterministic file; the data the page's script reads; escaping of every
+input string; the figures built from the view model."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import plotly.offline
+import pytest
+from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
+
+from ncu_roofline.report import figures as figures_module
+from ncu_roofline.report.figures import LEVEL_SYMBOLS, figures, roofline_figure, time_figure
+from ncu_roofline.report.html import page_data, render_html, script_json
+from ncu_roofline.report.viewmodel import build_view
+
+DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+
+
+@pytest.fixture(scope="module")
+def train_html() -> str:
+    return render_html(sample("train_step.raw.csv"))
+
+
+def _data(html: str) -> dict:  # type: ignore[type-arg]
+    m = DATA_BLOCK.search(html)
+    assert m is not None
+    out: dict = json.loads(m.group(1))  # type: ignore[type-arg]
+    return out
+
+
+def test_self_contained_and_plotly_embedded_once(train_html: str) -> None:
+    js = plotly.offline.get_plotlyjs()
+    assert train_html.count(js) == 1
+    assert train_html.count("plotly.js v") == js.count("plotly.js v")
+    # nothing is fetched: no external scripts, styles, images or frames, and a policy that forbids it
+    assert not re.search(r"<(script|img|iframe|link)\b[^>]*\b(src|href)=", train_html)
+    assert "default-src 'none'" in train_html and "connect-src 'none'" in train_html
+    assert train_html.count("<script") == 3  # the data, plotly.js, the page's own script
+
+
+def test_templates_are_package_data() -> None:
+    from importlib import resources
+
+    folder = resources.files("ncu_roofline.report").joinpath("templates")
+    for name in ("report.html.j2", "report.js", "report.css"):
+        assert folder.joinpath(name).is_file()
+    js = folder.joinpath("report.js").read_text(encoding="utf-8")
+    assert "(?<=" not in js and "(?<!" not in js  # lookbehind: a syntax error in older browsers
+
+
+def test_deterministic_output() -> None:
+    a = sample("micro_full.raw.csv")
+    assert render_html(a) == render_html(a)
+    html = render_html(a)
+    assert not re.search(r"20\d\d-\d\d-\d\d", html.replace(plotly.offline.get_plotlyjs(), ""))
+
+
+def test_page_data_matches_the_view(train_html: str) -> None:
+    view = build_view(sample("train_step.raw.csv"))
+    data = _data(train_html)
+    assert len(data["kernels"]) == len(view.kernels) == 48
+    assert len(data["launches"]["id"]) == 382
+    k0 = data["kernels"][0]
+    assert k0["name"] == view.kernels[0].display_name and k0["launches"] == 63 and len(k0["rows"]) == 63
+    assert sorted(data["figures"]) == ["fig-roofline-fp16", "fig-roofline-fp32", "fig-time"]
+    for fid in data["figures"]:
+        assert f'id="{fid}"' in train_html  # fixed div ids
+    assert data["multi_report"] is False and data["has_rules"] is False
+    assert page_data(view) == data  # the page holds exactly the view's data
+
+
+def test_first_screen_content(train_html: str) -> None:
+    # header, the lead, the top kernels and the NVTX ranges are static HTML (readable before any script runs)
+    assert "NVIDIA H200" in train_html and "382" in train_html and "8.00 ms" in train_html
+    table = train_html[train_html.index('id="top-kernels"') :].replace("<wbr>", "")
+    table = table[: table.index("</table>")]
+    assert table.count("<tr data-kernel=") == 10
+    assert "unrolled_elementwise_kernel&lt;direct_copy_kernel_cuda&gt;" in table
+    assert "AddmmBackward0" in train_html[train_html.index("NVTX ranges") :]
+
+
+def test_script_json_escapes_markup() -> None:
+    text = script_json({"k": "</script><!--<b>&"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"k": "</script><!--<b>&"}
+    with pytest.raises(ValueError):
+        script_json({"x": float("nan")})
+
+
+def test_hostile_kernel_name_is_escaped_everywhere() -> None:
+    html = render_html(hostile(sample("micro_full.raw.csv")))
+    assert HOSTILE not in html
+    assert "<script>window.__pwned" not in html
+    assert html.count("<script") == 3 and html.count("</script>") == 3
+    assert re.sub(r"<wbr>", "", html).count("<b ") == 0
+    # in the static top-kernel table, escaped (with <wbr> break opportunities, which are not text)
+    assert "k&lt;float&gt;&lt;/script&gt;&lt;script&gt;" in html.replace("<wbr>", "")
+    data = _data(html)
+    assert any(k["name"] == HOSTILE for k in data["kernels"])  # the script gets the name verbatim
+    texts = [t for f in data["figures"].values() for tr in f["data"] for t in (tr.get("text") or [])]
+    assert any(t.startswith("k&lt;float&gt;") for t in texts)  # plotly reads its text as HTML: escaped
+
+
+def test_renders_with_missing_values_and_no_launches() -> None:
+    base = sample("micro_full.raw.csv")
+    for a in (all_missing(base), no_launches(base)):
+        html = render_html(a, title="edge case")
+        data = _data(html)
+        assert "<title>edge case · ncu-roofline</title>" in html
+        assert list(data["figures"]) == ["fig-time"]
+
+
+def test_roofline_figure() -> None:
+    view = build_view(sample("micro_full.raw.csv"))
+    panel = next(p for p in view.rooflines if p.precision == "fp32")
+    fig = roofline_figure(panel, view)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert "FLOP/byte" in fig.layout.xaxis.title.text and "FLOP/s" in fig.layout.yaxis.title.text
+    markers = [t for t in fig.data if t.mode == "markers" and t.customdata is not None]
+    assert sum(len(t.x) for t in markers) == len(panel.points)
+    assert {t.marker.symbol for t in markers} <= set(LEVEL_SYMBOLS.values())
+    assert all(t.type == "scatter" for t in markers)  # few points: SVG
+    # every launch's points joined, one NaN between launches
+    (line,) = [t for t in fig.data if t.name == "launch"]
+    assert int(np.isnan(np.asarray(line.x, dtype=float)).sum()) == panel.launches - 1
+    # roofs and ridges labelled
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    for level in ("DRAM", "L2", "L1"):
+        assert f"{level} ridge" in notes
+    assert "FP32 peak" in notes
+    # marker size grows with duration
+    by_size = sorted((s, d) for t in markers for s, d in zip(t.marker.size, t.customdata[:, 2], strict=True))
+    assert by_size[0][1] <= by_size[-1][1]
+
+
+def test_roofline_figure_uses_webgl_above_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(figures_module, "WEBGL_THRESHOLD", 10)
+    view = build_view(sample("micro_full.raw.csv"))
+    panel = next(p for p in view.rooflines if p.precision == "fp32")
+    fig = roofline_figure(panel, view)
+    assert {t.type for t in fig.data if t.mode == "markers" and t.customdata is not None} == {"scattergl"}
+
+
+def test_time_figure_stacks_to_the_whole() -> None:
+    view = build_view(sample("train_step.raw.csv"))
+    fig = time_figure(view)
+    for row in ("by limiter", "by regime"):
+        assert sum(t.x[0] for t in fig.data if t.y[0] == row) == pytest.approx(100.0)
+    assert list(figures(view)) == ["fig-time", "fig-roofline-fp32", "fig-roofline-fp16"]

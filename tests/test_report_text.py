@@ -1,0 +1,132 @@
+"""The terminal summary and the machine-readable exports (Markdown, CSV, Parquet)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
+
+from ncu_roofline.errors import OutputError
+from ncu_roofline.report.exports import (
+    PARQUET_FRAMES,
+    md_code,
+    md_text,
+    render_csv,
+    render_markdown,
+    write_parquet,
+)
+from ncu_roofline.report.terminal import render_terminal
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_terminal_summary_of_the_training_step() -> None:
+    a = sample("train_step.raw.csv")
+    text = render_terminal(a)
+    lines = text.splitlines()
+    assert lines[0] == "ncu-roofline · train_step.raw.csv.gz"
+    assert "382 launches of 48 kernels" in lines[1] and "8.00 ms" in lines[1]
+    # one line per limiter with its share of the GPU time
+    shares = a.verdicts.assign(d=a.launches["duration_ns"].to_numpy()).groupby("limiter")["d"].sum()
+    shares = shares / shares.sum()
+    for key, label in (("l2", "L2"), ("l1", "L1"), ("compute", "Compute")):
+        (line,) = [x for x in lines if x.startswith(f"  {label} ")]
+        assert f"{shares[key] * 100:.1f}%" in line
+    assert any(x.startswith("  HBM ") and "0.0%" in x for x in lines)
+    assert "GPU time by regime: bound 62.8% · latency 35.6% · launch 1.6%" in text
+    # the top 15 kernels, then how many more
+    table = lines[lines.index("Top 15 kernels by GPU time") + 1 :]
+    assert table[0].split()[:3] == ["#", "Kernel", "Launches"] and "% roof" in table[0]
+    assert table[1].split()[1] == "unrolled_elementwise_kernel<direct_copy_kernel_cuda>"
+    assert "… and 33 more kernels" in text
+    assert "\x1b" not in text
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 160])
+def test_terminal_fits_the_width(width: int) -> None:
+    text = render_terminal(sample("llm_full.raw.csv"), width=width, top=5)
+    assert max(len(x) for x in text.splitlines()) <= max(width, 60)
+    assert "Top 5 kernels" in text
+
+
+def test_terminal_colour_is_opt_in() -> None:
+    a = sample("micro_full.raw.csv")
+    coloured = render_terminal(a, color=True)
+    assert "\x1b[" in coloured
+    assert ANSI.sub("", coloured) == render_terminal(a)
+
+
+def test_terminal_shows_our_first_hint() -> None:
+    text = render_terminal(sample("micro_full.raw.csv"), width=100)
+    assert "Register spilling" in text and "Uncoalesced global access" in text
+
+
+def test_terminal_with_missing_values_and_no_launches() -> None:
+    base = sample("micro_full.raw.csv")
+    assert "GPU time –" in render_terminal(all_missing(base))
+    text = render_terminal(no_launches(base))
+    assert "0 launches of 0 kernels" in text
+
+
+def test_markdown_summary() -> None:
+    md = render_markdown(sample("llm_full.raw.csv"), top=5)
+    assert md.startswith("### ncu-roofline: llm\\_full.raw.csv.gz\n")
+    rows = [x for x in md.splitlines() if x.startswith("| ") and x[2].isdigit()]
+    assert len(rows) == 5
+    assert rows[0].startswith("| 1 | `sm80_xmma_gemm_f32f32")
+    assert "| Limiter | GPU time | Share | Launches |" in md
+    assert "**Uncoalesced global access** (high)" in md
+    assert "… and 11 more kernels." in md
+
+
+def test_markdown_escapes_input_strings() -> None:
+    md = render_markdown(hostile(sample("micro_full.raw.csv")))
+    # outside code spans (which GitHub shows verbatim) no markup survives
+    outside = re.sub(r"(`+) .*? \1|`[^`]*`", "", md)
+    assert "<script" not in outside and "<b " not in outside and HOSTILE not in md
+    assert md_text("a|b<c>*_") == "a\\|b&lt;c&gt;\\*\\_"
+    assert md_code("k<float>") == "`k<float>`"
+    assert md_code("a|b") == "`a\\|b`"
+    assert md_code("x`y") == "`` x`y ``"
+    # every table row keeps its column count despite the | in the name
+    for line in md.splitlines():
+        if line.startswith("| ") and "k<float>" in line:
+            assert len(re.findall(r"(?<!\\)\|", line)) == 10
+
+
+def test_csv_has_one_row_per_launch_with_the_verdicts() -> None:
+    a = sample("micro_full.details.csv")
+    text = render_csv(a)
+    df = pd.read_csv(io.StringIO(text))
+    assert len(df) == len(a.launches) == 16
+    assert list(df.columns[:3]) == ["report", "process_id", "launch_id"]
+    for c in a.verdicts.columns:
+        assert c in df.columns
+    assert df["limiter"].tolist() == a.verdicts["limiter"].tolist()
+    assert df["kernel_name"].iloc[0] == a.launches["kernel_name"].iloc[0]
+    expected = a.hints[a.hints["launch_id"] == 0]["hint"].drop_duplicates().tolist()
+    assert df["hints"].iloc[0].split(";") == expected
+    assert render_csv(a) == text and "\r" not in text
+
+
+def test_csv_with_missing_values() -> None:
+    df = pd.read_csv(io.StringIO(render_csv(all_missing(sample("micro_full.raw.csv")))))
+    assert len(df) == 16 and df["limiter"].isna().all() and df["hints"].isna().all()
+
+
+def test_parquet_frames(tmp_path: Path) -> None:
+    a = sample("micro_full.raw.csv")
+    paths = write_parquet(a, tmp_path / "out")
+    assert [p.name for p in paths] == [f"{n}.parquet" for n in PARQUET_FRAMES]
+    assert pq.read_table(paths[0]).num_rows == 16
+    roof = pq.read_table(tmp_path / "out" / "roofline.parquet").to_pandas()
+    assert len(roof) == len(a.roofline) and list(roof.columns) == list(a.roofline.columns)
+    assert pq.read_table(tmp_path / "out" / "metrics.parquet").num_rows == len(a.report.metrics)
+    with pytest.raises(OutputError, match="exists"):
+        write_parquet(a, tmp_path / "out")
+    assert write_parquet(a, tmp_path / "out", overwrite=True) == paths

@@ -1,0 +1,222 @@
+"""The report's view model: what goes into each figure, table and panel, checked against the analysis frames of
+the real samples (counts, sums and rows taken straight from the frames, not from the code under test)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
+
+from ncu_roofline.report import fmt
+from ncu_roofline.report.viewmodel import LIMITERS, REGIMES, build_view
+
+
+def test_header_of_the_training_step() -> None:
+    a = sample("train_step.raw.csv")
+    v = build_view(a)
+    h = v.header
+    assert v.title == "train_step.raw.csv.gz"
+    assert (h.launches, h.kernels) == (382, a.launches["kernel_name"].nunique())
+    assert h.devices == ("NVIDIA H200",) and h.ccs == ("9.0",)
+    assert h.gpu_time_ns == pytest.approx(a.launches["duration_ns"].sum())
+    assert h.untimed_launches == 0
+    assert [s.flavour for s in h.sources] == ["raw"]
+
+
+def test_time_by_limiter_and_regime() -> None:
+    a = sample("train_step.raw.csv")
+    v = build_view(a)
+    assert [t.key for t in v.by_limiter] == list(LIMITERS)  # every limiter, even with no time
+    assert [t.key for t in v.by_regime] == list(REGIMES)
+    joined = a.verdicts.assign(duration_ns=a.launches["duration_ns"].to_numpy())
+    for t in v.by_limiter:
+        mine = joined[joined["limiter"] == t.key]
+        assert t.launches == len(mine)
+        assert t.duration_ns == pytest.approx(mine["duration_ns"].sum())
+    assert sum(t.share or 0 for t in v.by_regime) == pytest.approx(1.0)
+    assert sum(t.launches for t in v.by_regime) == 382
+
+
+def test_kernel_table_has_one_row_per_kernel_and_every_launch_once() -> None:
+    a = sample("train_step.raw.csv")
+    v = build_view(a)
+    assert len(v.kernels) == a.launches["kernel_name"].nunique() == 48
+    rows = sorted(j for k in v.kernels for j in k.launch_rows)
+    assert rows == list(range(382)) == [r.index for r in v.launches]
+    for k in v.kernels:
+        assert {v.launches[j].kernel for j in k.launch_rows} == {k.index}
+        names = {a.launches["kernel_name"].iloc[j] for j in k.launch_rows}
+        assert names == {k.kernel_name}
+        assert k.launches == len(k.launch_rows)
+    # sorted by GPU time; the first is the bf16->fp32 copy of the backward pass, 63 launches
+    d = [k.duration_ns for k in v.kernels]
+    assert d == sorted(d, reverse=True)
+    counts = a.launches.groupby("kernel_name")["duration_ns"].agg(["sum", "size"]).sort_values("sum")
+    top = v.kernels[0]
+    assert top.kernel_name == counts.index[-1] and top.launches == counts["size"].iloc[-1] == 63
+    assert top.display_name == "unrolled_elementwise_kernel<direct_copy_kernel_cuda>"
+    assert top.nvtx == "ToCopyBackward0"
+    assert len({k.display_name for k in v.kernels}) == len(v.kernels)
+    assert v.top_kernels == tuple(range(10))
+
+
+def test_launch_rows_carry_the_verdicts() -> None:
+    a = sample("train_step.raw.csv")
+    v = build_view(a)
+    for i in (0, 100, 381):
+        r, lv, vd = v.launches[i], a.launches.iloc[i], a.verdicts.iloc[i]
+        assert (r.launch_id, r.limiter, r.regime) == (lv["launch_id"], vd["limiter"], vd["regime"])
+        assert r.peak_fraction == pytest.approx(vd["utilization"])
+        assert r.duration_ns == pytest.approx(lv["duration_ns"])
+        assert r.nvtx_path == lv["nvtx_path"] and "seq =" not in (r.nvtx_op or "")
+    first = v.launches[0]
+    assert first.grid == "(4096, 1, 1)" and first.block == "(192, 1, 1)"
+
+
+def _expected_points(a, precision: str) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+    r = a.roofline[a.roofline["precision"] == precision]
+    ok = (r["achieved_flops"] > 0) & np.isfinite(r["intensity"]) & (r["intensity"] > 0)
+    return r[ok]
+
+
+def test_roofline_panels_of_the_training_step() -> None:
+    a = sample("train_step.raw.csv")
+    v = build_view(a)
+    panels = {p.precision: p for p in v.rooflines}
+    assert list(panels) == ["fp64", "fp32", "fp16", "tensor"]
+    # the training step was profiled with the single and half precision charts only
+    assert "not collected" in (panels["fp64"].note or "") and "DoubleRoofline" in (panels["fp64"].note or "")
+    assert "not collected" in (panels["tensor"].note or "")
+    for prec in ("fp32", "fp16"):
+        p = panels[prec]
+        exp = _expected_points(a, prec)
+        assert p.note is None
+        assert len(p.points) == len(exp)
+        assert p.launches == exp["launch_id"].nunique()
+        assert sorted(p.points.intensity) == pytest.approx(sorted(exp["intensity"]))
+        assert sorted(p.points.flops) == pytest.approx(sorted(exp["achieved_flops"]))
+        # each launch's points are together, DRAM then L2 then L1
+        for i in range(0, len(p.points), 3):
+            assert p.points.level[i : i + 3] == ["dram", "l2", "l1"]
+            assert len(set(p.points.launch[i : i + 3])) == 1
+        (roof,) = p.roofs
+        rows = a.roofline[(a.roofline["precision"] == prec) & (a.roofline["launch_id"] == roof.launch_id)]
+        assert roof.peak_flops == rows["peak_flops"].iloc[0]
+        assert [m.level for m in roof.memory] == ["dram", "l2", "l1"]
+        for m in roof.memory:
+            row = rows[rows["level"] == m.level].iloc[0]
+            assert (m.peak_bytes_per_s, m.ridge_intensity) == (row["peak_bytes_per_s"], row["ridge_intensity"])
+        plotted = exp[exp["level"] == "dram"]["peak_flops"]
+        assert (roof.peak_flops_min, roof.peak_flops_max) == (plotted.min(), plotted.max())
+        assert roof.peak_flops == sorted(plotted)[(len(plotted) - 1) // 2]  # the median launch's roofs
+
+
+def test_roofline_of_the_micro_benchmarks() -> None:
+    a = sample("micro_full.raw.csv")
+    v = build_view(a)
+    panels = {p.precision: p for p in v.rooflines}
+    fp64 = panels["fp64"]
+    assert fp64.launches == 1 and set(fp64.points.name) == {"fp64_fma"}
+    tensor = panels["tensor"]
+    assert set(tensor.points.name) == {"wmma_bf16"} and tensor.roofs[0].label == "Tensor BF16"
+
+
+def test_tensor_panel_has_one_roof_per_data_type() -> None:
+    v = build_view(sample("llm_full.raw.csv"))
+    tensor = next(p for p in v.rooflines if p.precision == "tensor")
+    assert [r.label for r in tensor.roofs] == ["Tensor BF16", "Tensor FP64"]
+    assert tensor.roofs[0].peak_flops > 10 * tensor.roofs[1].peak_flops
+
+
+def test_kernel_diagnosis_with_our_hints() -> None:
+    a = sample("micro_full.raw.csv")
+    v = build_view(a)
+    k = {k.display_name: k for k in v.kernels}
+    spill = k["spill_heavy"]
+    (h,) = [h for h in spill.hints if h.hint == "register_spilling"]
+    assert h.source == "ncu-roofline" and h.severity == "high" and h.launches == 1
+    assert h.evidence[0]["metric"] == "sass__inst_executed_register_spilling"
+    assert h.advice and "launch_bounds" in h.advice
+    assert spill.first_hint is h
+    strided = k["strided_read"].hints[0]
+    assert strided.hint == "uncoalesced_global_access" and strided.estimated_speedup == pytest.approx(0.875)
+    # utilisation per unit: the speed-of-light units first, from the analysis' own figures
+    units = [u.unit for u in spill.utilization]
+    assert units[:4] == ["dram", "l2", "l1", "sm"]
+    own = a.utilization[(a.utilization["launch_id"] == 9) & (a.utilization["unit"] == "l2")]["value"].iloc[0]
+    assert spill.utilization[1].value == pytest.approx(own)
+    tiny = k["tiny_launch"]
+    assert tiny.launches == 4 and len(tiny.launch_rows) == 4
+
+
+def test_findings_rank_hints_by_the_time_they_touch() -> None:
+    v = build_view(sample("llm_full.raw.csv"))
+    (f,) = v.findings
+    assert f.hint == "uncoalesced_global_access" and f.kernels == 7 and f.launches == 7
+    assert f.advice and f.top_kernels[0] < f.top_kernels[1]
+    assert any("uncoalesced global access on 7 kernels" in line for line in v.lead)
+
+
+def test_ncu_rules_are_kept_apart_from_our_hints() -> None:
+    a = sample("micro_full.details.csv")
+    v = build_view(a)
+    assert all(not k.hints for k in v.kernels)
+    bank = next(k for k in v.kernels if k.display_name == "smem_bank_conflict")
+    rules = {h.hint for h in bank.ncu_rules}
+    assert "ncu:SharedMemoryConflicts" in rules
+    expected = set(a.hints[a.hints["launch_id"] == 4]["hint"])
+    assert rules == expected
+    first = bank.first_hint
+    assert first is not None and first.source == "ncu"
+    speedups = [h.estimated_speedup or 0 for h in bank.ncu_rules]
+    assert speedups == sorted(speedups, reverse=True)
+    assert all(f.source == "ncu" for f in v.findings)
+
+
+def test_lead_points_at_latency_bound_time_and_ranges() -> None:
+    v = build_view(sample("train_step.raw.csv"))
+    text = " ".join(v.lead)
+    assert "latency-bound" in text and "AddmmBackward0" in text
+    assert v.ranges[0].range == "AddmmBackward0"
+
+
+def test_view_survives_missing_values_everywhere() -> None:
+    base = sample("micro_full.raw.csv")
+    v = build_view(all_missing(base))
+    assert v.header.gpu_time_ns is None and v.header.untimed_launches == 16
+    assert all(k.limiter is None and k.duration_ns is None for k in v.kernels)
+    assert all(p.note for p in v.rooflines)
+    assert [t.key for t in v.by_limiter][-1] is None  # the unclassified launches
+    assert v.lead == ("No launch has a duration: the report has no GPU time to attribute.",)
+
+
+def test_view_of_no_launches() -> None:
+    v = build_view(no_launches(sample("micro_full.raw.csv")))
+    assert v.kernels == () and v.launches == () and v.header.launches == 0
+
+
+def test_new_verdict_columns_and_values_are_tolerated() -> None:
+    base = sample("micro_full.raw.csv")
+    verdicts = base.verdicts.copy()
+    verdicts["confidence"] = 0.5
+    verdicts.loc[0, "limiter"] = "tensor_pipe"  # a limiter this report does not know yet
+    v = build_view(replace(base, verdicts=verdicts))
+    keys = [t.key for t in v.by_limiter]
+    assert keys[:4] == list(LIMITERS) and "tensor_pipe" in keys
+
+
+def test_hostile_names_are_kept_verbatim_in_the_model() -> None:
+    v = build_view(hostile(sample("micro_full.raw.csv")))
+    assert any(k.display_name == HOSTILE for k in v.kernels)
+
+
+def test_formatting() -> None:
+    assert fmt.duration_ns(8_004_960) == "8.00 ms" and fmt.duration_ns(868_064) == "868 µs"
+    assert fmt.duration_ns(2_110) == "2.11 µs" and fmt.duration_ns(None) == fmt.MISSING
+    assert fmt.si(4.79e12, "B/s") == "4.79 TB/s" and fmt.si(0.5, "FLOP/byte") == "0.500 FLOP/byte"
+    assert fmt.si(999.9e9, "FLOP/s") == "1.00 TFLOP/s"
+    assert fmt.percent(0.4247) == "42.5%" and fmt.percent(float("nan")) == fmt.MISSING
+    assert fmt.percent(pd.NA) == fmt.MISSING and fmt.text(pd.NA) is None and fmt.integer(np.int64(3)) == 3
