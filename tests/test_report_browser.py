@@ -132,3 +132,17 @@ def test_webgl_charts_render_without_errors(browser: Chromium, tmp_path: Path, m
     _open(browser, render_html(a), tmp_path / "webgl.roofline.html")
     assert _count(browser, "#fig-roofline-fp32 canvas") >= 1
     assert _count(browser, "#fig-roofline-fp32 .main-svg") >= 1
+
+
+def test_diagnosis_shows_each_hint_with_its_advice(browser: Chromium, tmp_path: Path) -> None:
+    a = sample("micro_full.raw.csv")
+    view = build_view(a)
+    _open(browser, render_html(a), tmp_path / "micro_full.roofline.html")
+    i = next(i for i, k in enumerate(view.kernels) if k.display_name == "spill_heavy")
+    browser.evaluate(f"document.querySelectorAll('#kernel-rows tr:not(.launch)')[{i}].click(), 1")
+    assert browser.evaluate("document.querySelector('#d-body h3').textContent") == "spill_heavy"
+    advice = json.loads(
+        browser.evaluate("JSON.stringify([...document.querySelectorAll('#d-body .advice')].map(e => e.textContent))")
+    )
+    expected = [h.advice for h in view.kernels[i].hints if h.advice]
+    assert expected and [x.lstrip("\u2192 ") for x in advice][: len(expected)] == expected

@@ -77,9 +77,12 @@ def script_json(obj: Any) -> str:
     )
 
 
-def _hint(h: HintItem) -> dict[str, Any]:
+def _hint(h: HintItem, advice: dict[str, int]) -> dict[str, Any]:
+    """One hint card; its advice (the same text for every kernel with that hint) as an index into
+    ``labels.advice``, stored once per page."""
     d = asdict(h)
     d["evidence"] = [{k: (fmt.number(v) if isinstance(v, float) else v) for k, v in e.items()} for e in h.evidence]
+    d["advice"] = None if h.advice is None else advice.setdefault(h.advice, len(advice))
     return d
 
 
@@ -91,7 +94,9 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return round(value, digits - 1 - math.floor(math.log10(abs(value))))
 
 
-def _kernel(k: KernelRow, view: ReportView, units: dict[tuple[str, str, str], int]) -> dict[str, Any]:
+def _kernel(
+    k: KernelRow, view: ReportView, units: dict[tuple[str, str, str], int], advice: dict[str, int]
+) -> dict[str, Any]:
     first = k.first_hint
     nvtx_all = sorted({r for r in (view.launches[j].nvtx_op for j in k.launch_rows) if r})
     return {
@@ -117,8 +122,8 @@ def _kernel(k: KernelRow, view: ReportView, units: dict[tuple[str, str, str], in
         "rows": list(k.launch_rows),
         # [index into labels.units, value]: the unit's label and source are stored once per page
         "util": [[units.setdefault((u.unit, u.label, u.source), len(units)), _round(u.value)] for u in k.utilization],
-        "diag": [_hint(h) for h in k.hints],
-        "ncu": [_hint(h) for h in k.ncu_rules],
+        "diag": [_hint(h, advice) for h in k.hints],
+        "ncu": [_hint(h, advice) for h in k.ncu_rules],
     }
 
 
@@ -144,7 +149,8 @@ def page_data(view: ReportView) -> dict[str, Any]:
     }
     figs = {fid: json.loads(pio.to_json(fig, validate=False)) for fid, fig in figures(view).items()}
     units: dict[tuple[str, str, str], int] = {}
-    kernels = [_kernel(k, view, units) for k in view.kernels]
+    advice: dict[str, int] = {}
+    kernels = [_kernel(k, view, units, advice) for k in view.kernels]
     return {
         "kernels": kernels,
         "launches": launches,
@@ -155,6 +161,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
             "missing_color": vm.MISSING_COLOR,
             "sources": vm.SOURCE_LABELS,
             "units": [[label, source] for (_, label, source) in units],
+            "advice": list(advice),
         },
         "multi_report": len({r.report for r in ls}) > 1,
         "has_rules": any(k.ncu_rules for k in view.kernels),

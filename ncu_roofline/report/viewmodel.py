@@ -20,6 +20,7 @@ import pandas as pd
 from .. import classify
 from ..aggregate import kernel_groups
 from ..analysis import Analysis, time_by
+from ..classify import UNIT_COLUMNS
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..model import LAUNCH_KEY
@@ -51,25 +52,21 @@ REGIME_COLORS = {"bound": "#0072B2", "latency": "#E69F00", "launch": "#56B4E9"}
 MISSING_COLOR = "#9a9a9a"
 UNCLASSIFIED = "unclassified"
 
-UNIT_LABELS = {
-    "dram": "DRAM (HBM) throughput",
-    "l2": "L2 throughput",
-    "l1": "L1/TEX throughput",
-    "sm": "SM (compute) throughput",
-    "fp64": "FP64 FLOP/s",
-    "fp32": "FP32 FLOP/s",
-    "fp16": "FP16 FLOP/s",
-    "tensor": "Tensor FLOP/s",
-    "dram_roof": "DRAM bytes/s",
-    "l2_roof": "L2 bytes/s",
-    "l1_roof": "L1 bytes/s",
+#: Unit labels and order: the classifier's own unit table (one source of truth), then its per-limiter scores.
+UNIT_LABELS: dict[str, str] = {
+    **{f"limiter_{k}": f"score as limiter: {v}" for k, v in LIMITER_LABELS.items()},
+    **{unit: label for unit, _, label in UNIT_COLUMNS},
 }
-UNIT_ORDER = ("dram", "l2", "l1", "sm", "fp64", "fp32", "fp16", "tensor", "dram_roof", "l2_roof", "l1_roof")
+UNIT_ORDER: tuple[str, ...] = (*(f"limiter_{k}" for k in LIMITER_LABELS), *(u for u, _, _ in UNIT_COLUMNS))
 SOURCE_LABELS = {
+    "classifier": "Verdict (each limiter's score: the larger of its roofline and Speed Of Light figures)",
     "speed-of-light": "Speed Of Light (% of each unit's peak throughput)",
+    "sol-breakdown": "Speed Of Light breakdown (busiest member per level)",
     "roofline": "Roofline (% of each peak FLOP/s and bytes/s)",
     "pipe": "Pipes (% of peak issue rate)",
 }
+#: Pipes below this share of their peak are left out of a kernel's diagnosis (idle pipes say nothing).
+IDLE_PIPE = 0.005
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
 #: Source of ncu's own rule results in the hints frame.
 NCU_SOURCE = "ncu"
@@ -510,6 +507,8 @@ def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
         v = fmt.number(r.get("value"))
         unit = fmt.text(r.get("unit"))
         if v is None or unit is None:
+            continue
+        if unit.startswith("pipe_") and v < IDLE_PIPE:
             continue
         items.append(UnitUse(unit=unit, label=unit_label(unit), source=fmt.text(r.get("source")) or "", value=v))
     rank = {u: i for i, u in enumerate(UNIT_ORDER)}

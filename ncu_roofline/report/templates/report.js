@@ -313,7 +313,9 @@
         add(r, el("td", null, num(ev.threshold)));
       });
     }
-    if (h.advice) add(card, el("div", { "class": "advice" }, "\u2192 " + h.advice));
+    if (h.advice !== null && h.advice !== undefined) {
+      add(card, el("div", { "class": "advice" }, "\u2192 " + LAB.advice[h.advice]));
+    }
   }
   function renderDiag() {
     var body = document.getElementById("d-body");
