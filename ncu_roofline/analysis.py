@@ -111,7 +111,8 @@ def analyze(
     util = utilization(quant, roof, verdicts)
 
     launches = report.launches.copy()
-    launches["duration_ns"] = quant["duration"].to_numpy() * 1e9
+    # seconds -> ns without the float noise of the conversion (1.952e-6 s * 1e9 = 1952.0000000000002)
+    launches["duration_ns"] = np.round(quant["duration"].to_numpy() * 1e9, 3)
     launches["device_name"] = names.to_numpy()
 
     hints = pd.concat(
