@@ -223,7 +223,7 @@ def tensor_dtype_series(series: list[TensorSeries], dtype: str) -> list[TensorSe
 # from the report
 
 
-def _col(values: pd.DataFrame, name: str) -> pd.Series:
+def float_column(values: pd.DataFrame, name: str) -> pd.Series:
     """Column ``name`` as floats, or all-NaN where the frame lacks it."""
     out: pd.Series
     if name in values.columns:
@@ -236,7 +236,7 @@ def _col(values: pd.DataFrame, name: str) -> pd.Series:
 def _first_available(values: pd.DataFrame, recipes: tuple[PerCycle, ...]) -> pd.Series:
     out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
     for r in recipes:
-        v = _col(values, r.metric) * r.factor * _col(values, r.clock)
+        v = float_column(values, r.metric) * r.factor * float_column(values, r.clock)
         out = out.where(out.notna(), v)
     return out
 
@@ -251,12 +251,13 @@ def peaks_from_metrics(values: pd.DataFrame) -> pd.DataFrame:
     """
     out: dict[str, pd.Series] = {}
     for fig, metric in DIRECT_FIGURES.items():
-        out[fig] = _col(values, metric)
+        out[fig] = float_column(values, metric)
     for fig, recipes in PEAK_RECIPES.items():
         out[fig] = _first_available(values, recipes)
     series = tensor_series(values)
-    sm_clock = _col(values, SM_CLOCK)
-    per_series = {s.name: _col(values, f"{TENSOR_PREFIX}{s.name}.sum.peak_sustained") * sm_clock for s in series}
+    sm_clock = float_column(values, SM_CLOCK)
+    per_series = {s.name: float_column(values, f"{TENSOR_PREFIX}{s.name}.sum.peak_sustained") for s in series}
+    per_series = {name: peak * sm_clock for name, peak in per_series.items()}
     for t in TENSOR_DTYPES:
         cands = [per_series[s.name] for s in tensor_dtype_series(series, t)]
         out[f"tensor_{t}_flops"] = (

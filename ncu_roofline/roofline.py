@@ -66,6 +66,7 @@ from ncu_roofline.device import (
     TENSOR_DTYPES,
     TENSOR_PREFIX,
     TensorSeries,
+    float_column,
     parse_series,
     tensor_series,
 )
@@ -169,20 +170,10 @@ TRAFFIC: dict[str, tuple[tuple[str, float], ...]] = {
 }
 
 
-def _col(values: pd.DataFrame, name: str) -> pd.Series:
-    """Column ``name`` as floats, or all-NaN where the frame lacks it."""
-    out: pd.Series
-    if name in values.columns:
-        out = pd.to_numeric(values[name], errors="coerce").astype(float)
-    else:
-        out = pd.Series(np.nan, index=values.index, dtype=float)
-    return out
-
-
 def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.Series:
     out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
     for metric, factor in options:
-        out = out.where(out.notna(), _col(values, metric) * factor)
+        out = out.where(out.notna(), float_column(values, metric) * factor)
     return out
 
 
@@ -212,7 +203,7 @@ def achieved_traffic(values: pd.DataFrame, level: str) -> pd.Series:
 def tensor_achieved(values: pd.DataFrame, series: list[TensorSeries]) -> pd.DataFrame:
     """Achieved tensor ops/s per series (columns = series names), per launch."""
     clock = _first(values, ((SM_CLOCK, 1.0), (SMSP_CLOCK, 1.0)))
-    data = {s.name: _col(values, f"{TENSOR_PREFIX}{s.name}.sum.per_cycle_elapsed") * clock for s in series}
+    data = {s.name: float_column(values, f"{TENSOR_PREFIX}{s.name}.sum.per_cycle_elapsed") * clock for s in series}
     out: pd.DataFrame = pd.DataFrame(data, index=values.index, dtype=float)
     return out
 
@@ -265,7 +256,7 @@ def roofline(
     n = len(values.index)
     launch_pos = np.arange(n)
     traffic = {lv: achieved_traffic(values, lv) for lv in LEVELS}
-    peak_bw = {lv: _col(peaks, f"{lv}_bytes_per_s") for lv in LEVELS}
+    peak_bw = {lv: float_column(peaks, f"{lv}_bytes_per_s") for lv in LEVELS}
 
     def block(
         prec: str, *, dtype: pd.Series, series: pd.Series, work: pd.Series, peak: pd.Series, order: float
@@ -297,7 +288,7 @@ def roofline(
             dtype=pd.Series(prec, index=values.index),
             series=na,
             work=achieved_flops(values, prec),
-            peak=_col(peaks, f"{prec}_flops"),
+            peak=float_column(peaks, f"{prec}_flops"),
             order=float(pi),
         )
 
@@ -305,7 +296,7 @@ def roofline(
     by_name = {s.name: s for s in series}
     work = tensor_achieved(values, series)
     if not series:
-        dtype_peak = _col(peaks, f"tensor_{DEFAULT_TENSOR_DTYPE}_flops")
+        dtype_peak = float_column(peaks, f"tensor_{DEFAULT_TENSOR_DTYPE}_flops")
         block(
             "tensor",
             dtype=pd.Series(DEFAULT_TENSOR_DTYPE, index=values.index),
@@ -348,9 +339,9 @@ def roofline(
 
 def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
     """The roof of one tensor series: its own peak column, else the dense figure of its data type."""
-    own = _col(peaks, f"tensor_{s.name}_flops")
+    own = float_column(peaks, f"tensor_{s.name}_flops")
     if s.src in TENSOR_DTYPES and s.sparsity != "on":
-        own = own.where(own.notna(), _col(peaks, f"tensor_{s.src}_flops"))
+        own = own.where(own.notna(), float_column(peaks, f"tensor_{s.src}_flops"))
     return own
 
 
