@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.no_browser:
         return 0
-    from _browser import Chromium, find_chromium  # noqa: PLC0415 - only with a browser
+    from _browser import Chromium, find_chromium
 
     if find_chromium() is None:
         print("chromium not installed: no browser timing (apt-get install -y chromium)")
