@@ -97,10 +97,20 @@ def regime_color(value: str | None) -> str:
     return REGIME_COLORS.get(value or "", MISSING_COLOR)
 
 
+#: Hint names whose words need more than a capital letter.
+HINT_LABELS = {
+    "non_fp_compute": "Non-FP compute",
+    "fp32_instead_of_tensor": "FP32 instead of tensor cores",
+    "low_cache_hit_rate": "Low cache hit rate",
+}
+
+
 def hint_label(hint: str) -> str:
     """``uncoalesced_global_access`` -> ``Uncoalesced global access``; ncu's ``ncu:Rule`` stays."""
     if hint.startswith("ncu:") or not hint:
         return hint
+    if hint in HINT_LABELS:
+        return HINT_LABELS[hint]
     words = hint.replace("_", " ")
     return words[0].upper() + words[1:]
 
