@@ -43,11 +43,6 @@ def _entries() -> dict[tuple[str, str], list[tuple[str, float, float]]]:
     return table
 
 
-def label_table() -> dict[tuple[str, str], str]:
-    """(section display name, label) -> metric name (the first listed, for any architecture)."""
-    return {k: v[0][0] for k, v in _entries().items()}
-
-
 @functools.lru_cache(maxsize=1)
 def _name_to_label() -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], str] = {}

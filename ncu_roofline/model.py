@@ -172,7 +172,7 @@ class WideMetrics:
 
     def row_count(self) -> int:
         """Non-empty cells: the rows ``to_long`` gives."""
-        return self.cell_count()
+        return sum(int(pc.sum(pc.not_equal(col, "")).as_py() or 0) for col in self.texts.columns)
 
     def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
         """Metric name -> float array aligned with ``index`` (launches not in this table are NaN)."""
@@ -196,10 +196,6 @@ class WideMetrics:
             units=self.units,
             base_units=self.base_units,
         )
-
-    def cell_count(self) -> int:
-        """Non-empty cells: the rows ``to_long`` gives."""
-        return sum(int(pc.sum(pc.not_equal(col, "")).as_py() or 0) for col in self.texts.columns)
 
     def to_long(self) -> pd.DataFrame:
         """The long ``metrics`` frame (METRIC_COLUMNS), column-major: all launches of one metric together.
@@ -350,10 +346,6 @@ class Report:
             session=self.session,
             _sources=tuple(s.subset(keys) for s in self._sources),
         )
-
-    @property
-    def flavours(self) -> list[str]:
-        return [str(f) for f in self.source["flavour"].tolist()]
 
     def __len__(self) -> int:
         return len(self.launches)

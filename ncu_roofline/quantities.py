@@ -711,14 +711,6 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
     return pd.DataFrame(out, index=values.index)
 
 
-def source_metric(values: pd.DataFrame, name: str) -> str | None:
-    """The ncu metric that gives quantity ``name`` in this report (the first listed that is present)."""
-    for metric in BY_NAME[name].metrics:
-        if metric in values.columns and values[metric].notna().any():
-            return metric
-    return None
-
-
 def metric_names() -> set[str]:
     """Every ncu metric name the table reads."""
     return {m for q in QUANTITIES for m in q.metrics}

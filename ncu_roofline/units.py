@@ -19,7 +19,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -236,9 +235,3 @@ def parse_number(text: str, style: str = "en") -> float:
     out = parse_numbers(pa.array([text], pa.string()), style)
     value = out[0].as_py()
     return float("nan") if value is None else float(value)
-
-
-def unit_factors(units: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Factors and base units for a list of unit strings (UnitError names the first unknown one)."""
-    parsed = [parse_unit(u) for u in units]
-    return np.array([p.factor for p in parsed], dtype=np.float64), [p.base for p in parsed]

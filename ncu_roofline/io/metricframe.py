@@ -16,16 +16,15 @@ from .sniff import Located, line_of
 
 def check_units(loc: Located, unit: pa.Array) -> None:
     """Raise UnitError, naming the first line that uses it, for a unit we cannot convert."""
-    unit_columns(loc, categorical(unit))
+    values = unit.dictionary if isinstance(unit.type, pa.DictionaryType) else unit.unique()
+    _unit_table(loc, [u for u in values.to_pylist() if u])
 
 
-def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
-    """Per row: the factor to base units, and the base unit (categorical). Unknown units raise UnitError
-    naming the first line that uses them."""
-    cats = [str(c) for c in units.categories]
-    factors = np.ones(len(cats) + 1, dtype=np.float64)  # last slot: NA unit (empty)
+def _unit_table(loc: Located, units: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Factor and base unit of each distinct unit; an unknown one raises UnitError naming its first line."""
+    factors = np.ones(len(units), dtype=np.float64)
     bases: list[str] = []
-    for i, u in enumerate(cats):
+    for i, u in enumerate(units):
         try:
             parsed = parse_unit(u)
         except UnitError as exc:
@@ -33,6 +32,15 @@ def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Ca
             raise UnitError(loc.path, exc.detail, line=line, column="Metric Unit") from None
         factors[i] = parsed.factor
         bases.append(parsed.base)
+    return factors, bases
+
+
+def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
+    """Per row: the factor to base units, and the base unit (categorical). Unknown units raise UnitError
+    naming the first line that uses them."""
+    cats = [str(c) for c in units.categories]
+    factors, bases = _unit_table(loc, cats)
+    factors = np.append(factors, 1.0)  # last slot: NA unit (empty)
     codes = units.codes
     row_factor = factors[np.where(codes < 0, len(cats), codes)]
     return row_factor, _remap(codes, bases)

@@ -45,16 +45,6 @@ def duration(ns: Any) -> str:
     return f"{ns:.3g} ns"
 
 
-def signed_duration(ns: Any) -> str:
-    """A time difference with its sign: ``"+14.4 us"``, ``"-1.12 us"``, ``"0 ns"``."""
-    ns = number(ns)
-    if not math.isfinite(ns):
-        return "-"
-    if ns == 0:
-        return "0 ns"
-    return ("+" if ns > 0 else "-") + duration(abs(ns))
-
-
 def change(fraction: Any) -> str:
     """``0.0282`` -> ``"+2.8%"``; "-" when missing."""
     fraction = number(fraction)

@@ -9,7 +9,6 @@ become None; strings from the input are kept as they are (escaping is the render
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -930,10 +929,3 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
         regime_help=_regime_help(),
         max_duration_ns=max(durations) if durations else None,
     )
-
-
-def is_missing(value: Any) -> bool:
-    """True for None, NaN and pandas NA."""
-    if value is None or value is pd.NA:
-        return True
-    return isinstance(value, float) and math.isnan(value)
