@@ -1,4 +1,5 @@
-"""The facade: a Report in, an Analysis out (peaks, roofline, verdicts, utilisation, hints, rollups).
+"""The facade: a Report in, an Analysis out (peaks, roofline, verdicts, utilisation, hints); the whole-program
+rollups are ``ncu_roofline.summary``.
 
 Pure: nothing here prints or plots. Each frame is keyed by LAUNCH_KEY (report, process_id, launch_id).
 """
@@ -173,15 +174,3 @@ def launch_views(
             )
         )
     return views
-
-
-def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
-    """GPU time per value of a verdict column (limiter or regime): ``column``, duration_s, launches, share
-    (of the report's GPU time), sorted by time. A launch without a verdict counts under <NA>."""
-    v = analysis.verdicts.copy()
-    v["duration_s"] = analysis.quantities["duration"].to_numpy()
-    g = v.groupby(column, dropna=False).agg(duration_s=("duration_s", "sum"), launches=("launch_id", "size"))
-    total = float(np.nansum(v["duration_s"]))
-    g["share"] = g["duration_s"] / total if total > 0 else np.nan
-    result: pd.DataFrame = g.sort_values("duration_s", ascending=False, kind="stable").reset_index()
-    return result

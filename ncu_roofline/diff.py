@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .aggregate import _dominant
 from .analysis import Analysis
 from .model import launch_index
+from .summary import dominant
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
 MATCH_PASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -460,7 +460,7 @@ def kernel_changes(
         }
         for side, lx in (("before", lb), ("after", la)):
             for col, out in (("limiter", "limiter"), ("compute_pipe", "pipe"), ("regime", "regime")):
-                row[f"{side}_{out}"] = _dominant(lx[col], lx["duration_ns"]) if len(lx) else None
+                row[f"{side}_{out}"] = dominant(lx[col], lx["duration_ns"]) if len(lx) else None
         if group in points.index:
             row.update({str(k): v for k, v in points.loc[group].items()})
         hb, ha = hints_b.get(group, empty_hints), hints_a.get(group, empty_hints)

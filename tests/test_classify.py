@@ -17,7 +17,7 @@ import pytest
 from conftest import data
 
 import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze, rules_for, time_by
+from ncu_roofline.analysis import Analysis, analyze, rules_for
 from ncu_roofline.classify import (
     BOUND_THRESHOLD,
     LAUNCH_DURATION_S,
@@ -30,6 +30,7 @@ from ncu_roofline.classify import (
 )
 from ncu_roofline.ncurules import parse_sol_bottleneck
 from ncu_roofline.quantities import DRAM_BREAKDOWN, L1_BREAKDOWN, L2_BREAKDOWN, QUANTITIES, quantities
+from ncu_roofline.summary import time_by
 
 # ID -> (kernel, limiter or None when the table gives none, compute pipe, regime): the samples README table.
 MICRO_TRUTH: dict[int, tuple[str, str | None, str | None, str]] = {

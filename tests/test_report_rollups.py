@@ -8,7 +8,7 @@ import pytest
 from _analyses import sample
 
 from ncu_roofline.io.identity import nvtx_op
-from ncu_roofline.rollups import (
+from ncu_roofline.summary import (
     HINT_GROUP_COLUMNS,
     RANGE_COLUMNS,
     group_peak_fraction,
@@ -116,7 +116,7 @@ def test_hint_groups_of_ncu_rules() -> None:
 @pytest.mark.parametrize("name", ["train_step.raw.csv", "micro_full.summary-per-kernel.csv"])
 def test_kernel_groups_match_a_per_group_loop(name: str) -> None:
     """The vectorised kernel_groups against the obvious loop over groups, on real exports."""
-    from ncu_roofline.aggregate import kernel_groups
+    from ncu_roofline.summary import kernel_groups
 
     a = sample(name)
     got = kernel_groups(a).set_index("kernel_name")

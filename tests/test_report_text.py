@@ -44,7 +44,7 @@ def test_terminal_summary_of_the_training_step() -> None:
     # the top 15 kernels, then how many more
     table = lines[lines.index("Top 15 kernels by GPU time") + 1 :]
     assert table[0].split()[:3] == ["#", "Kernel", "Launches"] and "% roof" in table[0]
-    from ncu_roofline.aggregate import kernel_groups
+    from ncu_roofline.summary import kernel_groups
 
     cell = table[1].split()[1]  # the name, cut with an ellipsis to fit the width
     assert kernel_groups(a)["display_name"].iloc[0].startswith(cell.rstrip("…")) and len(cell) > 20

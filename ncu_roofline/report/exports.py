@@ -14,8 +14,9 @@ import pyarrow.parquet as pq
 from ..analysis import Analysis
 from ..errors import OutputError
 from ..model import LAUNCH_KEY
+from ..summary import NCU_SOURCE
 from . import fmt
-from .viewmodel import NCU_SOURCE, ReportView, TimeShare, build_view, limiter_label
+from .viewmodel import ReportView, TimeShare, build_view, limiter_label
 
 #: The frames ``write_parquet`` writes, one ``<name>.parquet`` each.
 PARQUET_FRAMES = ("launches", "metrics", "rules", "roofline", "verdicts", "hints", "utilization")

@@ -1,8 +1,10 @@
 """The JSON output (``ncu-roofline REPORT --format json``): stable keys, documented in the README.
 
 Top level: ``schema`` (version of this layout), ``tool``, ``sources`` (files read), ``launches`` (one object per
-launch, keys below), ``summary`` (GPU time by limiter and by regime, the top kernels by GPU time, and the
-agreement with ncu's SOLBottleneck rule).
+launch, keys below), ``summary`` (``ncu_roofline.summary.Summary`` serialised: GPU time by limiter and by
+regime, the top kernels by GPU time, the NVTX ranges, the findings (each hint across the report), the total GPU
+time and kernel count, and the agreement with ncu's SOLBottleneck rule). ``docs/json.md`` and
+``docs/schema.json`` describe every key.
 
 Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``nvtx_path``, ``grid_size``,
 ``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
@@ -30,12 +32,12 @@ from typing import Any
 import pandas as pd
 
 from .. import __version__
-from ..aggregate import kernel_groups
-from ..analysis import Analysis, time_by
-from ..classify import LIMITERS, agreement, records
+from ..analysis import Analysis
+from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
+from ..summary import Summary, summarize
 
-SCHEMA = 2
+SCHEMA = 3
 #: Kernels listed in ``summary.top_kernels``.
 TOP_KERNELS = 10
 
@@ -128,8 +130,10 @@ def _hint_rows(hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def to_dict(analysis: Analysis) -> dict[str, Any]:
-    """The JSON document as Python objects (see the module docstring for the keys)."""
+def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any]:
+    """The JSON document as Python objects (see the module docstring for the keys); the ``summary`` part
+    serialises ``summary`` (``ncu_roofline.summary.summarize(analysis)`` unless given)."""
+    summary = summarize(analysis) if summary is None else summary
     util = _groups(analysis.utilization)
     roof = _groups(analysis.roofline)
     hints = _groups(analysis.hints)
@@ -171,8 +175,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
             }
         )
 
-    def summary(column: str) -> list[dict[str, Any]]:
-        t = time_by(analysis, column)
+    def time_rows(column: str, t: pd.DataFrame) -> list[dict[str, Any]]:
         return [
             {
                 column: _str(x[column]),
@@ -183,9 +186,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
             for x in records(t)
         ]
 
-    top = kernel_groups(analysis).head(TOP_KERNELS)
-    rate = agreement(analysis.verdicts)
-    compared = int(analysis.verdicts["agrees_with_ncu"].notna().sum())
+    top = summary.kernels.head(TOP_KERNELS)
     src = analysis.report.source
     return {
         "schema": SCHEMA,
@@ -204,8 +205,8 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         ],
         "launches": launches,
         "summary": {
-            "by_limiter": summary("limiter"),
-            "by_regime": summary("regime"),
+            "by_limiter": time_rows("limiter", summary.by_limiter),
+            "by_regime": time_rows("regime", summary.by_regime),
             "top_kernels": [
                 {
                     "report": _str(x["report"]),
@@ -220,11 +221,41 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
                 }
                 for x in records(top)
             ],
-            "ncu_agreement": {"launches_compared": compared, "share": _num(rate)},
+            "gpu_time_ns": _num(summary.gpu_time_ns),
+            "kernels": len(summary.kernels),
+            "ranges": [
+                {
+                    "report": _str(x["report"]),
+                    "range": _str(x["range"]),
+                    "launches": _int(x["launches"]),
+                    "kernels": _int(x["kernels"]),
+                    "duration_ns": _num(x["duration_ns"]),
+                    "share": _num(x["share"]),
+                    "limiter": _str(x["limiter"]),
+                    "regime": _str(x["regime"]),
+                }
+                for x in records(summary.ranges)
+            ],
+            "findings": [
+                {
+                    "hint": _str(x["hint"]),
+                    "source": _str(x["source"]),
+                    "severity": _str(x["severity"]),
+                    "launches": _int(x["launches"]),
+                    "kernels": _int(x["kernels"]),
+                    "duration_ns": _num(x["duration_ns"]),
+                    "share": _num(x["share"]),
+                }
+                for x in records(summary.findings)
+            ],
+            "ncu_agreement": {
+                "launches_compared": summary.agreement.launches_compared,
+                "share": _num(summary.agreement.share),
+            },
         },
     }
 
 
-def render_json(analysis: Analysis) -> str:
+def render_json(analysis: Analysis, summary: Summary | None = None) -> str:
     """The JSON document as text: sorted keys, two-space indent, deterministic."""
-    return json.dumps(to_dict(analysis), indent=2, sort_keys=True, allow_nan=False) + "\n"
+    return json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"

@@ -1,7 +1,7 @@
 """The report's view model: what each figure, table and panel of the report shows, as plain Python values.
 
-:func:`build_view` selects and formats from an :class:`~ncu_roofline.analysis.Analysis` and its rollups
-(``analysis.time_by``, ``aggregate.kernel_groups``, ``ncu_roofline.rollups``); it never computes a metric.
+:func:`build_view` selects and formats from an :class:`~ncu_roofline.analysis.Analysis` and its
+:class:`~ncu_roofline.summary.Summary` (computed once per run); it never computes a metric or rolls one up.
 Every renderer (HTML, terminal, Markdown) reads this model, and the tests check it. Missing values (NaN, NA)
 become None; strings from the input are kept as they are (escaping is the renderer's job).
 """
@@ -9,7 +9,7 @@ become None; strings from the input are kept as they are (escaping is the render
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from .. import classify
-from ..aggregate import kernel_groups
-from ..analysis import Analysis, time_by
+from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..model import LAUNCH_KEY
 from ..quantities import BY_NAME
-from ..rollups import group_peak_fraction, group_utilization, hint_groups, range_groups
+from ..summary import NCU_SOURCE, Summary, summarize
 from . import fmt
 
 # ------------------------------------------------------------------------------------------------ vocabulary
@@ -66,9 +65,6 @@ SOURCE_LABELS = {
 }
 #: Pipes below this share of their peak are left out of a kernel's diagnosis (idle pipes say nothing).
 IDLE_PIPE = 0.005
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
-#: Source of ncu's own rule results in the hints frame.
-NCU_SOURCE = "ncu"
 
 #: Kernels on the first screen ("look at these first").
 TOP_KERNELS = 10
@@ -383,10 +379,6 @@ def _evidence(text: Any) -> tuple[dict[str, Any], ...]:
     return tuple(d for d in data if isinstance(d, dict))
 
 
-def _sev_rank(s: str | None) -> int:
-    return SEVERITY_ORDER.get(s or "", len(SEVERITY_ORDER))
-
-
 def _unique_names(names: Sequence[str]) -> list[str]:
     """Display names made unique within the report: later duplicates get " (2)", " (3)", ..."""
     seen: dict[str, int] = {}
@@ -398,21 +390,10 @@ def _unique_names(names: Sequence[str]) -> list[str]:
     return out
 
 
-def _most_common(values: Iterable[str | None]) -> tuple[str | None, int]:
-    counts: dict[str, int] = {}
-    for v in values:
-        if v is not None:
-            counts[v] = counts.get(v, 0) + 1
-    if not counts:
-        return None, 0
-    best = max(counts.items(), key=lambda kv: kv[1])  # first seen wins ties (dicts keep insertion order)
-    return best[0], len(counts)
-
-
 # ------------------------------------------------------------------------------------------------ building
 
 
-def _header(analysis: Analysis, kernels: int, gpu_time_ns: float | None) -> Header:
+def _header(analysis: Analysis, summary: Summary) -> Header:
     src = analysis.report.source
     sources = tuple(
         SourceFile(
@@ -430,26 +411,21 @@ def _header(analysis: Analysis, kernels: int, gpu_time_ns: float | None) -> Head
     def distinct(col: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in _col(lv, col)) if s))
 
-    durations = [fmt.number(v) for v in _col(lv, "duration_ns")]
     return Header(
         sources=sources,
         devices=distinct("device_name"),
         ccs=distinct("cc"),
         ncu_versions=tuple(dict.fromkeys(s.ncu_version for s in sources if s.ncu_version)),
-        launches=len(lv),
-        kernels=kernels,
-        gpu_time_ns=gpu_time_ns,
-        untimed_launches=sum(d is None for d in durations),
+        launches=summary.launches,
+        kernels=len(summary.kernels),
+        gpu_time_ns=summary.gpu_time_ns,
+        untimed_launches=summary.untimed_launches,
     )
 
 
-def _time_shares(analysis: Analysis, column: str, known: Sequence[str]) -> tuple[TimeShare, ...]:
-    """The rows of ``time_by(analysis, column)``: the known values first (in their order, with 0 where
-    absent), then any other value, then the unclassified launches."""
-    if column not in analysis.verdicts.columns or not len(analysis.verdicts):
-        t = pd.DataFrame(columns=[column, "duration_s", "launches", "share"])
-    else:
-        t = time_by(analysis, column)
+def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[TimeShare, ...]:
+    """The rows of ``Summary.by_limiter`` or ``by_regime``: the known values first (in their order, with 0
+    where absent), then any other value, then the unclassified launches."""
     rows = {fmt.text(r[column]): r for r in _records(t)}
     label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
     order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
@@ -473,40 +449,25 @@ def _time_shares(analysis: Analysis, column: str, known: Sequence[str]) -> tuple
 
 
 def _hint_items(rows: list[dict[str, Any]]) -> tuple[tuple[HintItem, ...], tuple[HintItem, ...]]:
-    """Our hints and ncu's rules of one kernel from its hint rows (sorted longest launch first)."""
-    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in rows:
-        h = fmt.text(r.get("hint"))
-        if h is None:
-            continue
-        by.setdefault((fmt.text(r.get("source")) or "", h), []).append(r)
+    """Our hints and ncu's rules of one kernel from its ``Summary.kernel_hints`` rows (already in order)."""
     ours: list[HintItem] = []
     ncu: list[HintItem] = []
-    for (source, hint), group in by.items():
-        rep = group[0]
-        severities = sorted({fmt.text(g.get("severity")) for g in group} - {None}, key=_sev_rank)
-        launches = len({(g.get("report"), g.get("process_id"), g.get("launch_id")) for g in group})
+    for r in rows:
+        hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
         item = HintItem(
             hint=hint,
             label=hint_label(hint),
             source=source,
-            severity=severities[0] if severities else None,
-            message=fmt.text(rep.get("message")),
-            advice=fmt.text(rep.get("advice")),
-            evidence=_evidence(rep.get("evidence")),
-            estimated_speedup=fmt.number(rep.get("estimated_speedup")),
-            launches=launches,
-            launch_id=fmt.integer(rep.get("launch_id")),
+            severity=fmt.text(r.get("severity")),
+            message=fmt.text(r.get("message")),
+            advice=fmt.text(r.get("advice")),
+            evidence=_evidence(r.get("evidence")),
+            estimated_speedup=fmt.number(r.get("estimated_speedup")),
+            launches=fmt.integer(r.get("launches")) or 0,
+            launch_id=fmt.integer(r.get("launch_id")),
         )
         (ncu if source == NCU_SOURCE else ours).append(item)
-
-    def order(i: HintItem) -> tuple[int, int, float, str]:
-        return (_sev_rank(i.severity), -i.launches, -(i.estimated_speedup or 0.0), i.hint)
-
-    def ncu_order(i: HintItem) -> tuple[float, int, int, str]:
-        return (-(i.estimated_speedup or 0.0), _sev_rank(i.severity), -i.launches, i.hint)
-
-    return tuple(sorted(ours, key=order)), tuple(sorted(ncu, key=ncu_order))
+    return tuple(ours), tuple(ncu)
 
 
 def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
@@ -711,22 +672,18 @@ def _regime_help() -> str:
     )
 
 
-def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_KERNELS) -> ReportView:
-    """The view model of ``analysis`` (see the module docstring).
-
-    Takes ``analysis.launches``, ``verdicts``, ``roofline``, ``utilization``, ``hints`` and the report's
-    ``source``; the kernel table follows ``aggregate.kernel_groups`` (sorted by GPU time)."""
+def build_view(
+    analysis: Analysis, summary: Summary | None = None, *, title: str | None = None, top: int = TOP_KERNELS
+) -> ReportView:
+    """The view model of ``analysis`` (see the module docstring): selects and formats from ``summary``
+    (``ncu_roofline.summary.summarize(analysis)`` unless given) and the analysis frames; computes nothing."""
+    summary = summarize(analysis) if summary is None else summary
     lv = analysis.launches.reset_index(drop=True)
     v = analysis.verdicts.reset_index(drop=True)
     n = len(lv)
     if len(v) != n:  # a verdict frame out of step with the launches: use none rather than misalign
         v = pd.DataFrame(index=range(n))
-
-    groups = kernel_groups(analysis) if n else pd.DataFrame(columns=["report", "kernel_name"])
-    gkey = [
-        (fmt.text(a), fmt.text(b)) for a, b in zip(_col(groups, "report"), _col(groups, "kernel_name"), strict=True)
-    ]
-    kernel_of = {k: i for i, k in enumerate(gkey)}
+    sk = summary.kernels
 
     # launches
     keys = [_key(*t) for t in zip(_col(lv, "report"), _col(lv, "process_id"), _col(lv, "launch_id"), strict=True)]
@@ -742,11 +699,10 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
                 lst.append(hs)
     nvtx_cache: dict[str, str | None] = {}
     launch_rows: list[LaunchRow] = []
-    members: list[list[int]] = [[] for _ in gkey]
+    members: list[list[int]] = [[] for _ in range(len(sk))]
     cols = {
         c: _col(lv, c)
         for c in (
-            "kernel_name",
             "duration_ns",
             "nvtx_path",
             "grid_x",
@@ -761,16 +717,14 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
     }
     vcols = {c: _col(v, c) for c in ("limiter", "compute_pipe", "regime", "utilization", "reason")}
     for i, key in enumerate(keys):
-        k = kernel_of.get((key[0], fmt.text(cols["kernel_name"][i])), -1)
-        if k < 0:  # pragma: no cover - kernel_groups covers every launch
-            continue
+        k = int(summary.launch_kernel[i])
         members[k].append(i)
         path = fmt.text(cols["nvtx_path"][i])
         if path is not None and path not in nvtx_cache:
             nvtx_cache[path] = nvtx_op(path, depth=None)
         launch_rows.append(
             LaunchRow(
-                index=len(launch_rows),
+                index=i,
                 kernel=k,
                 report=key[0],
                 process_id=key[1],
@@ -788,77 +742,52 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
                 hints=tuple(hint_ids.get(key, ())),
             )
         )
-    # launch_rows' index must equal its position; it does when every launch has a kernel (always).
-    pos_of = {(r.report, r.process_id, r.launch_id): r.index for r in launch_rows}
 
-    # per-kernel rollups
-    util = group_utilization(analysis) if n else pd.DataFrame(columns=["report", "kernel_name"])
+    # kernels: the summary's rows, with their utilisation and hints
+    gkey = [(fmt.text(a), fmt.text(b)) for a, b in zip(_col(sk, "report"), _col(sk, "kernel_name"), strict=True)]
     util_of: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
-    for r in _records(util):
+    for r in _records(summary.kernel_utilization):
         util_of.setdefault((fmt.text(r.get("report")), fmt.text(r.get("kernel_name"))), []).append(r)
-    peak = group_peak_fraction(analysis) if n else pd.DataFrame(columns=["report", "kernel_name", "peak_fraction"])
-    peak_of = {
-        (fmt.text(a), fmt.text(b)): fmt.number(p)
-        for a, b, p in zip(_col(peak, "report"), _col(peak, "kernel_name"), _col(peak, "peak_fraction"), strict=True)
-    }
-    hint_rows: dict[int, list[dict[str, Any]]] = {}
-    if len(hints):
-        recs = _records(hints)
-        for r in recs:
-            p = pos_of.get(_key(r.get("report"), r.get("process_id"), r.get("launch_id")))
-            if p is not None:
-                r["_dur"] = launch_rows[p].duration_ns or 0.0
-                r["_pos"] = p
-                hint_rows.setdefault(launch_rows[p].kernel, []).append(r)
-        for rows in hint_rows.values():
-            rows.sort(key=lambda r: (-r["_dur"], r["_pos"]))
-
+    hints_of: dict[int, list[dict[str, Any]]] = {}
+    for r in _records(summary.kernel_hints):
+        hints_of.setdefault(int(r["kernel"]), []).append(r)
     base_names = []
-    for name, kname in zip(_col(groups, "display_name"), _col(groups, "kernel_name"), strict=True):
+    for name, kname in zip(_col(sk, "display_name"), _col(sk, "kernel_name"), strict=True):
         shown = fmt.text(name) or (short_name(kname) if fmt.text(kname) else None) or "(unnamed kernel)"
         base_names.append(shown)
     names = _unique_names(base_names)
     kernels = []
-    for i, g in enumerate(_records(groups)):
-        mem = members[i]
-        longest = max(mem, key=lambda j: (launch_rows[j].duration_ns or -1.0, -j)) if mem else None
-        nv, n_nv = _most_common(launch_rows[j].nvtx_path and nvtx_op(launch_rows[j].nvtx_path) for j in mem)
-        ours, ncu = _hint_items(hint_rows.get(i, []))
-        timed = any(launch_rows[j].duration_ns is not None for j in mem)
+    for i, g in enumerate(_records(sk)):
+        ours, ncu = _hint_items(hints_of.get(i, []))
         kernels.append(
             KernelRow(
                 index=i,
                 report=gkey[i][0],
                 kernel_name=gkey[i][1],
                 display_name=names[i],
-                launches=fmt.integer(g.get("launches")) or len(mem),
-                # a sum over launches without a duration is no time at all, not zero time
-                duration_ns=fmt.number(g.get("duration_ns")) if timed else None,
-                mean_duration_ns=fmt.number(g.get("mean_duration_ns")) if timed else None,
-                share=fmt.number(g.get("share")) if timed else None,
+                launches=fmt.integer(g.get("launches")) or len(members[i]),
+                duration_ns=fmt.number(g.get("duration_ns")),
+                mean_duration_ns=fmt.number(g.get("mean_duration_ns")),
+                share=fmt.number(g.get("share")),
                 limiter=fmt.text(g.get("limiter")),
                 compute_pipe=fmt.text(g.get("compute_pipe")),
                 regime=fmt.text(g.get("regime")),
-                peak_fraction=peak_of.get(gkey[i]),
-                reason=None if longest is None else launch_rows[longest].reason,
-                nvtx=nv,
-                nvtx_ranges=n_nv,
+                peak_fraction=fmt.number(g.get("peak_fraction")),
+                reason=fmt.text(g.get("reason")),
+                nvtx=fmt.text(g.get("nvtx")),
+                nvtx_ranges=fmt.integer(g.get("nvtx_ranges")) or 0,
                 hints=ours,
                 ncu_rules=ncu,
                 utilization=_utilization(util_of.get(gkey[i], [])),
-                launch_rows=tuple(mem),
+                launch_rows=tuple(members[i]),
             )
         )
 
     # time
-    by_limiter = _time_shares(analysis, "limiter", LIMITERS)
-    by_regime = _time_shares(analysis, "regime", REGIMES)
-    total = [t.duration_ns for t in by_limiter if t.duration_ns is not None]
-    timed = any(r.duration_ns is not None for r in launch_rows)
-    gpu_time = sum(total) if timed and total else None
-    header = _header(analysis, len(kernels), gpu_time)
+    by_limiter = _time_shares(summary.by_limiter, "limiter", LIMITERS)
+    by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
+    header = _header(analysis, summary)
 
-    rg = range_groups(analysis) if n else pd.DataFrame()
     ranges = tuple(
         RangeRow(
             report=fmt.text(r.get("report")),
@@ -870,13 +799,12 @@ def build_view(analysis: Analysis, *, title: str | None = None, top: int = TOP_K
             limiter=fmt.text(r.get("limiter")),
             regime=fmt.text(r.get("regime")),
         )
-        for r in _records(rg)
+        for r in _records(summary.ranges)
     )
 
     # findings: each hint across the report, with the kernels holding the most time first
-    hg = hint_groups(analysis) if n and len(hints) else pd.DataFrame()
     findings = []
-    for r in _records(hg):
+    for r in _records(summary.findings):
         hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
         with_it = [k for k in kernels if any(h.hint == hint and h.source == source for h in (*k.hints, *k.ncu_rules))]
         advice = next(

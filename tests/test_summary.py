@@ -10,8 +10,8 @@ import pytest
 from conftest import data
 
 import ncu_roofline
-from ncu_roofline.aggregate import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, top_kernels
-from ncu_roofline.analysis import Analysis, analyze, time_by
+from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.summary import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, time_by, top_kernels
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,23 @@ def test_top_kernels(train: Analysis) -> None:
     top = top_kernels(train, 5)
     assert len(top) == 5
     assert top["duration_ns"].iloc[0] == kernel_groups(train)["duration_ns"].max()
+
+
+def test_json_terminal_and_page_read_one_summary(train: Analysis) -> None:
+    """The JSON summary and the view model come from the same Summary: same kernels in the same order, same
+    GPU time by limiter, same findings."""
+    from ncu_roofline.report.jsonout import to_dict
+    from ncu_roofline.report.viewmodel import build_view
+    from ncu_roofline.summary import summarize
+
+    s = summarize(train)
+    doc = to_dict(train, s)["summary"]
+    view = build_view(train, s)
+    assert [k["kernel"] for k in doc["top_kernels"]] == [k.kernel_name for k in view.kernels[:10]]
+    json_time = {r["limiter"]: r["duration_ns"] for r in doc["by_limiter"]}
+    assert {t.key: t.duration_ns for t in view.by_limiter if t.launches} == pytest.approx(json_time)
+    assert {(f["hint"], f["source"]) for f in doc["findings"]} == {(f.hint, f.source) for f in view.findings}
+    assert doc["gpu_time_ns"] == pytest.approx(view.header.gpu_time_ns)
+    # ncu's own durations: the summary's GPU time is the sum of gpu__time_duration.sum over the launches
+    assert s.gpu_time_ns == pytest.approx(float(train.quantities["duration"].sum()) * 1e9)
+    assert repr(s).startswith("<Summary: 382 launches of 48 kernels")

@@ -1,0 +1,570 @@
+"""The whole-program summary: one stage, computed once per run, over columns, that every renderer reads.
+
+:func:`summarize` turns an :class:`~ncu_roofline.analysis.Analysis` into a :class:`Summary`: the kernels (repeated
+launches of one kernel rolled up), what each kernel's launches say (verdict reason, NVTX range, hints), the
+utilisation of each unit per kernel, GPU time per NVTX range, the findings (each hint across the report), GPU
+time by limiter and by regime, and the agreement with ncu. The terminal summary, the HTML page, Markdown and
+JSON all read the same Summary, so they cannot disagree; the view model (``report.viewmodel``) only selects and
+formats from it.
+
+Each figure is combined across launches with its own rule, never a blanket ``.sum()``: counts and times are
+summed, rates, utilisations and fractions of a peak are averaged weighted by each launch's duration, limits take
+their min or max (``ncu_roofline.quantities.Quantity.rollup``), and a label (limiter, regime) is the one that
+holds the most GPU time among the launches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .analysis import Analysis
+from .classify import agreement
+from .io.identity import nvtx_op
+from .model import LAUNCH_KEY
+from .quantities import BY_NAME
+
+#: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
+GROUP_KEY = ("report", "kernel_name")
+
+GROUP_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "kernel_name": "string",
+    "display_name": "string",
+    "launches": "Int64",
+    "duration_ns": "float64",  # total
+    "mean_duration_ns": "float64",
+    "share": "float64",  # of the whole report's GPU time
+    "limiter": "string",
+    "compute_pipe": "string",
+    "regime": "string",
+    "nvtx_paths": "Int64",  # distinct NVTX paths the kernel ran under
+    "first_launch_id": "Int64",
+}
+
+#: ``Summary.kernels``: GROUP_COLUMNS plus what the kernel's launches say as a whole.
+KERNEL_COLUMNS: dict[str, str] = {
+    **GROUP_COLUMNS,
+    "timed_launches": "Int64",  # launches with a duration (0: duration_ns, mean and share are missing)
+    "peak_fraction": "float64",  # time-weighted verdicts.utilization (the limiting unit's fraction of its peak)
+    "reason": "string",  # the verdict's reason on the kernel's longest launch
+    "nvtx": "string",  # the NVTX range (op, outermost) most of its launches ran in
+    "nvtx_ranges": "Int64",  # distinct such ranges
+}
+
+UTILIZATION_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "kernel_name": "string",
+    "unit": "string",
+    "source": "string",
+    "value": "float64",
+    "launches": "Int64",  # launches with a value
+}
+
+RANGE_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "range": "string",  # the NVTX range (normalised by io.identity.nvtx_op); <NA>: launches outside any range
+    "launches": "Int64",
+    "kernels": "Int64",  # distinct kernel names
+    "duration_ns": "float64",
+    "share": "float64",  # of the whole report's GPU time
+    "limiter": "string",
+    "regime": "string",
+    "first_launch_id": "Int64",
+}
+
+HINT_GROUP_COLUMNS: dict[str, str] = {
+    "hint": "string",
+    "source": "string",
+    "severity": "string",  # the most severe the hint was given with
+    "launches": "Int64",
+    "kernels": "Int64",
+    "duration_ns": "float64",  # GPU time of the launches it fires on
+    "share": "float64",
+}
+
+#: ``Summary.kernel_hints``: one row per kernel and hint, as given on the kernel's longest launch that has it.
+KERNEL_HINT_COLUMNS: dict[str, str] = {
+    "kernel": "Int64",  # row of Summary.kernels
+    "hint": "string",
+    "source": "string",
+    "severity": "string",  # the most severe over the kernel's launches
+    "launches": "Int64",  # launches of the kernel with this hint
+    "launch_id": "Int64",  # the launch the message and evidence come from
+    "message": "string",
+    "advice": "string",
+    "evidence": "string",
+    "estimated_speedup": "float64",
+}
+
+TIME_COLUMNS: dict[str, str] = {"duration_s": "float64", "launches": "Int64", "share": "float64"}
+
+SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
+#: Source of ncu's own rule results in the hints frame.
+NCU_SOURCE = "ncu"
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Agreement of our limiter with ncu's SOLBottleneck rule: launches compared, share that agree (NaN: none)."""
+
+    launches_compared: int
+    share: float
+
+
+@dataclass(frozen=True, repr=False)
+class Summary:
+    """The whole-program view of one Analysis (see the module docstring). Frames keep their columns when empty.
+
+    ``kernels``: KERNEL_COLUMNS, one row per kernel (GROUP_KEY), sorted by GPU time; a kernel's number anywhere
+    else in the Summary is its row here. ``launch_kernel``: per launch (``analysis.launches`` order), its kernel.
+    ``kernel_utilization``: UTILIZATION_COLUMNS, per kernel and unit. ``kernel_hints``: KERNEL_HINT_COLUMNS.
+    ``ranges``: RANGE_COLUMNS. ``findings``: HINT_GROUP_COLUMNS. ``by_limiter``/``by_regime``: the verdict value
+    then TIME_COLUMNS (:func:`time_by`). ``gpu_time_ns``: None when no launch has a duration.
+    """
+
+    kernels: pd.DataFrame
+    launch_kernel: np.ndarray
+    kernel_utilization: pd.DataFrame
+    kernel_hints: pd.DataFrame
+    ranges: pd.DataFrame
+    findings: pd.DataFrame
+    by_limiter: pd.DataFrame
+    by_regime: pd.DataFrame
+    agreement: Agreement
+    launches: int
+    untimed_launches: int
+    gpu_time_ns: float | None
+
+    def __repr__(self) -> str:
+        t = "no GPU time" if self.gpu_time_ns is None else f"{self.gpu_time_ns / 1e6:.3f} ms"
+        return (
+            f"<Summary: {self.launches} launches of {len(self.kernels)} kernels, {t}, "
+            f"{len(self.ranges)} NVTX ranges, {len(self.findings)} findings>"
+        )
+
+
+# ------------------------------------------------------------------------------------------- the rules
+
+
+def _empty(columns: dict[str, str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in columns.items()})
+
+
+def weighted_mean(values: pd.Series, weights: pd.Series, groups: pd.Series | list[pd.Series]) -> pd.Series:
+    """Mean of ``values`` per group weighted by ``weights`` (GPU time) over the rows that have a value; the plain
+    mean where no row with a value has a positive weight. The rule for rates, utilisations and fractions."""
+    v = pd.to_numeric(values, errors="coerce").astype("float64")
+    w = pd.to_numeric(weights, errors="coerce").astype("float64").fillna(0.0).clip(lower=0.0)
+    has = v.notna()
+    num = (v.fillna(0.0) * w).groupby(groups, sort=False, dropna=False).sum()
+    den = (w * has).groupby(groups, sort=False, dropna=False).sum()
+    plain = v.groupby(groups, sort=False, dropna=False).mean()
+    result: pd.Series = (num / den.where(den > 0)).where(den > 0, plain)
+    return result
+
+
+def dominant(labels: pd.Series, weights: pd.Series) -> object:
+    """The label holding the most weight (GPU time); ties go to the first seen; None when all are NA."""
+    ok = labels.notna()
+    if not ok.any():
+        return None
+    w = weights.fillna(0.0)[ok].groupby(labels[ok].astype(object), sort=False).sum()
+    return w.idxmax()
+
+
+def dominant_per_group(gid: np.ndarray, labels: pd.Series, weights: pd.Series) -> pd.Series:
+    """Per group id, the label holding the most weight, as :func:`dominant` gives it for one group (ties to the
+    first seen; absent where every label is NA), for all groups at once. Index: the group ids."""
+    t = pd.DataFrame({"gid": gid, "label": labels.astype(object).to_numpy(), "w": weights.fillna(0.0).to_numpy()})
+    t = t[labels.notna().to_numpy()]
+    if not len(t):
+        return pd.Series(dtype=object)
+    s = t.groupby(["gid", "label"], sort=False)["w"].sum().reset_index()
+    best = s.loc[s.groupby("gid", sort=False)["w"].idxmax()]
+    return pd.Series(best["label"].to_numpy(), index=best["gid"].to_numpy(), dtype=object)
+
+
+def rollup_quantities(frame: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
+    """Quantities per group with each quantity's rollup rule; ``frame`` has a ``duration`` column (weights).
+
+    Columns taken: any quantity names (QUANTITIES) and ``duration``. Returns one row per group."""
+    out: dict[str, pd.Series] = {}
+    g = frame.groupby(groups, sort=False, dropna=False)
+    for name in frame.columns:
+        q = BY_NAME.get(name)
+        if q is None:
+            continue
+        if q.rollup == "sum":
+            out[name] = g[name].sum(min_count=1)
+        elif q.rollup == "max":
+            out[name] = g[name].max()
+        elif q.rollup == "min":
+            out[name] = g[name].min()
+        elif q.rollup == "first":
+            out[name] = g[name].first()
+        else:  # time_mean: weighted by duration over launches that have the value
+            out[name] = weighted_mean(frame[name], frame["duration"], groups)
+    return pd.DataFrame(out)
+
+
+# ------------------------------------------------------------------------------------------- per launch
+
+
+def _launch_frame(analysis: Analysis) -> pd.DataFrame:
+    """Launch keys, kernel_name, nvtx_path, duration_ns (NaN-safe), limiter, compute_pipe, regime, utilization,
+    reason; one row per launch in ``analysis.launches`` order."""
+    lv = analysis.launches.reset_index(drop=True)
+    v = analysis.verdicts.reset_index(drop=True)
+    n = len(lv)
+    out = pd.DataFrame(
+        {
+            "report": lv["report"].astype("string"),
+            "process_id": lv["process_id"].astype("Int64"),
+            "launch_id": lv["launch_id"].astype("Int64"),
+            "kernel_name": lv["kernel_name"].astype("string"),
+            "nvtx_path": lv["nvtx_path"].astype("string") if "nvtx_path" in lv else pd.NA,
+            "duration_ns": pd.to_numeric(lv["duration_ns"], errors="coerce").astype("float64"),
+        }
+    )
+    for c in ("limiter", "compute_pipe", "regime", "utilization", "reason"):
+        out[c] = v[c].to_numpy() if c in v.columns and len(v) == n else pd.NA
+    return out
+
+
+def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
+    """GPU time per value of a verdict column (limiter or regime): ``column``, duration_s, launches, share
+    (of the report's GPU time), sorted by time. A launch without a verdict counts under <NA>."""
+    v = analysis.verdicts.copy()
+    v["duration_s"] = analysis.quantities["duration"].to_numpy()
+    g = v.groupby(column, dropna=False).agg(duration_s=("duration_s", "sum"), launches=("launch_id", "size"))
+    total = float(np.nansum(v["duration_s"]))
+    g["share"] = g["duration_s"] / total if total > 0 else np.nan
+    result: pd.DataFrame = g.sort_values("duration_s", ascending=False, kind="stable").reset_index()
+    return result
+
+
+# ------------------------------------------------------------------------------------------- per kernel
+
+
+def _kernel_ids(lf: pd.DataFrame) -> np.ndarray:
+    return np.asarray(lf.groupby(list(GROUP_KEY), sort=False, dropna=False).ngroup().to_numpy(), dtype=np.int64)
+
+
+def kernel_groups(analysis: Analysis) -> pd.DataFrame:
+    """One row per kernel (GROUP_KEY), sorted by total GPU time: GROUP_COLUMNS.
+
+    Takes ``analysis.launches`` (duration_ns, names, NVTX, invocations) and ``analysis.verdicts``."""
+    return _kernel_groups(analysis)[0][list(GROUP_COLUMNS)]
+
+
+def _kernel_groups(analysis: Analysis) -> tuple[pd.DataFrame, np.ndarray]:
+    """The kernel frame (GROUP_COLUMNS and ``gid``) sorted by GPU time, and each launch's row in it."""
+    lv = analysis.launches.reset_index(drop=True)
+    lf = _launch_frame(analysis)
+    n_launches = len(lv)
+    if not n_launches:
+        return _empty({**GROUP_COLUMNS, "gid": "int64"}), np.zeros(0, dtype=np.int64)
+    gid = _kernel_ids(lf)
+    d = lf["duration_ns"]
+    inv = lv["invocations"].astype("Float64").fillna(1.0).astype("float64") if "invocations" in lv else d * 0 + 1.0
+    # shares of the whole GPU time, summary pages' invocations counted (each row stands for N launches)
+    total = float(np.nansum(d * inv))
+    first_rows = lv.groupby(gid, sort=True).head(1)  # the group's first launch, in group-id order
+    frame = pd.DataFrame(
+        {
+            "report": first_rows["report"].to_numpy(),
+            "kernel_name": first_rows["kernel_name"].to_numpy(),
+            "display_name": first_rows["display_name"].to_numpy(),
+            "launches": inv.groupby(gid).sum().round().astype("int64").to_numpy(),
+            "duration_ns": (d * inv).groupby(gid).sum().to_numpy(),
+            "mean_duration_ns": d.groupby(gid).mean().to_numpy(),
+            "nvtx_paths": lv["nvtx_path"].groupby(gid).nunique().to_numpy(),
+            "first_launch_id": lv["launch_id"].groupby(gid).min().to_numpy(),
+        }
+    )
+    n = len(frame)
+    for c in ("limiter", "compute_pipe", "regime"):
+        frame[c] = dominant_per_group(gid, lf[c], d).reindex(range(n)).to_numpy()
+    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
+    frame["gid"] = np.arange(n)
+    frame = frame.sort_values(["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable")
+    frame = frame[[*GROUP_COLUMNS, "gid"]].astype(GROUP_COLUMNS).reset_index(drop=True)
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[frame["gid"].to_numpy()] = np.arange(n)
+    return frame, row_of[gid]
+
+
+def top_kernels(analysis: Analysis, n: int = 10) -> pd.DataFrame:
+    """The ``n`` kernels with the most GPU time (GROUP_COLUMNS, as :func:`kernel_groups`)."""
+    result: pd.DataFrame = kernel_groups(analysis).head(n).reset_index(drop=True)
+    return result
+
+
+def kernel_rollups(analysis: Analysis) -> pd.DataFrame:
+    """Every quantity rolled up per kernel (GROUP_KEY) with its own rule (``rollup_quantities``), plus
+    ``launches``. Index: GROUP_KEY; rows in first-launch order.
+
+    Takes ``analysis.launches`` (report, kernel_name) and ``analysis.quantities``."""
+    q = analysis.quantities.reset_index(drop=True)
+    lv = analysis.launches.reset_index(drop=True)
+    key = lv["report"].astype(str) + "\x00" + lv["kernel_name"].astype(str)
+    out = rollup_quantities(q, key)
+    first = lv.groupby(key, sort=False)[list(GROUP_KEY)].first()
+    out.index = pd.MultiIndex.from_frame(first.loc[out.index])
+    out.insert(0, "launches", lv.groupby(key, sort=False).size().loc[key.unique()].to_numpy())
+    return out
+
+
+def group_utilization(analysis: Analysis) -> pd.DataFrame:
+    """Per kernel and unit, the utilisation (0..1) averaged over the kernel's launches weighted by duration.
+
+    Takes ``analysis.utilization`` (KEY, unit, value, source) and ``analysis.launches`` (kernel_name,
+    duration_ns). Returns UTILIZATION_COLUMNS."""
+    u = analysis.utilization
+    if not len(u):
+        return _empty(UTILIZATION_COLUMNS)
+    lf = _launch_frame(analysis)[[*LAUNCH_KEY, "kernel_name", "duration_ns"]]
+    m = u.merge(lf, on=list(LAUNCH_KEY), how="left")
+    keys = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
+    value = weighted_mean(m["value"], m["duration_ns"], keys)
+    count = m["value"].notna().groupby(keys, sort=False, dropna=False).sum()
+    out = value.rename("value").to_frame()
+    out["launches"] = count.to_numpy()
+    out = out.reset_index()
+    out.columns = list(UTILIZATION_COLUMNS)
+    result: pd.DataFrame = out.astype(UTILIZATION_COLUMNS)
+    return result
+
+
+def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
+    """Per kernel, ``verdicts.utilization`` (the limiting unit's fraction of its peak) averaged over the
+    kernel's launches weighted by duration. Returns report, kernel_name, peak_fraction."""
+    lf = _launch_frame(analysis)
+    keys = [lf[k].astype(object) for k in GROUP_KEY]
+    s = weighted_mean(lf["utilization"], lf["duration_ns"], keys)
+    out = s.rename("peak_fraction").reset_index()
+    out.columns = [*GROUP_KEY, "peak_fraction"]
+    result: pd.DataFrame = out.astype({"report": "string", "kernel_name": "string", "peak_fraction": "float64"})
+    return result
+
+
+def _most_common(values: pd.Series, gid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group id (0..n-1): the most frequent non-missing value (ties to the first seen) and how many distinct
+    values the group has."""
+    t = pd.DataFrame({"gid": gid, "v": values.astype(object).to_numpy()})
+    t = t[values.notna().to_numpy()]
+    best = np.full(n, None, dtype=object)
+    distinct = np.zeros(n, dtype=np.int64)
+    if len(t):
+        c = t.groupby(["gid", "v"], sort=False).size().reset_index(name="n")
+        top = c.loc[c.groupby("gid", sort=False)["n"].idxmax()]
+        best[top["gid"].to_numpy()] = top["v"].to_numpy()
+        k = c.groupby("gid", sort=False).size()
+        distinct[k.index.to_numpy()] = k.to_numpy()
+    return best, distinct
+
+
+def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """Summary.kernels and Summary.launch_kernel."""
+    frame, launch_kernel = _kernel_groups(analysis)
+    frame = frame.drop(columns="gid")
+    n = len(frame)
+    if not n:
+        return _empty(KERNEL_COLUMNS), launch_kernel
+    d = lf["duration_ns"]
+    timed = d.notna().groupby(launch_kernel).sum().reindex(range(n), fill_value=0).to_numpy()
+    for c in ("duration_ns", "mean_duration_ns", "share"):  # a sum over no duration is no time, not zero time
+        frame[c] = frame[c].where(timed > 0)
+    frame["timed_launches"] = timed
+    peak = weighted_mean(lf["utilization"], d, pd.Series(launch_kernel))
+    frame["peak_fraction"] = peak.reindex(range(n)).to_numpy()
+    # the reason on the longest launch (launches without a duration last, then launch order)
+    order = np.lexsort((np.arange(len(lf)), -d.fillna(-1.0).to_numpy(), launch_kernel))
+    first = order[np.r_[True, launch_kernel[order][1:] != launch_kernel[order][:-1]]]
+    reason = np.full(n, None, dtype=object)
+    reason[launch_kernel[first]] = lf["reason"].astype(object).to_numpy()[first]
+    frame["reason"] = reason
+    cache: dict[object, str | None] = {}
+    ops = [cache.setdefault(p, nvtx_op(p)) if isinstance(p, str) else None for p in lf["nvtx_path"].astype(object)]
+    frame["nvtx"], frame["nvtx_ranges"] = _most_common(pd.Series(ops, dtype=object), launch_kernel, n)
+    result: pd.DataFrame = frame[list(KERNEL_COLUMNS)].astype(KERNEL_COLUMNS)
+    return result, launch_kernel
+
+
+def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray) -> pd.DataFrame:
+    """Per kernel and hint (KERNEL_HINT_COLUMNS): the hint as given on the kernel's longest launch that has it
+    (message, advice, evidence, estimate), its most severe level and how many launches have it. Per kernel, our
+    hints first (most severe, most launches, largest estimate), then ncu's rules (largest estimate first).
+
+    Takes ``analysis.hints`` (KEY, hint, source, severity, message, advice, evidence, estimated_speedup)."""
+    h = analysis.hints
+    if not len(h) or not len(lf):
+        return _empty(KERNEL_HINT_COLUMNS)
+    h = h[h["hint"].notna().to_numpy()].reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(lf[list(LAUNCH_KEY)].astype(object))
+    pos = index.get_indexer(pd.MultiIndex.from_frame(h[list(LAUNCH_KEY)].astype(object)))
+    h = h[pos >= 0].reset_index(drop=True)
+    pos = pos[pos >= 0]
+    if not len(h):
+        return _empty(KERNEL_HINT_COLUMNS)
+    t = pd.DataFrame(
+        {
+            "kernel": launch_kernel[pos],
+            "hint": h["hint"].astype("string"),
+            "source": h["source"].astype("string").fillna(""),
+            "severity": h["severity"].astype("string"),
+            "launch": pos,
+            "launch_id": h["launch_id"].astype("Int64"),
+            "message": h["message"].astype("string"),
+            "advice": h["advice"].astype("string"),
+            "evidence": h["evidence"].astype("string"),
+            "estimated_speedup": pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64"),
+            "_dur": lf["duration_ns"].fillna(0.0).to_numpy()[pos],
+        }
+    )
+    t["_sev"] = t["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
+    t.loc[t["severity"].isna().to_numpy(), "_sev"] = np.inf
+    t = t.sort_values(["_dur", "launch"], ascending=[False, True], kind="stable")
+    keys = ["kernel", "source", "hint"]
+    out = t.groupby(keys, sort=False).head(1).set_index(keys)  # the longest launch with the hint
+    g = t.groupby(keys, sort=False)
+    out["launches"] = g["launch"].nunique()
+    sev = g["_sev"].min()
+    # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
+    best = t.sort_values("_sev", kind="stable").groupby(keys, sort=False)["severity"].first()
+    out["severity"] = best.where(np.isfinite(sev))
+    out["_rank"] = np.minimum(sev, len(SEVERITY_ORDER))
+    out = out.reset_index()
+    ncu = (out["source"] == NCU_SOURCE).to_numpy()
+    est = -out["estimated_speedup"].fillna(0.0).to_numpy()
+    rank, launches = out["_rank"].to_numpy(), -out["launches"].to_numpy(dtype="float64")
+    # ours: severity, launches, estimate, name; ncu's: estimate, severity, launches, name
+    out["_ncu"] = ncu
+    out["_k1"] = np.where(ncu, est, rank)
+    out["_k2"] = np.where(ncu, rank, launches)
+    out["_k3"] = np.where(ncu, launches, est)
+    out = out.sort_values(["kernel", "_ncu", "_k1", "_k2", "_k3", "hint"], kind="stable")
+    result: pd.DataFrame = out[list(KERNEL_HINT_COLUMNS)].astype(KERNEL_HINT_COLUMNS).reset_index(drop=True)
+    return result
+
+
+# ------------------------------------------------------------------------------------------- across kernels
+
+
+def range_groups(analysis: Analysis, *, depth: int = 1) -> pd.DataFrame:
+    """GPU time per NVTX range: the first ``depth`` levels of each launch's NVTX path, normalised by
+    :func:`ncu_roofline.io.identity.nvtx_op` (PyTorch's ``seq``/``op_id`` counters dropped, so every call
+    of one op groups together). Sorted by GPU time. Launches outside any range form one row with range <NA>.
+
+    Takes ``analysis.launches`` (nvtx_path, kernel_name, duration_ns) and ``analysis.verdicts``. Returns
+    RANGE_COLUMNS; empty when no launch has an NVTX path."""
+    lf = _launch_frame(analysis)
+    if not len(lf) or lf["nvtx_path"].isna().all():
+        return _empty(RANGE_COLUMNS)
+    cache: dict[object, str | None] = {}
+    ranges = [
+        cache.setdefault(p, nvtx_op(p, depth=depth)) if isinstance(p, str) else nvtx_op(None)
+        for p in lf["nvtx_path"].astype(object)
+    ]
+    lf["range"] = pd.array(ranges, dtype="string")
+    total = float(np.nansum(lf["duration_ns"]))
+    g = lf.groupby(["report", "range"], sort=False, dropna=False)
+    gid = g.ngroup().to_numpy()
+    d = lf["duration_ns"]
+    frame = pd.DataFrame(
+        {
+            "launches": d.groupby(gid).size(),
+            "kernels": lf["kernel_name"].groupby(gid).nunique(),
+            "duration_ns": d.groupby(gid).sum(min_count=1),
+            "first_launch_id": lf["launch_id"].groupby(gid).min(),
+        }
+    )
+    first = lf.groupby(gid, sort=True).head(1)
+    frame["report"] = first["report"].to_numpy()
+    frame["range"] = first["range"].to_numpy()
+    for c in ("limiter", "regime"):
+        frame[c] = dominant_per_group(gid, lf[c], d).reindex(frame.index).to_numpy()
+    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
+    frame = frame.sort_values(
+        ["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable", na_position="last"
+    )
+    result: pd.DataFrame = frame[list(RANGE_COLUMNS)].astype(RANGE_COLUMNS).reset_index(drop=True)
+    return result
+
+
+def hint_groups(analysis: Analysis) -> pd.DataFrame:
+    """Per hint (and source): how many launches and kernels it fires on and the GPU time those launches
+    hold, sorted by that time. A launch counts once per hint even where the hint appears twice for it.
+
+    Takes ``analysis.hints`` (KEY, hint, source, severity) and ``analysis.launches``. Returns
+    HINT_GROUP_COLUMNS."""
+    h = analysis.hints
+    if not len(h):
+        return _empty(HINT_GROUP_COLUMNS)
+    lf = _launch_frame(analysis)[[*LAUNCH_KEY, "kernel_name", "duration_ns"]]
+    total = float(np.nansum(lf["duration_ns"]))
+    m = h[[*LAUNCH_KEY, "hint", "source", "severity"]].merge(lf, on=list(LAUNCH_KEY), how="left")
+    m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
+    m.loc[m["severity"].isna().to_numpy(), "_sev"] = np.inf
+    keys = ["hint", "source"]
+    gid = m.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    m["_gid"] = gid
+    once = m.drop_duplicates(["_gid", *LAUNCH_KEY])
+    og = once.groupby("_gid", sort=True)
+    first = m.groupby("_gid", sort=True).head(1).set_index("_gid")
+    sev = m.groupby("_gid", sort=True)["_sev"].min()
+    # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
+    best_sev = m.sort_values(["_gid", "_sev"], kind="stable").groupby("_gid", sort=True)["severity"].first()
+    frame = pd.DataFrame(
+        {
+            "hint": first["hint"],
+            "source": first["source"],
+            "severity": best_sev.where(np.isfinite(sev)),
+            "launches": og.size(),
+            "kernels": og["kernel_name"].nunique(),
+            "duration_ns": og["duration_ns"].sum(min_count=1),
+        }
+    )
+    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
+    frame = frame.sort_values(["duration_ns", "hint"], ascending=[False, True], kind="stable", na_position="last")
+    result: pd.DataFrame = frame[list(HINT_GROUP_COLUMNS)].astype(HINT_GROUP_COLUMNS).reset_index(drop=True)
+    return result
+
+
+# ------------------------------------------------------------------------------------------- the stage
+
+
+def summarize(analysis: Analysis) -> Summary:
+    """The whole-program Summary of ``analysis`` (see the module docstring): computed once per run, read by
+    every renderer."""
+    lf = _launch_frame(analysis)
+    kernels, launch_kernel = _kernels(analysis, lf)
+    has_verdicts = len(analysis.verdicts) == len(lf) and len(lf) > 0
+    by = {}
+    for column in ("limiter", "regime"):
+        if has_verdicts and column in analysis.verdicts.columns:
+            by[column] = time_by(analysis, column)
+        else:
+            by[column] = _empty({column: "string", **TIME_COLUMNS})
+    timed = int(lf["duration_ns"].notna().sum())
+    total = by["limiter"]["duration_s"]
+    gpu_time = float(np.nansum(total)) * 1e9 if timed and len(total) else None
+    compared = int(analysis.verdicts["agrees_with_ncu"].notna().sum()) if "agrees_with_ncu" in analysis.verdicts else 0
+    return Summary(
+        kernels=kernels,
+        launch_kernel=launch_kernel,
+        kernel_utilization=group_utilization(analysis) if len(lf) else _empty(UTILIZATION_COLUMNS),
+        kernel_hints=kernel_hints(analysis, lf, launch_kernel),
+        ranges=range_groups(analysis),
+        findings=hint_groups(analysis) if len(lf) else _empty(HINT_GROUP_COLUMNS),
+        by_limiter=by["limiter"],
+        by_regime=by["regime"],
+        agreement=Agreement(compared, agreement(analysis.verdicts) if compared else math.nan),
+        launches=len(lf),
+        untimed_launches=len(lf) - timed,
+        gpu_time_ns=gpu_time,
+    )
