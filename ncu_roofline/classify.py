@@ -685,21 +685,49 @@ def compare_with_ncu(
     if not len(sol):
         return out
     pos = index.get_indexer(sol.index)
-    trec = records(table)
-    rows = records(out)
-    labels = out.index
-    for found, ncu in zip(pos, sol["ncu_bottleneck"], strict=True):
-        p = int(found)
-        if p < 0 or ncu is pd.NA or ncu is None:
-            continue
-        row = rows[p]
-        agree = _agrees(str(ncu), row.get("limiter"), row.get("regime"))
-        out.loc[labels[p], "ncu_bottleneck"] = str(ncu)
-        out.loc[labels[p], "agrees_with_ncu"] = agree
-        if not agree and row.get("limiter") is not None:
-            why = _why_disagree(str(ncu), row, trec[p])
-            expl = row.get("explanation")
-            out.loc[labels[p], "explanation"] = f"{expl}; differs from ncu: {why}" if expl else why
+    ncu_col = sol["ncu_bottleneck"]
+    keep = (pos >= 0) & ncu_col.notna().to_numpy()
+    at = pos[keep]
+    if not len(at):
+        return out
+    ncu = ncu_col.to_numpy(dtype=object)[keep].astype(str)
+    n = len(out)
+
+    def column(name: str) -> np.ndarray:
+        if name not in out.columns:
+            return np.full(len(at), None, dtype=object)
+        v: np.ndarray = out[name].to_numpy(dtype=object)[at]
+        v[pd.isna(v)] = None
+        return v
+
+    limiter, regime = column("limiter"), column("regime")
+    # _agrees over the few distinct (ncu, limiter, regime) triples, not per launch
+    triples = pd.DataFrame({"ncu": ncu, "limiter": limiter, "regime": regime})
+    codes, uniques = pd.MultiIndex.from_frame(triples.astype(object).fillna("\0")).factorize()
+    answers = np.array(
+        [_agrees(n_, None if lim == "\0" else lim, None if reg == "\0" else reg) for n_, lim, reg in uniques],
+        dtype=bool,
+    )
+    agree = answers[codes]
+    ncu_all = np.full(n, None, dtype=object)
+    ncu_all[at] = ncu
+    agree_all = np.full(n, None, dtype=object)
+    agree_all[at] = agree
+    out["ncu_bottleneck"] = pd.array(ncu_all, dtype="string")
+    out["agrees_with_ncu"] = pd.array(agree_all, dtype="boolean")
+    differ = ~agree & (limiter != None)  # noqa: E711 (element-wise)
+    if differ.any():
+        rows = at[differ]
+        cols = ["limiter", "regime", "utilization", *(f"score_{k}" for k in LIMITERS)]
+        arrays = {c: out[c].to_numpy(dtype=object)[rows] for c in cols if c in out.columns}
+        sm, memory = _col(table, "sm")[rows], _col(table, "memory")[rows]
+        expl = out["explanation"].to_numpy(dtype=object).copy() if "explanation" in out.columns else np.full(n, None)
+        for j, (p, why_ncu) in enumerate(zip(rows, ncu[differ], strict=True)):
+            row = {c: a[j] for c, a in arrays.items()}
+            why = _why_disagree(why_ncu, row, {"sm": float(sm[j]), "memory": float(memory[j])})
+            before = expl[p]
+            expl[p] = f"{before}; differs from ncu: {why}" if isinstance(before, str) and before else why
+        out["explanation"] = expl
     return out
 
 

@@ -1,0 +1,157 @@
+"""Whole-job benchmark: ingest, JSON and HTML on large details exports, as ratios to a bare pandas.read_csv.
+
+Builds a details page of N launches from the real H200 sample ``micro_full.details.csv`` (16 launches, 98 rows
+each) repeated with fresh launch IDs, for each N of ``--sizes`` (default 1,024 and 10,240; 102,400 needs about
+3 GB of disk and several GB of memory: ask for it explicitly). Each measurement runs in its own process, so peak
+RSS (``ru_maxrss``, over the process after its imports) is per measurement; the bare read is measured in the same
+run on the same file, and every figure is printed as a ratio to it. Prints the growth of each stage from one
+size to the next (linear: the ratio of the launch counts).
+
+    python benchmarks/pipeline.py [--sizes 1024,10240,102400] [--only pandas,ingest,json,html] [--repeat 1]
+                                  [--keep DIR]
+
+What each measurement is:
+- ``pandas``: ``pandas.read_csv(FILE)``, nothing else (the floor);
+- ``ingest``: ``ncu_roofline.read(FILE)`` plus the frames the analysis reads (``values``, ``rules``);
+- ``json``: ``ncu-roofline FILE --format json -o OUT`` in process (read, analyse, write);
+- ``html``: ``ncu-roofline FILE --format html -o OUT`` in process (read, analyse, write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parent / "tests" / "data"
+KINDS = ("pandas", "ingest", "json", "html")
+
+
+def build_details(out: Path, launches: int) -> int:
+    """``micro_full.details.csv`` repeated with new IDs (whole copies of 16 launches); returns the launch count."""
+    lines = (DATA / "micro_full.details.csv").read_text().splitlines(keepends=True)
+    header, body = lines[0], lines[1:]
+    per = 16
+    copies = -(-launches // per)
+    with out.open("w") as fh:
+        fh.write(header)
+        for k in range(copies):
+            base = k * per
+            chunk = []
+            for line in body:
+                # every record starts with "<ID>","<Process ID>"
+                end = line.index('"', 1)
+                chunk.append(f'"{int(line[1:end]) + base}{line[end:]}')
+            fh.write("".join(chunk))
+    return copies * per
+
+
+def child(kind: str, path: str, out: str) -> None:
+    """Run one measurement in this process and print one JSON line."""
+    import pandas as pd
+
+    import ncu_roofline
+    from ncu_roofline.cli import main
+
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t0 = time.perf_counter()
+    if kind == "pandas":
+        n = len(pd.read_csv(path))
+    elif kind == "ingest":
+        report = ncu_roofline.read(path)
+        n = report.values.shape[0] + len(report.rules)
+    elif kind in ("json", "html"):
+        try:
+            main([path, "--format", kind, "-o", out, "--force", "--quiet"])
+        except SystemExit as exc:  # the command line always exits with its code
+            if exc.code:
+                raise
+        n = Path(out).stat().st_size
+    else:
+        raise SystemExit(f"unknown measurement {kind}")
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}))
+
+
+def measure(kind: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
+    """The fastest of ``repeat`` runs, each in a fresh process."""
+    best: dict[str, float] | None = None
+    for _ in range(repeat):
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", kind, str(path), str(out)],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode:
+            sys.exit(f"{kind} on {path} failed:\n{proc.stderr[-2000:]}")
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        if best is None or result["seconds"] < best["seconds"]:
+            best = result
+    assert best is not None
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1024,10240", help="launch counts, comma-separated (e.g. 1024,10240,102400)")
+    ap.add_argument("--only", default=",".join(KINDS), help=f"measurements, comma-separated, of {', '.join(KINDS)}")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per measurement; the fastest counts")
+    ap.add_argument("--keep", type=Path, help="build the files here and keep them (reused when present)")
+    ap.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    kinds = [k for k in args.only.split(",") if k]
+    if "pandas" not in kinds:
+        kinds.insert(0, "pandas")  # every ratio is against the bare read of the same run
+    work = args.keep or Path(tempfile.mkdtemp(prefix="ncu-roofline-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"{'launches':>9} {'MB':>6} {'what':7} {'seconds':>8} {'x read':>7} {'peak MB':>8} {'x file':>7}")
+    results: dict[int, dict[str, dict[str, float]]] = {}
+    for size in sizes:
+        path = work / f"bench-{size}.details.csv"
+        if not path.exists():
+            build_details(path, size)
+        mb = path.stat().st_size
+        results[size] = {}
+        for kind in kinds:
+            out = work / f"bench-{size}.out.{kind}"
+            r = measure(kind, path, out, args.repeat)
+            results[size][kind] = r
+            base = results[size]["pandas"]["seconds"]
+            print(
+                f"{size:9,} {mb / 1e6:6.0f} {kind:7} {r['seconds']:8.2f} {r['seconds'] / base:7.2f} "
+                f"{r['peak_bytes'] / 1e6:8.0f} {r['peak_bytes'] / mb:7.2f}",
+                flush=True,
+            )
+            out.unlink(missing_ok=True)
+        if not args.keep:
+            path.unlink()
+    if len(sizes) > 1:
+        print("\ngrowth (time ratio between sizes; linear = launch ratio)")
+        for a, b in itertools.pairwise(sizes):
+            row = ", ".join(
+                f"{k} {results[b][k]['seconds'] / results[a][k]['seconds']:.1f}x"
+                for k in kinds
+                if results[a][k]["seconds"]
+            )
+            print(f"  {a:,} -> {b:,} launches ({b / a:.1f}x): {row}")
+    if not args.keep:
+        work.rmdir()
+
+
+if __name__ == "__main__":
+    main()
