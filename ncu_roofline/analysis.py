@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .chart import chart_points, fill_from_chart
 from .classify import classify, ncu_figures, records, unit_table, utilization
 from .device import resolve_peaks
 from .hints import LaunchView, ncu_rule_hints, run_rules
@@ -106,7 +107,8 @@ def analyze(
     names = device_names(report)
     dev: str | pd.Series | None = device if device is not None else (names if names.notna().any() else None)
     peak_frame = resolve_peaks(values, dev, peaks)
-    roof = roofline(values, peak_frame)
+    cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
+    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.metrics))
     all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
     verdicts = classify(quant, roof, all_rules)
     util = utilization(quant, roof, verdicts)

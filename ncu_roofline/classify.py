@@ -375,6 +375,9 @@ def _pipe_from_pipes(t: dict[str, float], rule: dict[str, Any] | None = None) ->
     if not math.isnan(fp16) and fp16 >= FP16_SHARE_OF_FMA * fma:
         return "fp16"
     fp32 = t["fp32"]
+    fp16_flops = t["fp16"]
+    if not math.isnan(fp16_flops) and fp16_flops >= PIPE_FLOP_SHARE * fma and not fp16_flops <= fp32:
+        return "fp16"  # no FP16 pipe figure (a details page), but the FP16 FLOP roof explains the busy FMA pipe
     if not math.isnan(fp32):
         # the FMA pipe busy with integer multiply-adds (IMAD) rather than FP32 FLOPs: "other"
         return "other" if fp32 < PIPE_FLOP_SHARE * fma else "fp32"

@@ -85,7 +85,13 @@ L1_BREAKDOWN: tuple[str, ...] = _elapsed(
 
 QUANTITIES: tuple[Quantity, ...] = (
     # --- time and clocks
-    _q("duration", "gpu__time_duration.sum", "s", "sum", "kernel duration"),
+    _q(
+        "duration",
+        ("gpu__time_duration.sum", "sm__cycles_elapsed.avg", "gpc__cycles_elapsed.avg"),
+        "s",
+        "sum",
+        "kernel duration (derived: RECIPES['duration'])",
+    ),
     _q("elapsed_cycles", ("gpc__cycles_elapsed.max", "sm__cycles_elapsed.max"), "cycle", "sum", "elapsed cycles"),
     _q(
         "sm_clock",
@@ -707,13 +713,245 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
 
     Columns taken: the ncu metric names of QUANTITIES. Returns the quantity names, same index."""
     wanted = [BY_NAME[n] for n in names] if names is not None else list(QUANTITIES)
-    out = {q.name: _combine(values, q) for q in wanted}
+    done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    out = {q.name: derive(values, q.name, done)[0] if q.name in RECIPES else _combine(values, q) for q in wanted}
     return pd.DataFrame(out, index=values.index)
 
 
 def metric_names() -> set[str]:
-    """Every ncu metric name the table reads."""
-    return {m for q in QUANTITIES for m in q.metrics}
+    """Every ncu metric name the table reads (quantities and the recipes of derived figures)."""
+    return {m for q in QUANTITIES for m in q.metrics} | {m for rs in RECIPES.values() for r in rs for m in r.metrics()}
+
+
+# ----------------------------------------------------------------------------------------------------------
+# derived figures: one declared table of recipes (what the file has decides which one a launch gets)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One way to compute a derived figure from metrics, recorded per launch under ``name``.
+
+    value = (sum over ``terms``) x ``times`` / ``per``. Each term is a tuple of alternatives
+    ``(metric, factor)``, the first present one counting; every term must be present. ``times`` is a tuple of
+    alternative metrics (the first present; empty = 1); ``per`` is a figure name of ``RECIPES`` (e.g.
+    ``duration``: counts become rates) or a metric name, or None. ``estimate``: the figure rests on an
+    assumption the file cannot confirm (the tensor FLOPs of one instruction)."""
+
+    name: str
+    terms: tuple[tuple[tuple[str, float], ...], ...]
+    times: tuple[str, ...] = ()
+    per: str | None = None
+    estimate: bool = False
+
+    def metrics(self) -> tuple[str, ...]:
+        """Every metric name the recipe can read."""
+        names = [m for term in self.terms for m, _ in term] + list(self.times)
+        if self.per is not None and self.per not in RECIPE_FIGURES:
+            names.append(self.per)
+        return tuple(names)
+
+
+def _term(*alternatives: tuple[str, float]) -> tuple[tuple[str, float], ...]:
+    return alternatives
+
+
+def _one(metric: str, factor: float = 1.0) -> tuple[tuple[str, float], ...]:
+    return ((metric, factor),)
+
+
+def _per_cycle(op: str) -> str:
+    return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
+
+
+def _derived_x(op: str, x: int) -> str:
+    return f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
+
+
+def _count(op: str, factor: float) -> tuple[tuple[str, float], ...]:
+    """A NERSC instruction count: ``smsp__`` or ``sm__`` spelling (the same sum over the GPU)."""
+    return (
+        (f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
+        (f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
+    )
+
+
+SM_CYCLES_PER_SECOND = "sm__cycles_elapsed.avg.per_second"
+SMSP_CYCLES_PER_SECOND = "smsp__cycles_elapsed.avg.per_second"
+#: Achieved FP work uses the SMSP clock (the counters are SMSP sums per SMSP cycle); the SM clock is the same
+#: clock domain and stands in where only it was collected.
+WORK_CLOCK: tuple[str, ...] = (SMSP_CYCLES_PER_SECOND, SM_CYCLES_PER_SECOND)
+
+#: FLOP per predicated-on thread instruction, per precision and op, as ncu's hierarchical roofline sections
+#: count them: an FMA is two operations; FP16 add/mul/FMA instructions are the packed HADD2/HMUL2/HFMA2
+#: (the sections' ``derived__*_x2`` / ``_x4``).
+FLOP_PER_INSTRUCTION: dict[str, dict[str, float]] = {
+    "fp64": {"dadd": 1.0, "dmul": 1.0, "dfma": 2.0},
+    "fp32": {"fadd": 1.0, "fmul": 1.0, "ffma": 2.0},
+    "fp16": {"hadd": 2.0, "hmul": 2.0, "hfma": 4.0},
+}
+
+
+def _fp_recipes(precision: str) -> tuple[Recipe, ...]:
+    ops = FLOP_PER_INSTRUCTION[precision]
+    per_cycle = tuple(
+        _term((_derived_x(op, int(f)), 1.0), (_per_cycle(op), f)) if f > 1 else _one(_per_cycle(op))
+        for op, f in ops.items()
+    )
+    counts = tuple(_count(op, f) for op, f in ops.items())
+    return (
+        Recipe("per-cycle rates x SM clock (ncu chart)", per_cycle, times=WORK_CLOCK),
+        Recipe("instruction counts / duration (NERSC)", counts, per="duration"),
+    )
+
+
+#: Tensor FLOP per warp-level tensor-pipe instruction, by compute capability: the MMA shape the compilers
+#: emit for FP16/BF16 on each architecture (PTX ISA ``mma`` shapes; 2 FLOP per multiply-add). Volta's
+#: HMMA.884 step: 512, the factor of ncu's own Tensor chart (``derived__sm__inst_executed_pipe_tensor_x512``,
+#: ncu 2022.3-2024.1); Turing HMMA.1688: 16x8x8x2 = 2048; Ampere/Ada HMMA.16816: 16x8x16x2 = 4096. Hopper
+#: and later issue warp-group MMA of variable shape: no figure (ncu measures their operations directly).
+#: An estimate: the real shape of each instruction is not in the file.
+TENSOR_FLOP_PER_INSTRUCTION: dict[str, float] = {
+    "7.0": 512.0,
+    "7.2": 512.0,
+    "7.5": 2048.0,
+    "8.0": 4096.0,
+    "8.6": 4096.0,
+    "8.7": 4096.0,
+    "8.9": 4096.0,
+}
+
+#: Derived figures, best recipe first; the first recipe whose metrics a launch has gives its value, and its
+#: name is recorded for that launch (``derive``). Traffic: the hierarchical roofline's own metrics (as
+#: ``ncu_roofline.roofline`` describes them), then byte counts or rates of the NERSC recipe (``dram__bytes``,
+#: ``lts__t_bytes``, ``l1tex__t_bytes``).
+RECIPES: dict[str, tuple[Recipe, ...]] = {
+    "duration": (
+        Recipe("gpu__time_duration.sum", (_one("gpu__time_duration.sum"),)),
+        Recipe("SM cycles / SM clock", (_one("sm__cycles_elapsed.avg"),), per=SM_CYCLES_PER_SECOND),
+        Recipe("GPC cycles / GPC clock", (_one("gpc__cycles_elapsed.avg"),), per="gpc__cycles_elapsed.avg.per_second"),
+        Recipe(
+            "GPC cycles (max) / GPC clock",
+            (_one("gpc__cycles_elapsed.max"),),
+            per="gpc__cycles_elapsed.avg.per_second",
+        ),
+        Recipe("SMSP cycles / SMSP clock", (_one("smsp__cycles_elapsed.avg"),), per=SMSP_CYCLES_PER_SECOND),
+    ),
+    "fp64_flops": _fp_recipes("fp64"),
+    "fp32_flops": _fp_recipes("fp32"),
+    "fp16_flops": _fp_recipes("fp16"),
+    "tensor_inst_per_s": (
+        Recipe(
+            "tensor instructions per cycle x SM clock",
+            (_one("smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed"),),
+            times=WORK_CLOCK,
+            estimate=True,
+        ),
+        Recipe(
+            "tensor instructions / duration",
+            (
+                _term(
+                    ("sm__inst_executed_pipe_tensor.sum", 1.0),
+                    ("smsp__inst_executed_pipe_tensor.sum", 1.0),
+                    ("sm__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
+                    ("smsp__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
+                ),
+            ),
+            per="duration",
+            estimate=True,
+        ),
+    ),
+    "dram_bytes_per_s": (
+        Recipe("dram__bytes.sum.per_second", (_one("dram__bytes.sum.per_second"),)),
+        Recipe("dram__bytes.sum / duration", (_one("dram__bytes.sum"),), per="duration"),
+        Recipe(
+            "DRAM read + write bytes per second",
+            (_one("dram__bytes_read.sum.per_second"), _one("dram__bytes_write.sum.per_second")),
+        ),
+        Recipe(
+            "DRAM read + write bytes / duration",
+            (_one("dram__bytes_read.sum"), _one("dram__bytes_write.sum")),
+            per="duration",
+        ),
+    ),
+    "l2_bytes_per_s": (
+        Recipe(
+            "L2 -> SM bytes per second (ncu chart)",
+            (
+                _term(
+                    ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0),
+                    ("lts__lts2xbar_cycles_active.sum.per_second", 32.0),
+                ),
+            ),
+        ),
+        Recipe("lts__t_bytes.sum.per_second", (_one("lts__t_bytes.sum.per_second"),)),
+        Recipe("lts__t_bytes.sum / duration", (_one("lts__t_bytes.sum"),), per="duration"),
+    ),
+    "l1_bytes_per_s": (
+        Recipe(
+            "L1 global/local bytes per second (ncu chart)",
+            (
+                _term(
+                    ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128.0),
+                    ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128.0),
+                    ("derived__l1tex__lsu_writeback_bytes.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active.sum.per_second", 128.0),
+                ),
+            ),
+        ),
+        Recipe("l1tex__t_bytes.sum.per_second", (_one("l1tex__t_bytes.sum.per_second"),)),
+        Recipe("l1tex__t_bytes.sum / duration", (_one("l1tex__t_bytes.sum"),), per="duration"),
+    ),
+}
+RECIPE_FIGURES: tuple[str, ...] = tuple(RECIPES)
+
+
+def _alt(values: pd.DataFrame, alternatives: tuple[tuple[str, float], ...]) -> np.ndarray:
+    out = np.full(len(values.index), np.nan)
+    for metric, factor in alternatives:
+        if metric in values.columns:
+            v = values[metric].to_numpy(dtype=np.float64) * factor
+            out = np.where(np.isnan(out), v, out)
+    return out
+
+
+def derive(
+    values: pd.DataFrame, figure: str, _done: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(value per launch, recipe name per launch) of one figure of RECIPES, from ``Report.values``.
+
+    The first recipe a launch has every metric of wins; NaN and None where no recipe applies."""
+    done = _done if _done is not None else {}
+    if figure in done:
+        return done[figure]
+    n = len(values.index)
+    value = np.full(n, np.nan)
+    recipe = np.full(n, None, dtype=object)
+    for r in RECIPES[figure]:
+        total = np.zeros(n)
+        for term in r.terms:
+            total = total + _alt(values, term)
+        if r.times:
+            total = total * _alt(values, tuple((m, 1.0) for m in r.times))
+        if r.per is not None:
+            den = derive(values, r.per, done)[0] if r.per in RECIPES else _alt(values, ((r.per, 1.0),))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                total = np.where(den > 0, total / np.where(den > 0, den, 1.0), np.nan)
+        take = np.isnan(value) & ~np.isnan(total)
+        value[take] = total[take]
+        recipe[take] = r.name
+    done[figure] = (value, recipe)
+    return value, recipe
+
+
+def recipes(values: pd.DataFrame) -> pd.DataFrame:
+    """Launch x derived figure: the name of the recipe that gave each figure (<NA> where none applied).
+
+    Takes ``Report.values``; returns one string column per figure of RECIPES, same index."""
+    done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    out = {f: pd.array(derive(values, f, done)[1], dtype="string") for f in RECIPES}
+    return pd.DataFrame(out, index=values.index)
 
 
 # ----------------------------------------------------------------------------------------------------------

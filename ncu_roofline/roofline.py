@@ -50,17 +50,12 @@ say which; fp rows have dtype = precision and series <NA>.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ncu_roofline.device import (
-    FLOP_PER_FMA,
-    FLOP_PER_HFMA2,
-    L1_BYTES_PER_CYCLE,
-    L2_BYTES_PER_CYCLE,
     SM_CLOCK,
     SMSP_CLOCK,
     TENSOR_DTYPES,
@@ -71,13 +66,10 @@ from ncu_roofline.device import (
     tensor_series,
 )
 from ncu_roofline.model import LAUNCH_KEY
+from ncu_roofline.quantities import RECIPES, TENSOR_FLOP_PER_INSTRUCTION, derive
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
-
-#: FLOP per predicated-on HADD/HMUL thread instruction: HADD2/HMUL2 pack two half operations (the sections'
-#: ``derived__smsp__sass_thread_inst_executed_op_h{add,mul}_pred_on_x2``).
-FLOP_PER_HADD2 = 2.0
 
 #: Tensor series for a launch with no tensor work (first the report has): the dense BF16 roof of the
 #: fastest MMA path on Hopper, then Ampere/Ada's; the figure a user compares a tensor kernel against.
@@ -111,63 +103,19 @@ ROOFLINE_COLUMNS: dict[str, str] = {
     "bandwidth_fraction": "float64",
     "compute_fraction": "float64",
     "bound": "string",
+    "work_recipe": "string",  # how achieved_flops was computed (RECIPES name, or "ncu chart body items")
+    "traffic_recipe": "string",  # how achieved_bytes_per_s was computed
+    "estimate": "boolean",  # achieved_flops rests on an assumption (tensor FLOP per instruction)
 }
 
 
-@dataclass(frozen=True)
-class Term:
-    """``metric`` x ``factor``; ``alternatives`` are tried, in order, where the metric is absent."""
-
-    metric: str
-    factor: float
-    alternatives: tuple[tuple[str, float], ...] = ()
-
-
-def _thread_op(op: str) -> str:
-    return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
-
-
-def _derived(op: str, x: int) -> str:
-    return f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
-
-
-#: Achieved FLOP per SMSP cycle, per precision: the sections' AchievedWork ValuePerCycleMetrics (their
-#: ``derived__*_xN`` metrics first, the base counter x N where the derived column is absent).
-WORK_TERMS: dict[str, tuple[Term, ...]] = {
-    "fp64": (
-        Term(_thread_op("dadd"), 1.0),
-        Term(_thread_op("dmul"), 1.0),
-        Term(_derived("dfma", 2), 1.0, ((_thread_op("dfma"), FLOP_PER_FMA),)),
-    ),
-    "fp32": (
-        Term(_thread_op("fadd"), 1.0),
-        Term(_thread_op("fmul"), 1.0),
-        Term(_derived("ffma", 2), 1.0, ((_thread_op("ffma"), FLOP_PER_FMA),)),
-    ),
-    "fp16": (
-        Term(_derived("hadd", 2), 1.0, ((_thread_op("hadd"), FLOP_PER_HADD2),)),
-        Term(_derived("hmul", 2), 1.0, ((_thread_op("hmul"), FLOP_PER_HADD2),)),
-        Term(_derived("hfma", 4), 1.0, ((_thread_op("hfma"), FLOP_PER_HFMA2),)),
-    ),
-}
-
-#: Achieved bytes per second, per level: the sections' AchievedTraffic metrics, best first. The order of
-#: the L1 alternatives matches the peak recipes in ``ncu_roofline.device`` so both come from one family.
-TRAFFIC: dict[str, tuple[tuple[str, float], ...]] = {
-    "dram": (("dram__bytes.sum.per_second", 1.0),),
-    "l2": (
-        ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0),
-        ("lts__lts2xbar_cycles_active.sum.per_second", L2_BYTES_PER_CYCLE),
-    ),
-    "l1": (
-        ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0),
-        ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", L1_BYTES_PER_CYCLE),
-        ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0),
-        ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", L1_BYTES_PER_CYCLE),
-        ("derived__l1tex__lsu_writeback_bytes.sum.per_second", 1.0),
-        ("l1tex__lsu_writeback_active.sum.per_second", L1_BYTES_PER_CYCLE),
-    ),
-}
+def achieved_work_per_cycle(values: pd.DataFrame, precision: str) -> pd.Series:
+    """Achieved FLOP per SMSP cycle (fp64/fp32/fp16) from the per-cycle rates the chart reads; NaN where a
+    counter the chart needs is absent."""
+    total: pd.Series = pd.Series(0.0, index=values.index)
+    for term in RECIPES[f"{precision}_flops"][0].terms:
+        total = total + _first(values, term)
+    return total
 
 
 def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.Series:
@@ -177,27 +125,30 @@ def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.S
     return out
 
 
-def achieved_work_per_cycle(values: pd.DataFrame, precision: str) -> pd.Series:
-    """Achieved FLOP per SMSP cycle (fp64/fp32/fp16); NaN where a counter the chart needs is absent."""
-    total: pd.Series = pd.Series(0.0, index=values.index)
-    for term in WORK_TERMS[precision]:
-        total = total + _first(values, ((term.metric, term.factor), *term.alternatives))
-    return total
-
-
 def smsp_clock(values: pd.DataFrame) -> pd.Series:
     """``smsp__cycles_elapsed.avg.per_second``, or the SM clock (same domain) where only that is there."""
     return _first(values, ((SMSP_CLOCK, 1.0), (SM_CLOCK, 1.0)))
 
 
 def achieved_flops(values: pd.DataFrame, precision: str) -> pd.Series:
-    """Achieved FLOP/s of one FP precision (fp64, fp32, fp16), as the chart computes it."""
-    return achieved_work_per_cycle(values, precision) * smsp_clock(values)
+    """Achieved FLOP/s of one FP precision (fp64, fp32, fp16): the chart's per-cycle rates x clock, else the
+    NERSC instruction counts / duration (``ncu_roofline.quantities.RECIPES``)."""
+    return pd.Series(derive(values, f"{precision}_flops")[0], index=values.index)
 
 
 def achieved_traffic(values: pd.DataFrame, level: str) -> pd.Series:
-    """Achieved bytes/s at one memory level (dram, l2, l1)."""
-    return _first(values, TRAFFIC[level])
+    """Achieved bytes/s at one memory level (dram, l2, l1), by the first recipe of ``RECIPES`` a launch has."""
+    return pd.Series(derive(values, f"{level}_bytes_per_s")[0], index=values.index)
+
+
+def tensor_estimate(values: pd.DataFrame, cc: pd.Series | None) -> pd.Series:
+    """Estimated tensor FLOP/s from tensor-pipe instruction counts x the architecture's FLOP per instruction
+    (``TENSOR_FLOP_PER_INSTRUCTION``); NaN where either is unknown."""
+    inst = pd.Series(derive(values, "tensor_inst_per_s")[0], index=values.index)
+    if cc is None:
+        return inst * np.nan
+    factor = cc.reindex(values.index).astype(object).map(lambda c: TENSOR_FLOP_PER_INSTRUCTION.get(str(c), np.nan))
+    return inst * factor.astype(float)
 
 
 def tensor_achieved(values: pd.DataFrame, series: list[TensorSeries]) -> pd.DataFrame:
@@ -238,6 +189,7 @@ def roofline(
     peaks: pd.DataFrame,
     *,
     tensor: Literal["dominant", "all"] = "dominant",
+    cc: pd.Series | None = None,
 ) -> pd.DataFrame:
     """The long roofline frame: one row per launch x precision x level (x tensor series).
 
@@ -247,7 +199,10 @@ def roofline(
     [FLOP/s], achieved_bytes_per_s, intensity [FLOP/byte], peak_flops, peak_bytes_per_s, ridge_intensity,
     attainable_flops, roof_fraction, bandwidth_fraction, compute_fraction (fractions 0..1), bound
     ("memory"/"compute"). Rows are in launch order, then PRECISIONS, then LEVELS (``tensor="all"``: the
-    tensor rows per series, in series-name order). Missing metrics give NaN, never zero.
+    tensor rows per series, in series-name order). Missing metrics give NaN, never zero. ``work_recipe`` and
+    ``traffic_recipe`` name the recipe of each figure; ``cc`` (compute capability per launch, same index)
+    lets a report without tensor operation counts estimate tensor work from tensor-pipe instructions
+    (``estimate`` true on those rows).
     """
     if tensor not in ("dominant", "all"):
         raise ValueError(f"tensor must be 'dominant' or 'all', not {tensor!r}")
@@ -255,11 +210,22 @@ def roofline(
     parts: list[pd.DataFrame] = []
     n = len(values.index)
     launch_pos = np.arange(n)
-    traffic = {lv: achieved_traffic(values, lv) for lv in LEVELS}
+    done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    traffic = {lv: pd.Series(derive(values, f"{lv}_bytes_per_s", done)[0], index=values.index) for lv in LEVELS}
+    traffic_recipe = {lv: derive(values, f"{lv}_bytes_per_s", done)[1] for lv in LEVELS}
+    none = np.full(n, None, dtype=object)
     peak_bw = {lv: float_column(peaks, f"{lv}_bytes_per_s") for lv in LEVELS}
 
     def block(
-        prec: str, *, dtype: pd.Series, series: pd.Series, work: pd.Series, peak: pd.Series, order: float
+        prec: str,
+        *,
+        dtype: pd.Series,
+        series: pd.Series,
+        work: pd.Series,
+        peak: pd.Series,
+        order: float,
+        recipe: np.ndarray = none,
+        estimate: bool = False,
     ) -> None:
         for li, lv in enumerate(LEVELS):
             parts.append(
@@ -274,6 +240,9 @@ def roofline(
                         "series": series.to_numpy(dtype=object),
                         "achieved_flops": work.to_numpy(dtype=float),
                         "achieved_bytes_per_s": traffic[lv].to_numpy(dtype=float),
+                        "work_recipe": recipe,
+                        "traffic_recipe": traffic_recipe[lv],
+                        "estimate": _where(~pd.isna(recipe), estimate, None),
                         "peak_flops": peak.to_numpy(dtype=float),
                         "peak_bytes_per_s": peak_bw[lv].to_numpy(dtype=float),
                     },
@@ -287,23 +256,29 @@ def roofline(
             prec,
             dtype=pd.Series(prec, index=values.index),
             series=na,
-            work=achieved_flops(values, prec),
+            work=pd.Series(derive(values, f"{prec}_flops", done)[0], index=values.index),
             peak=float_column(peaks, f"{prec}_flops"),
             order=float(pi),
+            recipe=derive(values, f"{prec}_flops", done)[1],
         )
 
     series = tensor_series(values)
     by_name = {s.name: s for s in series}
     work = tensor_achieved(values, series)
+    tensor_recipe = _where(work.notna().any(axis=1).to_numpy(), TENSOR_OPS_RECIPE, None) if series else none
     if not series:
         dtype_peak = float_column(peaks, f"tensor_{DEFAULT_TENSOR_DTYPE}_flops")
+        estimate = tensor_estimate(values, cc)
+        est_recipe = derive(values, "tensor_inst_per_s", done)[1]
         block(
             "tensor",
             dtype=pd.Series(DEFAULT_TENSOR_DTYPE, index=values.index),
             series=na,
-            work=pd.Series(np.nan, index=values.index),
+            work=estimate,
             peak=dtype_peak,
             order=3.0,
+            recipe=_where(estimate.notna().to_numpy(), est_recipe, None),
+            estimate=True,
         )
     elif tensor == "all":
         for si, s in enumerate(series):
@@ -314,6 +289,7 @@ def roofline(
                 work=work[s.name],
                 peak=_series_peak(peaks, s),
                 order=3.0 + si / (len(series) + 1),
+                recipe=_where(work[s.name].notna().to_numpy(), TENSOR_OPS_RECIPE, None),
             )
     else:
         chosen = dominant_tensor_series(values)
@@ -326,7 +302,7 @@ def roofline(
             w[rows] = work[name][rows]
             p[rows] = _series_peak(peaks, s)[rows]
             d[rows] = s.src
-        block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0)
+        block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0, recipe=tensor_recipe)
 
     frame = pd.concat(parts)
     frame = frame.sort_values(["_launch", "_order", "_level"], kind="stable")
@@ -335,6 +311,18 @@ def roofline(
     for k in LAUNCH_KEY:
         frame[k] = keys[k].to_numpy()
     return _derive(frame)
+
+
+def _where(mask: np.ndarray, yes: Any, no: Any) -> np.ndarray:
+    """An object array: ``yes`` (scalar or array) where ``mask``, else ``no``."""
+    out = np.full(len(mask), no, dtype=object)
+    picked = np.asarray(yes, dtype=object)
+    out[mask] = picked[mask] if picked.ndim else picked
+    return out
+
+
+#: Recipe name of tensor work measured by ncu's per-series operation counters.
+TENSOR_OPS_RECIPE = "tensor operations per cycle x SM clock (ncu chart)"
 
 
 def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
@@ -383,6 +371,9 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
             "bandwidth_fraction": bw_frac,
             "compute_fraction": comp_frac,
             "bound": bound,
+            "work_recipe": frame["work_recipe"].astype(object),
+            "traffic_recipe": frame["traffic_recipe"].astype(object),
+            "estimate": frame["estimate"].astype(object),
         }
     )
     result: pd.DataFrame = out.astype(ROOFLINE_COLUMNS)

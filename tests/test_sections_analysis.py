@@ -13,7 +13,7 @@ import pytest
 from conftest import data
 
 import ncu_roofline
-from ncu_roofline import device, roofline
+from ncu_roofline import device
 from ncu_roofline.analysis import Analysis, analyze
 from ncu_roofline.quantities import metric_names
 from ncu_roofline.sections import collected_metrics
@@ -84,14 +84,11 @@ def test_section_roofline_equals_the_raw_pages(name: str, raw: Analysis) -> None
 
 
 def analysis_reads() -> set[str]:
-    """Every ncu metric name the analysis reads: the quantities table, the roofline and the peak recipes."""
+    """Every ncu metric name the analysis reads: the quantities table (with the recipes of the roofline's
+    achieved work and traffic) and the peak recipes."""
     used = set(metric_names()) | set(device.DIRECT_FIGURES.values())
     for recipes in device.PEAK_RECIPES.values():
         used |= {x for r in recipes for x in (r.metric, r.clock)}
-    for options in roofline.TRAFFIC.values():
-        used |= {m for m, _ in options}
-    for terms in roofline.WORK_TERMS.values():
-        used |= {m for t in terms for m in (t.metric, *(a for a, _ in t.alternatives))}
     used.add("device__attribute_display_name")  # text: analysis.device_names, for the built-in peak table
     return used
 

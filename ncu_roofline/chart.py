@@ -1,0 +1,214 @@
+"""ncu's own hierarchical roofline points, read off the chart body items of a ``--print-details all`` page.
+
+A details page made with ``--print-details all`` carries, per launch, chart and memory level, the inputs of
+each point ncu draws (section "GPU Speed Of Light Hierarchical Roofline Chart (...)", body items
+"DRAM Roofline", "L2 Achieved Value", "L1/TEX Cache Roofline (Op:hmma Src:bf16 ...)" ...), labelled but not
+named. The chart's recipe (``RooflineChart`` in the stock section files) combines them:
+
+=================  ==========================================================================================
+peak work          "Theoretical ... Operations" (per cycle) x "SM Frequency" of the Roofline item
+peak traffic       "Theoretical ... Bytes Accessible" (per cycle) x the level's "... Frequency"
+achieved work      sum of the Achieved Value item's per-cycle work items x its "SM Frequency"
+achieved traffic   the Achieved Value item's "... Bandwidth"
+=================  ==========================================================================================
+
+so the points equal ncu's by construction. Items are told apart by their label's role, not by the exact
+wording, which changes between ncu versions. ``fill_from_chart`` puts these figures into a roofline frame
+where the metrics gave none (a details page has no metric names for them).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .device import parse_series
+from .model import LAUNCH_KEY
+from .roofline import DEFAULT_TENSOR_SERIES, ROOFLINE_COLUMNS, _derive
+
+#: Chart section display name -> precision.
+CHART_SECTIONS: dict[str, str] = {
+    "GPU Speed Of Light Hierarchical Roofline Chart (Double Precision)": "fp64",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Single Precision)": "fp32",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Half Precision)": "fp16",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)": "tensor",
+}
+_ITEM = re.compile(
+    r"^(?P<level>DRAM|L2|L1|L1/TEX)(?: Cache)? (?P<kind>Roofline|Achieved Value)(?: \((?P<series>.*)\))?$"
+)
+_LEVEL = {"DRAM": "dram", "L2": "l2", "L1": "l1", "L1/TEX": "l1"}
+#: Recipe name the filled rows record.
+CHART_RECIPE = "ncu chart body items"
+
+CHART_COLUMNS: dict[str, str] = {
+    "report": "string",
+    "process_id": "Int64",
+    "launch_id": "Int64",
+    "precision": "string",
+    "level": "string",
+    "series": "string",
+    "achieved_flops": "float64",
+    "achieved_bytes_per_s": "float64",
+    "peak_flops": "float64",
+    "peak_bytes_per_s": "float64",
+}
+
+
+def series_name(label: str) -> str:
+    """ncu's series label -> metric suffix: "Op:hmma Src:bf16 Dst:fp32 Sparsity:off" ->
+    "op_hmma_src_bf16_dst_fp32_sparsity_off"."""
+    return "_".join(part.replace(":", "_").lower() for part in label.split())
+
+
+def _role(kind: str, label: str) -> str:
+    if label == "SM Frequency":
+        return "sm_clock" if kind != "Roofline" else "peak_sm_clock"
+    if kind == "Roofline":
+        if label.startswith("Theoretical") and "Bytes" in label:
+            return "peak_bytes"
+        if label.startswith("Theoretical"):
+            return "peak_ops"
+        if label.endswith("Frequency"):
+            return "memory_clock"
+        return "other"
+    if "Bandwidth" in label:
+        return "bandwidth"
+    return "work"
+
+
+def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Every hierarchical roofline point of the chart body items in ``metrics`` (``Report.metrics``).
+
+    Returns CHART_COLUMNS: one row per launch x precision x level (x tensor series: ``series`` is the
+    metric suffix, <NA> on the FP charts), base units. A point whose inputs are incomplete is NaN there."""
+    if not len(metrics) or "body_item" not in metrics.columns:
+        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
+    section = metrics["section"].astype(object)
+    precision = section.map(CHART_SECTIONS)
+    sel = precision.notna().to_numpy() & metrics["body_item"].notna().to_numpy()
+    m = metrics.loc[sel, [*LAUNCH_KEY, "body_item", "label", "value"]]
+    if m.empty:
+        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
+    items = m["body_item"].astype(str)
+    parts = items.str.extract(_ITEM)
+    keep = parts["level"].notna().to_numpy()
+    m, parts = m[keep], parts[keep]
+    series = parts["series"].where(parts["series"] != "Global/Local")
+    kinds = parts["kind"].to_numpy(dtype=object)
+    labels = m["label"].astype(str).to_numpy(dtype=object)
+    roles = [_role(k, lab) for k, lab in zip(kinds, labels, strict=True)]
+    frame = pd.DataFrame(
+        {
+            "report": m["report"].astype(str).to_numpy(dtype=object),
+            "process_id": m["process_id"].astype("Int64").to_numpy(dtype=object),
+            "launch_id": m["launch_id"].astype("Int64").to_numpy(dtype=object),
+            "precision": precision[sel][keep].to_numpy(dtype=object),
+            "level": parts["level"].map(_LEVEL).to_numpy(dtype=object),
+            "series": series.map(series_name, na_action="ignore").fillna("").to_numpy(dtype=object),
+            "role": roles,
+            "value": m["value"].to_numpy(dtype=float),
+        }
+    )
+    keys = ["report", "process_id", "launch_id", "precision", "level", "series"]
+    work = frame[frame["role"] == "work"].groupby(keys, sort=False)["value"].sum(min_count=1)
+    single = frame[frame["role"] != "work"].groupby([*keys, "role"], sort=False)["value"].first().unstack("role")
+    wide = single.join(work.rename("work"), how="outer")
+    for col in ("sm_clock", "peak_sm_clock", "peak_ops", "peak_bytes", "memory_clock", "bandwidth", "work"):
+        if col not in wide.columns:
+            wide[col] = np.nan
+    out = pd.DataFrame(
+        {
+            "achieved_flops": wide["work"] * wide["sm_clock"],
+            "achieved_bytes_per_s": wide["bandwidth"],
+            "peak_flops": wide["peak_ops"] * wide["peak_sm_clock"],
+            "peak_bytes_per_s": wide["peak_bytes"] * wide["memory_clock"],
+        },
+        index=wide.index,
+    ).reset_index()
+    out["series"] = out["series"].where(out["series"] != "", None)
+    result: pd.DataFrame = out[list(CHART_COLUMNS)].astype(CHART_COLUMNS)
+    return result
+
+
+def _pick_tensor(points: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, the tensor series of its dominant row, as ``ncu_roofline.roofline.dominant_tensor_series``
+    picks it: the per-instruction series with the most work, else any series with work, else the default."""
+    t = points[(points["precision"] == "tensor").to_numpy() & (points["level"] == "dram").to_numpy()]
+    if t.empty:
+        return t
+    t = t.assign(
+        _per_op=t["series"].astype(str).str.startswith("op_").to_numpy(),
+        _work=t["achieved_flops"].fillna(0.0).to_numpy(),
+        _default=t["series"]
+        .astype(str)
+        .map({n: i for i, n in enumerate(DEFAULT_TENSOR_SERIES)})
+        .fillna(len(DEFAULT_TENSOR_SERIES))
+        .to_numpy(),
+    )
+    t = t.assign(_has=(t["_work"] > 0).to_numpy())
+    t = t.sort_values(["_has", "_per_op", "_work", "_default"], ascending=[False, False, False, True], kind="stable")
+    chosen: pd.DataFrame = t.drop_duplicates(list(LAUNCH_KEY))[[*LAUNCH_KEY, "series"]]
+    return chosen
+
+
+def fill_from_chart(roof: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
+    """``roof`` (ROOFLINE_COLUMNS, one tensor row per launch and level) with the achieved and peak figures
+    the metrics left NaN taken from ncu's chart points (``chart_points``), and the rows re-derived.
+
+    A tensor row without work takes the launch's dominant chart series (its dtype, series and roof)."""
+    if not len(points) or not len(roof):
+        return roof
+    out = roof.copy()
+    tensor = (out["precision"] == "tensor").fillna(False).to_numpy()
+    chosen = _pick_tensor(points)
+    if len(chosen):
+        key = pd.MultiIndex.from_frame(out[list(LAUNCH_KEY)].astype(object))
+        pick = pd.Series(
+            chosen["series"].to_numpy(dtype=object),
+            index=pd.MultiIndex.from_frame(chosen[list(LAUNCH_KEY)].astype(object)),
+        )
+        pos = pick.index.get_indexer(key)
+        take = tensor & (pos >= 0) & out["achieved_flops"].isna().to_numpy()
+        new_series = pick.to_numpy(dtype=object)[pos[take]]
+        out.loc[take, "series"] = new_series
+        out.loc[take, "dtype"] = [(s.src if (s := parse_series(str(n))) is not None else None) for n in new_series]
+        out.loc[take, "peak_flops"] = np.nan  # the roof of the chosen series, from the chart below
+    join = [*LAUNCH_KEY, "precision", "level"]
+    left = out[join].astype(object).copy()
+    left["series"] = out["series"].astype(object).where(tensor, None)
+    right = points.astype(object).copy()
+    right["series"] = right["series"].where(right["precision"] == "tensor", None)
+    both = [*join, "series"]
+    left_key = pd.MultiIndex.from_frame(left[both].fillna("-"))
+    right_key = pd.MultiIndex.from_frame(right[both].fillna("-"))
+    right_unique = ~right_key.duplicated()
+    right, right_key = right[right_unique], right_key[right_unique]
+    pos = right_key.get_indexer(left_key)
+    hit = pos >= 0
+    for col, recipe_col in (
+        ("achieved_flops", "work_recipe"),
+        ("achieved_bytes_per_s", "traffic_recipe"),
+        ("peak_flops", None),
+        ("peak_bytes_per_s", None),
+    ):
+        have = out[col].to_numpy(dtype=float)
+        chart = np.full(len(out), np.nan)
+        chart[hit] = right[col].to_numpy(dtype=float)[pos[hit]]
+        fill = np.isnan(have) & ~np.isnan(chart)
+        if not fill.any():
+            continue
+        have = np.where(fill, chart, have)
+        out[col] = have
+        if recipe_col is not None:
+            rec = out[recipe_col].astype(object).to_numpy().copy()
+            rec[fill] = CHART_RECIPE
+            out[recipe_col] = rec
+            if col == "achieved_flops":
+                est = out["estimate"].astype(object).to_numpy().copy()
+                est[fill] = False
+                out["estimate"] = est
+    base = out[[c for c in out.columns if c not in ("intensity", "ridge_intensity", "attainable_flops")]]
+    result: pd.DataFrame = _derive(base)[list(ROOFLINE_COLUMNS)]
+    return result

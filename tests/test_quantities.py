@@ -1,0 +1,149 @@
+"""Quantities from whatever the file has: the NERSC recipe (cycles, clock, instruction counts), recorded per
+figure.
+
+Golden values are written out by hand from the cells of the public V100 export
+(``../shared/ncu-wild/public/v100_summit_gene_dzv.csv``, ncu 2020.1, ``--units base``): duration = cycles /
+rate and FP64 FLOP/s = (dadd + dmul + 2 x dfma) / duration, as the NERSC roofline recipe defines them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.quantities import RECIPES, derive, quantities, recipes
+
+WILD = Path("/work/shared/ncu-wild")
+V100_CSV = WILD / "public" / "v100_summit_gene_dzv.csv"
+V100_RAW = WILD / "ncu-2022.3" / "gene_dzv.raw.csv"
+V100_RAW_BASE = WILD / "ncu-2022.3" / "gene_dzv.raw-base.csv"
+
+# The cells of the CSV, launch by launch (ID 0..3): sm__cycles_elapsed.avg [cycle],
+# sm__cycles_elapsed.avg.per_second [cycle/second], dadd, dfma, dmul [inst].
+CELLS = {
+    0: (173_188_849.78, 1_311_197_574.27, 0, 330_301_440, 27_525_120),
+    1: (159_966_902.07, 1_311_089_943.08, 0, 330_301_440, 27_525_120),
+    2: (159_680_288.97, 1_311_192_791.89, 0, 330_301_440, 27_525_120),
+    3: (173_329_169.80, 1_311_217_022.50, 0, 330_301_440, 27_525_120),
+}
+# By hand: launch 0: 173,188,849.78 / 1,311,197,574.27 = 0.13208452 s;
+# (0 + 27,525,120 + 2 x 330,301,440) / 0.13208452 s = 688,128,000 / 0.13208452 = 5.2097567e9 FLOP/s.
+HAND_DURATION_0 = 0.13208452
+HAND_FP64_0 = 5.2097567e9
+
+
+@pytest.fixture(scope="module", params=[V100_CSV, V100_RAW, V100_RAW_BASE], ids=["public-csv", "raw", "raw-base"])
+def v100(request: pytest.FixtureRequest) -> ncu_roofline.Report:
+    return ncu_roofline.read(request.param)
+
+
+def test_cells_are_what_the_test_says() -> None:
+    """The hand-copied cells above are the file's (guards the golden numbers against a typo)."""
+    text = V100_CSV.read_text()
+    for cycles, rate, _dadd, dfma, dmul in CELLS.values():
+        assert f'"{cycles:,.2f}"' in text and f'"{rate:,.2f}"' in text
+        assert f'"{dfma:,}"' in text and f'"{dmul:,}"' in text
+
+
+def test_nersc_duration_and_fp64_flops(v100: ncu_roofline.Report) -> None:
+    q = quantities(v100.values)
+    assert len(q) == 4
+    for lid, (cycles, rate, dadd, dfma, dmul) in CELLS.items():
+        row = q.xs(lid, level="launch_id").iloc[0]
+        duration = cycles / rate  # by hand, the NERSC recipe
+        assert math.isclose(row["duration"], duration, rel_tol=1e-6)
+        flops = (dadd + dmul + 2 * dfma) / duration
+        got = derive(v100.values, "fp64_flops")[0][list(q.index.get_level_values("launch_id")).index(lid)]
+        assert math.isclose(got, flops, rel_tol=1e-6)
+    first = q.xs(0, level="launch_id").iloc[0]
+    assert math.isclose(first["duration"], HAND_DURATION_0, rel_tol=1e-6)
+
+
+def test_nersc_recipe_is_recorded(v100: ncu_roofline.Report) -> None:
+    r = recipes(v100.values)
+    assert (r["duration"] == "SM cycles / SM clock").all()
+    assert (r["fp64_flops"] == "instruction counts / duration (NERSC)").all()
+    assert r["fp32_flops"].isna().all()  # not in the file: no recipe, no value
+    assert r["dram_bytes_per_s"].isna().all()
+
+
+def test_nersc_roofline_row_and_launch_duration(v100: ncu_roofline.Report) -> None:
+    a = analyze(v100)
+    fp64 = a.roofline[(a.roofline["precision"] == "fp64") & (a.roofline["level"] == "dram")]
+    fp64 = fp64.sort_values("launch_id")
+    assert math.isclose(float(fp64["achieved_flops"].iloc[0]), HAND_FP64_0, rel_tol=1e-6)
+    assert (fp64["work_recipe"] == "instruction counts / duration (NERSC)").all()
+    assert fp64["achieved_bytes_per_s"].isna().all()  # no byte counts collected: never zero
+    ns = a.launches.sort_values("launch_id")["duration_ns"].to_numpy(dtype=float)
+    assert math.isclose(ns[0], HAND_DURATION_0 * 1e9, rel_tol=1e-6)
+    assert not np.isnan(ns).any()
+
+
+def test_duration_prefers_the_measured_one() -> None:
+    values = pd.DataFrame(
+        {
+            "gpu__time_duration.sum": [2e-6, np.nan],
+            "sm__cycles_elapsed.avg": [1000.0, 3000.0],
+            "sm__cycles_elapsed.avg.per_second": [1e9, 1.5e9],
+        }
+    )
+    value, recipe = derive(values, "duration")
+    assert value.tolist() == [2e-6, 2e-6]
+    assert recipe.tolist() == ["gpu__time_duration.sum", "SM cycles / SM clock"]
+
+
+def test_gpc_pair_and_byte_counts() -> None:
+    values = pd.DataFrame(
+        {
+            "gpc__cycles_elapsed.max": [2000.0],
+            "gpc__cycles_elapsed.avg.per_second": [2e9],
+            "dram__bytes.sum": [4e6],
+            "lts__t_bytes.sum.per_second": [3e12],
+            "l1tex__t_bytes.sum": [8e6],
+        }
+    )
+    d = {f: derive(values, f) for f in RECIPES}
+    assert d["duration"][0][0] == pytest.approx(1e-6)
+    assert d["dram_bytes_per_s"][0][0] == pytest.approx(4e12)  # 4 MB in 1 us
+    assert d["l2_bytes_per_s"][0][0] == pytest.approx(3e12)
+    assert d["l1_bytes_per_s"][0][0] == pytest.approx(8e12)
+    assert d["l1_bytes_per_s"][1][0] == "l1tex__t_bytes.sum / duration"
+
+
+def test_fma_counts_twice_and_half_is_packed() -> None:
+    values = pd.DataFrame(
+        {
+            "gpu__time_duration.sum": [1.0],
+            "sm__sass_thread_inst_executed_op_fadd_pred_on.sum": [1.0],
+            "sm__sass_thread_inst_executed_op_fmul_pred_on.sum": [10.0],
+            "sm__sass_thread_inst_executed_op_ffma_pred_on.sum": [100.0],
+            "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum": [1.0],
+            "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum": [10.0],
+            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum": [100.0],
+        }
+    )
+    assert derive(values, "fp32_flops")[0][0] == 211.0
+    assert derive(values, "fp16_flops")[0][0] == 422.0  # HADD2/HMUL2 2, HFMA2 4 (ncu's chart)
+
+
+def test_tensor_instructions_give_an_estimate_marked_as_such() -> None:
+    idx = pd.MultiIndex.from_tuples([("r", 1, 0), ("r", 1, 1)], names=["report", "process_id", "launch_id"])
+    values = pd.DataFrame(
+        {"gpu__time_duration.sum": [1e-3, 1e-3], "sm__inst_executed_pipe_tensor.sum": [1e6, 1e6]}, index=idx
+    )
+    peaks = pd.DataFrame(index=idx)
+    from ncu_roofline.roofline import roofline
+
+    cc = pd.Series(["7.0", "9.0"], index=idx)
+    roof = roofline(values, peaks, cc=cc)
+    t = roof[(roof["precision"] == "tensor") & (roof["level"] == "dram")]
+    # V100: 512 FLOP per HMMA.884 instruction (ncu's own x512): 1e6 x 512 / 1 ms
+    assert float(t["achieved_flops"].iloc[0]) == pytest.approx(512e9)
+    assert bool(t["estimate"].iloc[0]) is True
+    assert math.isnan(float(t["achieved_flops"].iloc[1]))  # Hopper: no per-instruction figure, no guess
