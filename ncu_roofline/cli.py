@@ -14,7 +14,8 @@ import shutil
 import sys
 import traceback
 import webbrowser
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -29,11 +30,20 @@ from .errors import (
     EXIT_OK,
     EXIT_USAGE,
     AnalysisError,
+    FormatError,
     NcuRooflineError,
     NoLaunchesError,
     SlowerError,
 )
-from .files import check_writable, default_output, expand_inputs, input_stem, prepare_folder, uncompressed_size
+from .files import (
+    check_writable,
+    default_output,
+    expand_arguments,
+    expand_inputs,
+    input_stem,
+    prepare_folder,
+    uncompressed_size,
+)
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
 from .model import Report
@@ -299,20 +309,35 @@ def output_options(what: str) -> Callable[[F], F]:
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def read_inputs(paths: Sequence[Path]) -> Report:
-    """Read the input files into one Report, with a progress bar on a terminal when they are large."""
-    from .io import merge, read, read_one, report_names
+def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = ()) -> Report:
+    """Read the input files into one Report, with a progress bar on a terminal when they are large.
 
-    sizes = [uncompressed_size(p) for p in paths]
-    if settings().quiet or not _is_tty(sys.stderr) or sum(sizes) < PROGRESS_MIN_BYTES:
-        return read(list(paths))
+    A file found in a folder (``in_folder``) that is not an ncu export (FormatError: no CSV header, binary,
+    empty, a capture of ncu's own error) is skipped with one warning; if no file is left, the first such error
+    is raised. A file named explicitly is always an error."""
+    from .io import merge, read_one, report_names
+
     names: list[str | None] = list(report_names(paths)) if len(paths) > 1 else [None]
-    parts = []
-    with click.progressbar(length=sum(sizes), label="reading", file=sys.stderr) as bar:
+    sizes = [uncompressed_size(p) for p in paths]
+    show = not settings().quiet and _is_tty(sys.stderr) and sum(sizes) >= PROGRESS_MIN_BYTES
+    parts: list[Report] = []
+    first: FormatError | None = None
+    with click.progressbar(length=sum(sizes), label="reading", file=sys.stderr) if show else nullcontext() as bar:
         for path, name, size in zip(paths, names, sizes, strict=True):
-            bar.label = f"reading {path.name}"
-            parts.append(read_one(path, name))
-            bar.update(size)
+            if bar is not None:
+                bar.label = f"reading {path.name}"
+            try:
+                parts.append(read_one(path, name))
+            except FormatError as exc:
+                if path not in in_folder:
+                    raise
+                first = first or exc
+                note(f"warning: skipped {path}: {_one_line(exc.detail)}")
+            if bar is not None:
+                bar.update(size)
+    if not parts:
+        assert first is not None
+        raise first
     return merge(parts)
 
 
@@ -330,13 +355,15 @@ def load(
     peaks: Mapping[str, float],
     kernel: Sequence[str],
     nvtx: Sequence[str],
+    in_folder: Collection[Path] = (),
 ) -> Analysis:
     """Read, analyse and filter: the Analysis the commands render. NoLaunchesError when there is nothing."""
-    report = read_inputs(paths)
+    report = read_inputs(paths, in_folder)
     for row in report.source.itertuples():
         version = f", ncu {row.ncu_version}" if isinstance(row.ncu_version, str) else ""
         skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
-        detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}")
+        unknown = f"; {row.not_understood}" if isinstance(row.not_understood, str) else ""
+        detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
     if len(report.launches) == 0:
         names = ", ".join(str(p) for p in paths)
         raise NoLaunchesError(
@@ -485,10 +512,10 @@ def analyze_command(
     """
     fmt = _format_of(fmt, output)
     _check_open(open_browser, fmt, output)
-    paths = expand_inputs(reports)
+    paths, in_folder = expand_arguments(reports)
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
-    analysis = load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx)
+    analysis = load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder)
 
     if fmt is None or fmt == "html":
         from .report.html import render_html
@@ -595,10 +622,15 @@ def diff_command(
 
     fmt = _format_of(fmt, output)
     _check_open(open_browser, fmt, output)
-    b_paths, a_paths = expand_inputs([before]), expand_inputs([after])
+    (b_paths, b_folder), (a_paths, a_folder) = expand_arguments([before]), expand_arguments([after])
     options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
     b_name, a_name = _side_names(before, after, b_paths, a_paths)
-    diff = compare(load(b_paths, **options), load(a_paths, **options), before_name=b_name, after_name=a_name)
+    diff = compare(
+        load(b_paths, in_folder=b_folder, **options),
+        load(a_paths, in_folder=a_folder, **options),
+        before_name=b_name,
+        after_name=a_name,
+    )
 
     if fmt is None or fmt == "html":
         from .report.diff_html import render_diff_html

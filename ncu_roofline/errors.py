@@ -55,6 +55,10 @@ class FormatError(InputError):
     """The bytes are not an ncu export of a flavour we know."""
 
 
+class NcuError(FormatError):
+    """A capture of ncu's output without CSV in which ncu says why (e.g. ERR_NVGPUCTRPERM, no kernel profiled)."""
+
+
 class ParseError(InputError):
     """An ncu export that is damaged: a cut row, a wrong field count, a value that is not a number."""
 

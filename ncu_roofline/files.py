@@ -30,22 +30,32 @@ def is_export_file(path: Path) -> bool:
 
 
 def expand_inputs(arguments: Iterable[str | Path]) -> list[Path]:
-    """The input files named by command-line arguments, in the order given.
+    """The input files named by command-line arguments, in the order given (see :func:`expand_arguments`)."""
+    return expand_arguments(arguments)[0]
+
+
+def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], frozenset[Path]]:
+    """The input files named by command-line arguments, in the order given, and those of them found in a folder.
 
     An argument is a file (taken as is, whatever its suffix), a folder (every ncu export under it, recursively,
     sorted by path: ``EXPORT_SUFFIXES``, optionally ``.gz``) or a glob pattern the shell did not expand
     (``'runs/**/*.csv'``, for more files than a command line holds). A file reached twice is kept once.
+    A file found in a folder may turn out not to be an export (a stray ``notes.txt``): readers skip it with a
+    warning, where a file named explicitly is an error.
     Raises ``InputError`` for a path that does not exist, a folder without exports, a pattern that matches
     nothing, or no arguments at all.
     """
     out: list[Path] = []
     seen: set[Path] = set()
+    in_folder: set[Path] = set()
 
-    def add(p: Path) -> None:
+    def add(p: Path, found: bool = False) -> None:
         key = p.resolve()
         if key not in seen:
             seen.add(key)
             out.append(p)
+            if found:
+                in_folder.add(p)
 
     for arg in arguments:
         text = str(arg)
@@ -57,7 +67,7 @@ def expand_inputs(arguments: Iterable[str | Path]) -> list[Path]:
                     path, f"folder without ncu exports (files ending in {', '.join(EXPORT_SUFFIXES)}, or .gz)"
                 )
             for p in found:
-                add(p)
+                add(p, found=True)
         elif path.exists():
             add(path)
         elif GLOB_CHARS & set(text):
@@ -71,7 +81,7 @@ def expand_inputs(arguments: Iterable[str | Path]) -> list[Path]:
             raise InputError(path, "no such file or folder")
     if not out:
         raise InputError(None, "no input files given")
-    return out
+    return out, frozenset(in_folder)
 
 
 def input_stem(path: Path) -> str:

@@ -19,7 +19,8 @@ Frames and their columns (empty frames keep them, with the same dtypes):
 ``rules``  ncu's own rule results: report, process_id, launch_id, section (identifier), rule, type,
     description, speedup_type, speedup (percent, float).
 ``source``  one row per file read: report, path, flavour, ncu_version, launches, metric_rows, rule_rows,
-    skipped_lines, skipped (what was skipped and where).
+    skipped_lines, skipped (what was skipped and where), not_understood (units and labels the reader did not
+    know, and lines not in UTF-8: those cells keep their text, have no value, and are left out of the analysis).
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ SOURCE_COLUMNS: dict[str, str] = {
     "rule_rows": INT,
     "skipped_lines": INT,
     "skipped": STR,
+    "not_understood": STR,
 }
 
 SESSION_COLUMNS: dict[str, str] = {"report": STR, "block": STR, "attribute": STR, "value": STR}

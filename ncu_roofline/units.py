@@ -7,7 +7,13 @@ optional decimal prefix (K = 1000, as ncu uses) or a time unit. The result is a 
 time in seconds (``s``), frequency in ``hz`` (``cycle/s`` is written ``hz``), data in ``byte``.
 Percentages stay percentages (0..100). A time unit in a denominator is physical (``sector/ns``); a decimal
 prefix on any other denominator is ncu's scaling of the *number* (``%/Kbyte`` = the value in ``%/byte``
-divided by 1000), as ncu's base-unit export of the same report shows.
+divided by 1000), as ncu's base-unit export of the same report shows. ncu 2024.2 writes dimensionless rates as
+``1/cycle``, ``1/ns``, ``1/s`` (2025.3 leaves the unit empty for the same numbers; ``1/ns`` is per nanosecond:
+444028.57 1/ns there is 444,028,573,834,586.50 in 2025.3's export of the same report) and one percentage as
+``%/`` (an empty denominator; ``%`` in 2025.3).
+
+A unit this module does not know is not an error for a reader: :func:`unit_or_none` gives None, and the reader
+keeps the cell's text, leaves its value out (NaN) and lists the unit in ``source.not_understood``.
 
 Numbers come in three styles: en (``2,840,177,056,935.29``), C (``2840177056935.29``) and the
 dot-grouped style of other locales (``27.595.520``, ``65,77``). The style is decided once per file.
@@ -36,6 +42,18 @@ TIME_UNITS: dict[str, float] = {
     "msecond": 1e-3,
     "usecond": 1e-6,
     "nsecond": 1e-9,
+}
+
+#: The same, inverted exactly (a rate per nanosecond is 1e9 per second, not 999999999.9999999).
+PER_TIME: dict[str, float] = {
+    "s": 1.0,
+    "ms": 1e3,
+    "us": 1e6,
+    "ns": 1e9,
+    "second": 1.0,
+    "msecond": 1e3,
+    "usecond": 1e6,
+    "nsecond": 1e9,
 }
 
 #: Base words ncu uses (Nsight Compute's metric units and the words seen in 2020.x-2025.x exports).
@@ -102,6 +120,7 @@ BASE_WORDS: dict[str, str] = {
     "entry": "entry",
     "slots": "slot",
     "slot": "slot",
+    "1": "1",  # ncu 2024.2's dimensionless numerator: 1/cycle, 1/ns, 1/s
 }
 
 #: Which base words accept a decimal prefix (ncu auto-scales these).
@@ -155,6 +174,8 @@ def parse_unit(unit: str) -> Unit:
     if text == "":
         return Unit(unit, 1.0, "")
     parts = text.split("/")
+    if len(parts) == 2 and parts[0].strip() and not parts[1].strip():
+        parts = parts[:1]  # ncu 2024.2's "%/": the same percentage 2025.3 writes as "%"
     if len(parts) > 2 or any(p.strip() == "" for p in parts):
         raise UnitError(None, f"unknown unit {unit!r} (expected e.g. 'us', 'Gbyte/s', 'inst/cycle')")
     num = _parse_side(parts[0].strip())
@@ -166,8 +187,11 @@ def parse_unit(unit: str) -> Unit:
         den = _parse_side(token)
         if den is None:
             raise UnitError(None, f"unknown unit {unit!r} (unknown denominator {parts[1]!r})")
+        if den[1] == "1":  # "byte/1", "sector/1" (ncu --query-metrics): per one, the numerator's unit
+            return Unit(unit, factor, "hz" if base == "cycle/s" else base)
         if token in TIME_UNITS:
-            factor /= den[0]  # sector/ns: physically scaled (203.3 sector/ns = 2.033e11 sector/s)
+            # sector/ns: physically scaled (203.3 sector/ns = 2.033e11 sector/s); 1/1e-9 is not exact in floats
+            factor *= PER_TIME[token]
         else:
             # ncu scales the number, not the denominator: 2.614 %/Kbyte is 2,614 %/byte in the same
             # report's base-unit export (micro_full.raw.csv vs raw-base.csv, and ncu_report's value).
@@ -176,6 +200,14 @@ def parse_unit(unit: str) -> Unit:
     if base == "cycle/s":
         base = "hz"
     return Unit(unit, factor, base)
+
+
+def unit_or_none(unit: str) -> Unit | None:
+    """:func:`parse_unit`, or None for a unit it does not know (readers keep such cells as text)."""
+    try:
+        return parse_unit(unit)
+    except UnitError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------- numbers

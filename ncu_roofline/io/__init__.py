@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
 
@@ -14,7 +16,6 @@ from ..model import (
     RULE_COLUMNS,
     SESSION_COLUMNS,
     SOURCE_COLUMNS,
-    LongMetrics,
     MetricSource,
     Report,
     conform,
@@ -22,8 +23,9 @@ from ..model import (
 )
 from .details import read_details
 from .ncurep import read_ncurep
+from .page import Page, describe_not_understood
 from .raw import read_raw
-from .records import describe_skipped
+from .records import NotUtf8Error, describe_skipped
 from .session import read_session
 from .sniff import Skipped, check_path, decompressed, is_gzip, locate
 from .summary import read_summary
@@ -69,32 +71,52 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
 
 
 def _read_plain(p: Path, shown: Path, name: str) -> Report:
+    try:
+        return _read_page(p, shown, name)
+    except NotUtf8Error:
+        # Program output in another code page around or inside the CSV (e.g. CP949 on a Korean Windows console):
+        # read a copy with those bytes replaced; they are in lines that are skipped, or listed as not understood.
+        with _utf8_copy(p) as (copy, count):
+            note = f"{count} line(s) not in UTF-8 (their bytes replaced)"
+            return _read_page(copy, shown, name, [note])
+
+
+@contextlib.contextmanager
+def _utf8_copy(path: Path) -> Iterator[tuple[Path, int]]:
+    """A copy of ``path`` with bytes that are not UTF-8 replaced (U+FFFD), and how many lines had any."""
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        out = Path(tmp) / path.name
+        count = 0
+        with path.open("rb") as src, out.open("wb") as dst:
+            for line in src:
+                try:
+                    line.decode("utf-8")
+                    dst.write(line)
+                except UnicodeDecodeError:
+                    count += 1
+                    dst.write(line.decode("utf-8", errors="replace").encode("utf-8"))
+        yield out, count
+
+
+def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Report:
     loc = locate(p)
-    skipped: list[Skipped] = list(loc.preamble)
     session = empty_frame(SESSION_COLUMNS)
-    sources: tuple[MetricSource, ...] = ()
-    rules = empty_frame(RULE_COLUMNS)
     version = loc.ncu_version
     if loc.flavour == "details":
-        launches, details, rules, more = read_details(loc, name)
-        sources = (details,)
-        skipped += more
+        page = read_details(loc, name)
     elif loc.flavour == "raw":
-        launches, w, more = read_raw(loc, name)
-        sources = (w,)
-        skipped += more
+        page = read_raw(loc, name)
     elif loc.flavour == "summary":
-        launches, long, more = read_summary(loc, name)
-        sources = (LongMetrics(long),)
-        skipped += more
+        page = read_summary(loc, name)
     elif loc.flavour == "session":
-        launches = empty_frame(LAUNCH_COLUMNS)
+        page = Page(empty_frame(LAUNCH_COLUMNS))
         session, version = read_session(loc, name)
     elif loc.flavour == "ncu-rep":
-        launches, long, rules = read_ncurep(loc, name)
-        sources = (LongMetrics(long),)
+        page = read_ncurep(loc, name)
     else:  # pragma: no cover - locate() returns only the flavours above
         raise InputError(p, f"unknown flavour {loc.flavour}")
+    sources: tuple[MetricSource, ...] = () if page.metrics is None else (page.metrics,)
+    skipped: list[Skipped] = [*loc.preamble, *page.skipped]
     metric_rows = sum(x.row_count() for x in sources)
     source = conform(
         pd.DataFrame(
@@ -104,17 +126,18 @@ def _read_plain(p: Path, shown: Path, name: str) -> Report:
                     "path": str(shown),
                     "flavour": loc.flavour,
                     "ncu_version": version,
-                    "launches": len(launches),
+                    "launches": len(page.launches),
                     "metric_rows": metric_rows,
-                    "rule_rows": len(rules),
+                    "rule_rows": len(page.rules),
                     "skipped_lines": len(skipped),
                     "skipped": describe_skipped(skipped) or None,
+                    "not_understood": describe_not_understood([*notes, *page.not_understood]),
                 }
             ]
         ),
         SOURCE_COLUMNS,
     )
-    return Report(launches=launches, rules=rules, source=source, session=session, _sources=sources)
+    return Report(launches=page.launches, rules=page.rules, source=source, session=session, _sources=sources)
 
 
 def read(paths: PathArg | Iterable[PathArg]) -> Report:

@@ -22,7 +22,6 @@ from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..model import (
     RULE_COLUMNS,
     LazyMetrics,
-    MetricSource,
     conform,
     empty_frame,
     ext_array,
@@ -31,7 +30,8 @@ from ..model import (
 )
 from ..units import parse_numbers
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import check_units, long_metrics
+from .metricframe import check_units, long_metrics, unknown_labels
+from .page import Page
 from .records import (
     DICT,
     OddRows,
@@ -44,7 +44,7 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import Located, Skipped, fields_of, lines_of
+from .sniff import Located, fields_of, lines_of
 
 REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
 
@@ -72,8 +72,8 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
 ROW_IDENTITY = ("Kernel Name", "Block Size", "Grid Size")
 
 
-def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, MetricSource, pd.DataFrame, list[Skipped]]:
-    """(launches, metrics (built on first use), rules, skipped lines) of a details page."""
+def read_details(loc: Located, report: str) -> Page:
+    """Launches, metrics (built on first use), rules, skipped lines and cells not understood of a details page."""
     header = loc.header
     missing = [c for c in REQUIRED if c not in header]
     if missing:
@@ -117,7 +117,7 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, MetricSource,
     launches = _launches(loc, report, table, row_identity, identity, pid, lid)
     style = number_style(loc, column(table, "Metric Value"))
     unit = column(table, "Metric Unit")
-    check_units(loc, unit)
+    not_understood = check_units(loc, unit)
     cc = main_cc(launches)
     body = column(table, "Body Item Label") if "Body Item Label" in header else None
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
@@ -128,8 +128,9 @@ def read_details(loc: Located, report: str) -> tuple[pd.DataFrame, MetricSource,
             unit=unit, value=value, style=style, cc=cc,
         )  # fmt: skip
 
+    not_understood += unknown_labels(section, field, body, cc)
     rules = _rules(loc, report, rule_table, style, launches)
-    return launches, LazyMetrics(table.num_rows, build), rules, classified.skipped
+    return Page(launches, LazyMetrics(table.num_rows, build), rules, classified.skipped, not_understood)
 
 
 def _parse_fast(loc: Located, names: list[str], identity: list[str]) -> tuple[pa.Table, OddRows] | None:

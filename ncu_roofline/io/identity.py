@@ -8,19 +8,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..model import LAUNCH_COLUMNS, conform, ext_array
 
-#: ncu names NVTX columns by their format string, e.g.
-#: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``.
-NVTX_COLUMN = re.compile(r"Domain:.*_Range")
-#: Each range of an NVTX cell is ``"<domain>:<message>:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"``; the
-#: message itself may hold colons (``aten::linear``), so the six trailing payload/colour fields are cut from
-#: the right and the domain from the left.
-_NVTX_RANGE = re.compile(r'"([^"]*)"')
+#: ncu names NVTX columns by their format string: the details and raw pages of every version since 2019.5
+#: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`` (scope ``thread`` or
+#: ``process``) and ``Id:Domain:Start/Stop_Range:...``; the per-NVTX summary page a ``Domain`` column and a
+#: ``Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`` column.
+NVTX_COLUMN = re.compile(r"(^|[\s:])(Push/Pop_|Start/Stop_)?Range(:|$)")
+#: A cell holds the scope's id (thread or process) and then each range of the stack, outermost first, as a
+#: quoted item whose colon-separated fields follow the column's format; the range name itself may hold colons
+#: (``aten::linear``), so the fields before it are cut from the left and the payload/colour/message fields
+#: from the right.
+_NVTX_ITEM = re.compile(r'"([^"]*)"')
+_DEFAULT_DOMAIN = ("<default domain>", "")
 _DIMS = re.compile(r"^\(?\s*(\d+)\s*(?:[,x]\s*(\d+)\s*)?(?:[,x]\s*(\d+)\s*)?\)?$")
 
 #: The identity columns of details/raw/summary pages -> launches columns.
@@ -35,13 +40,65 @@ IDENTITY_COLUMNS: Mapping[str, str] = {
     "Block Size": "block",
     "Grid Size": "grid",
     "Device": "device",
+    "Device Id": "device",  # summary pages of ncu 2020-2022
     "CC": "cc",
     "Invocations": "invocations",
 }
 
 
 def is_nvtx_column(name: str) -> bool:
-    return bool(NVTX_COLUMN.search(name))
+    """Whether a column of an ncu CSV header holds NVTX ranges (named by its format string)."""
+    return bool(NVTX_COLUMN.search(name)) and ":" in name
+
+
+@dataclass(frozen=True)
+class NvtxFormat:
+    """Where the domain and the range name are among the colon-separated fields of one NVTX item."""
+
+    before: int  # fields before the range name
+    after: int  # fields after it
+    domain: int | None  # index of the domain field (< before), None when the column holds no domain
+
+
+def nvtx_format(column: str | None) -> NvtxFormat:
+    """The item layout a column's format string declares (the 2019.5-2025.3 push/pop layout by default)."""
+    if not column:
+        return NvtxFormat(before=1, after=6, domain=0)
+    fmt = column.split(" ", 1)[1] if " " in column.split(":", 1)[0] else column  # drop the "thread " scope
+    fields = fmt.split(":")
+    at = next((i for i, f in enumerate(fields) if f.endswith("Range")), 0)
+    domain = next((i for i, f in enumerate(fields[:at]) if f == "Domain"), None)
+    return NvtxFormat(before=at, after=len(fields) - at - 1, domain=domain)
+
+
+def nvtx_ranges(cell: str | None, column: str | None = None, domain: str | None = None) -> list[str]:
+    """The range names of one NVTX cell, outermost first, in the layout of ``column`` (its header name).
+
+    A range in a domain other than the default one is written ``domain:range``; ``domain`` is the value of
+    a separate ``Domain`` column (per-NVTX summary pages) where the items carry none."""
+    if not cell:
+        return []
+    fmt = nvtx_format(column)
+    out = []
+    for item in _NVTX_ITEM.findall(cell):
+        parts = item.split(":", fmt.before) if fmt.before else [item]
+        if len(parts) <= fmt.before:
+            out.append(item)
+            continue
+        head, rest = parts[: fmt.before], parts[fmt.before]
+        tail = rest.rsplit(":", fmt.after) if fmt.after else [rest]
+        name = tail[0] if len(tail) == fmt.after + 1 else rest
+        if not name or name == "none":  # a range known only by its message (the last field)
+            name = tail[-1] if len(tail) == fmt.after + 1 and tail[-1] != "none" else name
+        dom = head[fmt.domain] if fmt.domain is not None else (domain or "")
+        out.append(name if dom in _DEFAULT_DOMAIN else f"{dom}:{name}")
+    return out
+
+
+def nvtx_path(cell: str | None, column: str | None = None, domain: str | None = None) -> str | None:
+    """The NVTX ranges of a cell joined by "/" (as ``--print-nvtx-rename`` shows them), or None."""
+    ranges = nvtx_ranges(cell, column, domain)
+    return "/".join(ranges) if ranges else None
 
 
 def parse_dims(text: str | None) -> tuple[int, int, int] | None:
@@ -53,27 +110,6 @@ def parse_dims(text: str | None) -> tuple[int, int, int] | None:
         return None
     x, y, z = (int(g) if g is not None else 1 for g in m.groups())
     return x, y, z
-
-
-def nvtx_ranges(cell: str | None) -> list[str]:
-    """The range messages of one NVTX cell, outermost first."""
-    if not cell:
-        return []
-    out = []
-    for item in _NVTX_RANGE.findall(cell):
-        domain, sep, rest = item.partition(":")
-        if not sep:
-            out.append(item)
-            continue
-        parts = rest.rsplit(":", 6)
-        message = parts[0] if len(parts) == 7 else rest
-        out.append(message if domain in ("<default domain>", "") else f"{domain}:{message}")
-    return out
-
-
-def nvtx_path(cell: str | None) -> str | None:
-    ranges = nvtx_ranges(cell)
-    return "/".join(ranges) if ranges else None
 
 
 #: What PyTorch's ``emit_nvtx`` appends to each range name: per-call counters (``, seq = 470``,
@@ -253,12 +289,25 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
             out[f"{prefix}_{axis}"] = ext_array([d[i] if d else None for d in dims], "Int64")
         out[f"{prefix}_size"] = ext_array([int(np.prod(d)) if d else None for d in dims], "Int64")
     nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
-    push = [c for c in nvtx_cols if "Push/Pop" in c]
-    startend = [c for c in nvtx_cols if c not in push]
+    startend = [c for c in nvtx_cols if "Start/Stop" in c]
+    push = [c for c in nvtx_cols if c not in startend]
     if push:
-        out["nvtx_path"] = ext_array(_per_unique(identity[push[0]], nvtx_path), "string")
+        col = push[0]
+        if "Domain" in identity.columns and nvtx_format(col).domain is None:  # per-NVTX summary page
+            domains = identity["Domain"].fillna("").astype(str).tolist()
+            cells = identity[col].tolist()
+            cache: dict[tuple[str, object], str | None] = {}
+            paths: list[object] = []
+            for d, c in zip(domains, cells, strict=True):
+                if (d, c) not in cache:
+                    cache[(d, c)] = nvtx_path(c, col, d) if isinstance(c, str) else None
+                paths.append(cache[(d, c)])
+        else:
+            paths = _per_unique(identity[col], lambda v: nvtx_path(v, col))
+        out["nvtx_path"] = ext_array(paths, "string")
     if startend:
-        out["nvtx_start_end"] = ext_array(_per_unique(identity[startend[0]], nvtx_path), "string")
+        col = startend[0]
+        out["nvtx_start_end"] = ext_array(_per_unique(identity[col], lambda v: nvtx_path(v, col)), "string")
     if "Kernel Name" in identity.columns:
         out["display_name"] = ext_array(_per_unique(identity["Kernel Name"], display_name), "string")
     if "invocations" not in out:

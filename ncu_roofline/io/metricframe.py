@@ -5,51 +5,56 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..errors import UnitError
 from ..labels import resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
-from ..units import parse_numbers, parse_unit
+from ..units import parse_numbers, unit_or_none
 from .records import categorical
 from .sniff import Located, line_of
 
 
-def check_units(loc: Located, unit: pa.Array) -> None:
-    """Raise UnitError, naming the first line that uses it, for a unit we cannot convert."""
+def check_units(loc: Located, unit: pa.Array) -> list[str]:
+    """The units of a column that :mod:`ncu_roofline.units` does not know, each with the first line using it.
+
+    Never raises: a cell in such a unit keeps its text and gets no value (``source.not_understood`` lists it)."""
     values = unit.dictionary if isinstance(unit.type, pa.DictionaryType) else unit.unique()
-    _unit_table(loc, [u for u in values.to_pylist() if u])
+    return _unit_table(loc, [u for u in values.to_pylist() if u])[2]
 
 
-def _unit_table(loc: Located, units: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Factor and base unit of each distinct unit; an unknown one raises UnitError naming its first line."""
+def _unit_table(loc: Located, units: list[str]) -> tuple[np.ndarray, list[str | None], list[str]]:
+    """Factor and base unit of each distinct unit (NaN and None for a unit we do not know), and a description
+    of each unknown unit naming its first line."""
     factors = np.ones(len(units), dtype=np.float64)
-    bases: list[str] = []
+    bases: list[str | None] = []
+    unknown: list[str] = []
     for i, u in enumerate(units):
-        try:
-            parsed = parse_unit(u)
-        except UnitError as exc:
+        parsed = unit_or_none(u)
+        if parsed is None:
             line = line_of(loc.path, f'"{u}",', start=loc.data_offset)
-            raise UnitError(loc.path, exc.detail, line=line, column="Metric Unit") from None
+            unknown.append(f"unit {u!r}" + (f" (line {line})" if line is not None else ""))
+            factors[i] = np.nan
+            bases.append(None)
+            continue
         factors[i] = parsed.factor
         bases.append(parsed.base)
-    return factors, bases
+    return factors, bases, unknown
 
 
 def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
-    """Per row: the factor to base units, and the base unit (categorical). Unknown units raise UnitError
-    naming the first line that uses them."""
+    """Per row: the factor to base units (NaN for a unit we do not know), and the base unit (categorical)."""
     cats = [str(c) for c in units.categories]
-    factors, bases = _unit_table(loc, cats)
+    factors, bases, _unknown = _unit_table(loc, cats)
     factors = np.append(factors, 1.0)  # last slot: NA unit (empty)
     codes = units.codes
     row_factor = factors[np.where(codes < 0, len(cats), codes)]
     return row_factor, _remap(codes, bases)
 
 
-def _remap(codes: np.ndarray, bases: list[str]) -> pd.Categorical:
-    """Categorical of base units per row from the unit codes (NA unit -> NA)."""
-    uniq = list(dict.fromkeys(bases))
-    m = np.array([uniq.index(b) for b in bases] + [-1], dtype=np.int32)
+def _remap(codes: np.ndarray, bases: list[str | None]) -> pd.Categorical:
+    """Categorical of base units per row from the unit codes (NA unit, or a unit we do not know -> NA)."""
+    uniq = list(dict.fromkeys(b for b in bases if b is not None))
+    m = np.array([uniq.index(b) if b is not None else -1 for b in bases] + [-1], dtype=np.int32)
     return categories(m[np.where(codes < 0, len(bases), codes)], uniq)
 
 
@@ -76,6 +81,32 @@ def resolve_names(
         names.append(name)
         labels.append(label)
     return _cat_from(names, inverse), _cat_from(labels, inverse)
+
+
+def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | None, cc: str | None) -> list[str]:
+    """The (section, label) pairs of metric rows whose label the label table does not know, in file order.
+
+    Rows of a chart's body items (``--print-details all``) are not labels and are not listed."""
+    if body_item is not None:
+        plain = pc.equal(body_item.dictionary_decode() if isinstance(body_item.type, pa.DictionaryType)
+                         else body_item, "")  # fmt: skip
+        section, field = section.filter(plain), field.filter(plain)
+    if len(field) == 0:
+        return []
+    sec, fld = categorical(section), categorical(field)
+    n_f = len(fld.categories) + 1
+    pair = (sec.codes.astype(np.int64) + 1) * n_f + (fld.codes.astype(np.int64) + 1)
+    _uniq, first = np.unique(pair, return_index=True)
+    out = []
+    for i in np.sort(first):
+        s_i, f_i = int(sec.codes[i]), int(fld.codes[i])
+        if f_i < 0:
+            continue
+        name_, _label = resolve(str(sec.categories[s_i]) if s_i >= 0 else "", str(fld.categories[f_i]), cc)
+        if name_ is None:
+            where = f" in {sec.categories[s_i]!r}" if s_i >= 0 else ""
+            out.append(f"label {fld.categories[f_i]!r}{where}")
+    return out
 
 
 def _cat_from(values: list[str | None], inverse: np.ndarray) -> pd.Categorical:

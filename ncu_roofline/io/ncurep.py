@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import FormatError, MissingExtraError, UnitError
-from ..model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, conform, empty_frame
-from ..units import parse_unit
+from ..errors import FormatError, MissingExtraError
+from ..model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, LongMetrics, conform, empty_frame
+from ..units import Unit, unit_or_none
 from .identity import display_name
+from .page import Page
 from .sniff import Located
 
 #: ncu_report.MsgType_* -> the "Rule Type" the CSV export writes (an OK message is exported as INF).
@@ -51,8 +52,8 @@ def _metric_value(m: Any) -> tuple[float, str]:
     return math.nan, str(value)
 
 
-def read_ncurep(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(launches, metrics, rules) of an .ncu-rep file."""
+def read_ncurep(loc: Located, report: str) -> Page:
+    """Launches, metrics, rules and units not understood of an .ncu-rep file."""
     ncu_report = _module()
     try:
         ctx = ncu_report.load_report(str(loc.path))
@@ -61,13 +62,14 @@ def read_ncurep(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, 
     launches: list[dict[str, object]] = []
     metric_cols: dict[str, list[Any]] = {c: [] for c in METRIC_COLUMNS}
     rule_rows: list[dict[str, object]] = []
+    unknown: dict[str, str] = {}
     launch_id = 0
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             action = rng.action_by_idx(a)
             launches.append(_launch(ncu_report, action, report, launch_id))
-            _metrics(loc, action, report, launch_id, metric_cols)
+            _metrics(action, report, launch_id, metric_cols, unknown)
             rule_rows += _rules(action, report, launch_id)
             launch_id += 1
     if not launches:
@@ -78,7 +80,12 @@ def read_ncurep(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, 
             frame[c] = frame[c].astype("category")
     metrics = conform(frame, METRIC_COLUMNS)
     rules = conform(pd.DataFrame(rule_rows), RULE_COLUMNS) if rule_rows else empty_frame(RULE_COLUMNS)
-    return conform(pd.DataFrame(launches), LAUNCH_COLUMNS), metrics, rules
+    return Page(
+        conform(pd.DataFrame(launches), LAUNCH_COLUMNS),
+        LongMetrics(metrics),
+        rules,
+        not_understood=[f"unit {u!r} (metric {m})" for u, m in unknown.items()],
+    )
 
 
 def _num(action: Any, name: str) -> int | None:
@@ -122,7 +129,8 @@ def _launch(ncu_report: Any, action: Any, report: str, launch_id: int) -> dict[s
     }
 
 
-def _metrics(loc: Located, action: Any, report: str, launch_id: int, out: dict[str, list[Any]]) -> None:
+def _metrics(action: Any, report: str, launch_id: int, out: dict[str, list[Any]], unknown: dict[str, str]) -> None:
+    """Append one action's metrics to ``out``; a unit we do not know goes to ``unknown`` (unit -> a metric)."""
     sections: dict[str, str] = {}
     for s in action.sections():
         for m in s.header_metrics():
@@ -133,10 +141,10 @@ def _metrics(loc: Located, action: Any, report: str, launch_id: int, out: dict[s
             continue
         value, text = _metric_value(m)
         unit = m.unit() or ""
-        try:
-            parsed = parse_unit(unit)
-        except UnitError as exc:
-            raise UnitError(loc.path, f"metric {name}: {exc.detail}") from None
+        parsed = unit_or_none(unit)
+        if parsed is None:
+            unknown.setdefault(unit, name)
+            parsed = Unit(unit, math.nan, "")
         label = m.label() if hasattr(m, "label") else ""
         out["report"].append(report)
         out["process_id"].append(None)

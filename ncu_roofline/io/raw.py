@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import DuplicateLaunchError, FormatError, UnitError
+from ..errors import DuplicateLaunchError, FormatError
 from ..model import WideMetrics
-from ..units import parse_numbers, parse_unit
+from ..units import parse_numbers, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .page import Page
 from .records import (
     MAX_CHUNKS,
     check_nonempty,
@@ -27,7 +28,7 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import Located, Skipped, fields_of, lines_of
+from .sniff import Located, fields_of, lines_of
 
 IDENTITY_EXTRA = ("Kernel Time",)
 
@@ -46,8 +47,10 @@ def _units_row(loc: Located) -> list[str]:
     return fields
 
 
-def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list[Skipped]]:
-    """(launches, wide metrics, skipped lines) of a raw page."""
+def read_raw(loc: Located, report: str) -> Page:
+    """Launches, wide metrics, skipped lines and units not understood of a raw page.
+
+    A column in a unit we do not know keeps its text and has no values (NaN); ``not_understood`` names it."""
     header = loc.header
     if len(set(header)) != len(header):
         dup = sorted({c for c in header if header.count(c) > 1})
@@ -88,13 +91,23 @@ def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list
     values = np.empty((n, len(metric_cols)), dtype=np.float64, order="F")
     base_units: list[str] = []
     factors: list[float] = []
+    unknown: dict[str, list[str]] = {}
     for c in metric_cols:
-        try:
-            parsed = parse_unit(units[col_index[c]])
-        except UnitError as exc:
-            raise UnitError(loc.path, exc.detail, line=loc.header_line + 1, column=c) from None
+        parsed = unit_or_none(units[col_index[c]])
+        if parsed is None:
+            unknown.setdefault(units[col_index[c]], []).append(c)
+            base_units.append("")
+            factors.append(np.nan)
+            continue
         base_units.append(parsed.base)
         factors.append(parsed.factor)
+    not_understood = [
+        f"unit {u!r} (line {loc.header_line + 1}, column{'s' if len(cols) > 1 else ''} "
+        + ", ".join(repr(c) for c in cols[:3])
+        + (f" and {len(cols) - 3} more" if len(cols) > 3 else "")
+        + ")"
+        for u, cols in unknown.items()
+    ]
 
     def convert(j: int) -> None:  # pyarrow compute releases the GIL: columns convert side by side
         parsed = parse_numbers(column(table, metric_cols[j]), style)
@@ -116,4 +129,4 @@ def read_raw(loc: Located, report: str) -> tuple[pd.DataFrame, WideMetrics, list
         units=[units[col_index[c]] for c in metric_cols],
         base_units=base_units,
     )
-    return launches, wide, classified.skipped
+    return Page(launches, wide, skipped=classified.skipped, not_understood=not_understood)

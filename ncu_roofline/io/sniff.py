@@ -18,12 +18,26 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError, InputError
+from ..errors import FormatError, InputError, NcuError
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
 #: ncu's own message lines in a capture.
 PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: ... also glued to the end of a program line that did not end with a line break.
+PROF_ANYWHERE = re.compile(r"==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: The start of every ncu CSV header, found also after program output on the same line.
+_HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain","Range)"')
+#: ncu's errors that leave a capture without CSV, and what to do about each (https://developer.nvidia.com/ERR_NVGPUCTRPERM).
+NCU_ERRORS: dict[str, str] = {
+    "ERR_NVGPUCTRPERM": (
+        "ncu could not read the GPU performance counters (ERR_NVGPUCTRPERM): profile as root (sudo ncu ...) or "
+        "allow every user (Linux: 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in /etc/modprobe.d, "
+        "then reboot; Windows: NVIDIA Control Panel > Developer > Manage GPU Performance Counters), "
+        "see https://developer.nvidia.com/ERR_NVGPUCTRPERM"
+    ),
+}
+_NO_KERNELS = "No kernels were profiled"
 #: A section heading of ncu's human-readable details page (``--page details`` without ``--csv``).
 _TEXT_PAGE = re.compile(r"^\s+Section: \S")
 #: How many bytes of a file we look at to decide it is text.
@@ -95,13 +109,13 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
             offset += len(raw)
 
 
-def _decode(path: Path, number: int, raw: bytes) -> str:
+def _decode(raw: bytes) -> tuple[str, bool]:
+    """A line as text, and whether it was UTF-8 (program output may be in any code page, e.g. CP949 on a
+    Korean Windows console: its bytes are replaced, the line is skipped as program output anyway)."""
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(
-            path, f"not text: invalid UTF-8 at byte {exc.start} (expected an ncu CSV export)", line=number
-        ) from exc
+        return raw.decode("utf-8"), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace"), False
 
 
 def fields_of(text: str) -> list[str] | None:
@@ -120,8 +134,8 @@ def _classify_header(fields: list[str]) -> str | None:
         if "Kernel Name" in fields:
             return "raw"
         return None
-    if len(fields) >= 2 and fields[0] == "Process ID" and "Invocations" in fields and "Average" in fields:
-        return "summary"
+    if {"Invocations", "Section Name", "Metric Name", "Average"} <= set(fields) and fields[0] != "ID":
+        return "summary"  # per kernel ("Process ID", ...) or per NVTX range ("Domain", "Range:...", ...)
     if (
         len(fields) == 2
         and fields[0].endswith("Attribute")
@@ -145,13 +159,20 @@ def locate(path: Path) -> Located:
     preamble: list[Skipped] = []
     version: str | None = None
     previous_title: tuple[int, int] | None = None
+    not_utf8 = 0
     for number, offset, raw in _lines(path):
-        text = _decode(path, number, raw)
+        text, utf8 = _decode(raw)
+        not_utf8 += not utf8
         if number == 1 and text.startswith("\ufeff"):
             text = text[1:]
         stripped = text.strip()
         if not stripped:
             continue
+        glued = _HEADER_START.search(stripped)
+        if glued and glued.start() > 0 and not stripped.startswith('"'):
+            # The header after program output that did not end with a line break.
+            preamble.append(Skipped(number, stripped[: glued.start()], "program output"))
+            stripped = stripped[glued.start() :]
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
             flavour = _classify_header(fields)
@@ -174,7 +195,7 @@ def locate(path: Path) -> Located:
             preamble.append(Skipped(number, text, "before the ncu header"))
             previous_title = None
             continue
-        reason = "ncu message" if PROF_LINE.match(stripped) else "program output"
+        reason = "ncu message" if PROF_ANYWHERE.search(stripped) else "program output"
         preamble.append(Skipped(number, text, reason))
         previous_title = (number, offset)
         m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
@@ -186,13 +207,39 @@ def locate(path: Path) -> Located:
             "this is ncu's human-readable page, not a CSV export: export it with "
             "'ncu -i REPORT.ncu-rep --csv --page raw > report.csv' (or run ncu with --csv)",
         )
+    _raise_ncu_error(path, preamble)
     if preamble and all(s.reason == "ncu message" for s in preamble):
         raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
+    encoding = f" ({not_utf8} line(s) are not UTF-8 text)" if not_utf8 else ""
     raise FormatError(
         path,
         'no ncu CSV header found: expected a line starting with "ID","Process ID" (details or raw page), '
-        '"Process ID","Process Name" with "Invocations" (summary page) or an attribute block (session page)',
+        '"Process ID","Process Name" or "Domain","Range..." with "Invocations" (summary page) or an attribute '
+        f"block (session page){encoding}",
     )
+
+
+def _raise_ncu_error(path: Path, lines: list[Skipped]) -> None:
+    """A capture without CSV that carries ncu's own error (or its warning that no kernel was profiled): raise
+    NcuError saying so, in one line, with what to do."""
+    errors = [s for s in lines if "==ERROR==" in s.text]
+    for s in errors:
+        for code, message in NCU_ERRORS.items():
+            if code in s.text:
+                raise NcuError(path, message, line=s.line)
+    if errors:
+        first = errors[0]
+        said = first.text[first.text.index("==ERROR==") + len("==ERROR==") :].strip()
+        raise NcuError(path, f"ncu reported an error and wrote no CSV: {said}", line=first.line)
+    for s in lines:
+        if _NO_KERNELS in s.text and PROF_ANYWHERE.search(s.text):
+            raise NcuError(
+                path,
+                f"ncu profiled no kernel ('{_NO_KERNELS}') and wrote no CSV: check that the program launches CUDA "
+                "kernels, and the filters (--kernel-name, --kernel-id, --launch-skip, --launch-count, "
+                "--nvtx-include) and --target-processes of the ncu command line",
+                line=s.line,
+            )
 
 
 def _newline_len(path: Path, offset: int) -> int:

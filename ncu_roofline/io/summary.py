@@ -1,9 +1,21 @@
-"""Reader of ncu's summary pages (``--print-summary per-kernel|per-nvtx|per-gpu``).
+"""Reader of ncu's summary pages (``--print-summary per-kernel|per-nvtx|per-gpu``), of every version.
 
-A summary row aggregates launches that share a kernel and launch shape: no ``ID``, an ``Invocations``
-count, and ``Minimum``/``Maximum``/``Average`` per metric. Each group becomes one row of ``launches`` with
-``invocations`` set and a ``launch_id`` numbered 0.. in order of appearance; its metrics carry the average
-in ``value`` and the extremes in ``minimum``/``maximum``.
+A summary row aggregates launches that share a kernel and launch shape (and, per NVTX range, a range): no ``ID``,
+an ``Invocations`` count, and ``Minimum``/``Maximum``/``Average`` per metric. Each group becomes one row of
+``launches`` with ``invocations`` set and a ``launch_id`` numbered 0.. in order of appearance; its metrics carry
+the average in ``value`` and the extremes in ``minimum``/``maximum``.
+
+Headers seen (columns found by name):
+- per kernel: ``Process ID, Process Name, Host Name, Kernel Name, [Context, Stream,] Block Size, Grid Size,
+  Device Id`` (2020-2022) or ``Device, CC`` (2023-2025), ``Invocations, Section Name, Metric Name, Metric Unit,
+  Minimum, Maximum, Average``;
+- per NVTX range: no process columns; ``Domain`` and ``Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``
+  (each range of the stack a quoted item) before ``Kernel Name``.
+
+ncu 2024.2 writes a row for a metric without data (its value "no data" in the details page) as the group's
+identity and section only, without a line break, so that the line breaks of the rows after it fall
+mid-row until a line that ends in a lone comma (a row of 11 fields on a 15-column page). Such a page is read as
+one stream of fields and cut back into rows; each row without its metric is skipped and reported.
 """
 
 from __future__ import annotations
@@ -11,11 +23,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..errors import FormatError
+from ..errors import FormatError, ParseError
+from ..model import LongMetrics
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import long_metrics
+from .metricframe import check_units, long_metrics, unknown_labels
+from .page import Page
 from .records import (
+    DICT,
+    OddRows,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -24,32 +41,33 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import Located, Skipped
+from .sniff import PROF_LINE, Located, Skipped, fields_of
 
-REQUIRED = (
-    "Process ID",
-    "Kernel Name",
-    "Invocations",
-    "Section Name",
-    "Metric Name",
-    "Metric Unit",
-    "Average",
-)
+REQUIRED = ("Kernel Name", "Invocations", "Section Name", "Metric Name", "Metric Unit", "Average")
+#: Identity columns of a summary page besides IDENTITY_COLUMNS and the NVTX range column.
+GROUP_EXTRA = ("Domain",)
+_PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
 
 
-def read_summary(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame, list[Skipped]]:
-    """(launches = kernel groups, metrics, skipped lines) of a summary page."""
+def read_summary(loc: Located, report: str) -> Page:
+    """Launches (= kernel or NVTX-range groups), metrics, skipped lines and cells not understood of a summary page."""
     header = loc.header
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise FormatError(loc.path, f"summary page without column(s) {missing}", line=loc.header_line)
     si = header.index("Section Name")
-    group_cols = [c for c in header[:si] if c in IDENTITY_COLUMNS or is_nvtx_column(c)]
+    group_cols = [c for c in header[:si] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in GROUP_EXTRA]
     dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"}
     table, odd = read_records(loc, list(header), string_columns(list(header), dict_cols))
-    classified = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None)
+    if _misaligned(header, table, odd):
+        table, skipped = _reflow(loc, header, dict_cols)
+    else:
+        skipped = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None).skipped
     check_nonempty(loc, table.num_rows, "rows")
-    pid = int_keys(loc, "Process ID", column(table, "Process ID"))
+    if "Process ID" in header:
+        pid = int_keys(loc, "Process ID", column(table, "Process ID"))
+    else:  # per-NVTX pages have no process column
+        pid = np.zeros(table.num_rows, dtype=np.int64)
     # A group = the identity columns before "Section Name"; number groups by first appearance.
     codes = np.stack(
         [column(table, c).indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in group_cols], axis=1
@@ -63,8 +81,14 @@ def read_summary(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
     rows = first[order]
     ident = pd.DataFrame({c: column(table, c).take(pa.array(rows)).to_pylist() for c in group_cols})
     ident["ID"] = np.arange(len(rows)).astype(str)
+    if "Process ID" not in header:
+        ident["Process ID"] = "0"
     launches = build_launches(ident, report)
     style = number_style(loc, column(table, "Average"))
+    unit = column(table, "Metric Unit")
+    not_understood = check_units(loc, unit)
+    cc = main_cc(launches)
+    not_understood += unknown_labels(column(table, "Section Name"), column(table, "Metric Name"), None, cc)
     metrics = long_metrics(
         loc,
         report,
@@ -73,11 +97,110 @@ def read_summary(loc: Located, report: str) -> tuple[pd.DataFrame, pd.DataFrame,
         section=column(table, "Section Name"),
         body_item=None,
         metric_field=column(table, "Metric Name"),
-        unit=column(table, "Metric Unit"),
+        unit=unit,
         value=column(table, "Average"),
         style=style,
-        cc=main_cc(launches),
+        cc=cc,
         minimum=column(table, "Minimum") if "Minimum" in header else None,
         maximum=column(table, "Maximum") if "Maximum" in header else None,
     )
-    return launches, metrics, classified.skipped
+    return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
+
+
+def _misaligned(header: list[str], table: pa.Table, odd: OddRows) -> bool:
+    """Whether rows are cut across lines: a quoted line of another width, or an ``Invocations`` cell that is not
+    a count (a line that starts mid-row has the page's width by chance)."""
+    if any(text.lstrip().startswith('"') and not PROF_LINE.match(text.lstrip()) for _w, text in odd.rows):
+        return True
+    inv = column(table, "Invocations")
+    if isinstance(inv.type, pa.DictionaryType):
+        inv = inv.dictionary
+    return bool(pc.any(pc.invert(pc.match_substring_regex(inv, r"^[0-9][0-9,.]*$"))).as_py())
+
+
+def _reflow(loc: Located, header: list[str], dict_cols: set[str]) -> tuple[pa.Table, list[Skipped]]:
+    """Read the records as one stream of fields and cut it into rows of the header's width.
+
+    A row that stops after ``Section Name`` (followed by the next row's identity) is skipped and reported; a
+    stream that cannot be cut into such rows is damage (ParseError naming the line)."""
+    width, si = len(header), header.index("Section Name")
+    inv_i = header.index("Invocations")
+    with loc.path.open("rb") as fh:
+        fh.seek(loc.data_offset)
+        lines = fh.read().decode("utf-8", errors="replace").splitlines()
+    parsed: list[tuple[int, str, list[str]]] = []
+    skipped: list[Skipped] = []
+    for k, text in enumerate(lines):
+        number = loc.header_line + 1 + k
+        stripped = text.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith('"'):
+            reason = "ncu message" if PROF_LINE.match(stripped) else "not a CSV record (program output)"
+            skipped.append(Skipped(number, text, reason))
+            continue
+        fields = fields_of(stripped)
+        if fields is None:
+            raise ParseError(loc.path, "a row with an unclosed quote", line=number)
+        parsed.append((number, text, fields))
+    sections = {f[si] for _n, _t, f in parsed if len(f) == width and f[inv_i].replace(",", "").isdigit()}
+    records: list[list[str]] = []
+    stream: list[str] = []
+    start = 0  # line of the first field in the stream
+
+    def cut(final: bool) -> None:
+        nonlocal start
+        while stream:
+            head = _partial_row(stream, si, sections, final)
+            if head is None:  # not decidable yet: wait for the next line
+                return
+            if head:
+                skipped.append(Skipped(start, ",".join(f'"{f}"' for f in stream[: si + 1]), _PARTIAL))
+                del stream[: si + 1]
+            elif len(stream) >= width:
+                row = stream[:width]
+                if row[si] not in sections or not row[inv_i].replace(",", "").isdigit():
+                    raise ParseError(
+                        loc.path,
+                        f"cannot cut the fields into rows of {width}: expected a section name and an invocation "
+                        f"count, found {row[si]!r} and {row[inv_i]!r}",
+                        line=start,
+                    )
+                records.append(row)
+                del stream[:width]
+            else:
+                return
+
+    for number, _text, line_fields in parsed:
+        if not stream:
+            start = number
+        lone_comma = bool(line_fields) and line_fields[-1] == "" and len(line_fields) % width != 0
+        # the lone comma that ends a broken run: the stream must come out even here
+        stream += line_fields[:-1] if lone_comma else line_fields
+        cut(final=lone_comma)
+        if stream:
+            start = number
+    cut(final=True)
+    if stream:
+        raise ParseError(
+            loc.path, f"row has {len(stream)} fields, expected {width} - the file may be cut short", line=start
+        )
+    types = string_columns(header, dict_cols)
+    table = pa.table(
+        {c: pa.array([r[i] for r in records], pa.string()).cast(types[c]) if types[c] == DICT
+         else pa.array([r[i] for r in records], pa.string()) for i, c in enumerate(header)}
+    )  # fmt: skip
+    return table, skipped
+
+
+def _partial_row(stream: list[str], si: int, sections: set[str], final: bool) -> bool | None:
+    """Whether the stream starts with a row cut after ``Section Name``: the next row's identity follows it
+    (its first fields repeat the row's first fields where a full row has its metric name), or nothing does at
+    the end of a broken run. None when too few fields are there yet to tell."""
+    n = si + 1
+    if len(stream) > n:
+        k = min(si, len(stream) - n)
+        return stream[n : n + k] == stream[:k] and stream[si] in sections
+    if len(stream) == n and final:
+        return stream[si] in sections
+    return None if not final else False
