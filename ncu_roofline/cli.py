@@ -735,25 +735,41 @@ def export_command(
         raise error
 
 
-@main.command("sections", short_help="The section files and the ncu commands to profile with.")
+@main.command("sections", short_help="The section files, the ncu they load in, and the ncu commands.")
 @click.option(
     "--copy", "dest", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
-    help="Copy the section files into DIR (created if missing); the printed commands then use DIR.",
+    help="Write the section files into DIR (created if missing), in the form the ncu at hand loads; the printed "
+    "commands then use DIR.",
+)  # fmt: skip
+@click.option(
+    "--ncu", "ncu_spec", metavar="BIN|VERSION",
+    help="The ncu to write for and check with: its executable (the version from `BIN --version`) or a version "
+    "such as 2024.2. Default: the ncu on PATH; without one, the newest form (ncu 2025.3).",
 )  # fmt: skip
 @click.option("--force", is_flag=True, help="With --copy: replace section files already in DIR.")
 @common_options
-def sections_command(dest: Path | None, force: bool) -> None:
-    """Show where the ncu-roofline section files are and the exact ncu commands to profile with them."""
-    from .sections import copy_sections, describe
+def sections_command(dest: Path | None, ncu_spec: str | None, force: bool) -> None:
+    """Show where the ncu-roofline section files are, whether the ncu at hand loads them, and the exact ncu
+    commands to profile with them. With --copy, write them in the form that ncu loads (ncu 2022.3 and newer)."""
+    from .errors import NcuRooflineError
+    from .sectionforms import NEWEST_FORM, FormChoice
+    from .sections import copy_sections, describe, ncu_report, resolve_ncu, section_folder
 
     if force and dest is None:
         raise click.UsageError("--force goes with --copy DIR")
-    folder = None
+    choice = resolve_ncu(ncu_spec)
+    folder = section_folder()
     if dest is not None:
-        copied = copy_sections(dest, force=force)
-        note(f"copied {', '.join(p.name for p in copied)} to {dest}")
+        form_choice = choice.form() or FormChoice(NEWEST_FORM, NEWEST_FORM.version, None)
+        if form_choice.note:
+            note(form_choice.note)
+        copied = copy_sections(dest, force=force, form=form_choice.form)
+        note(f"wrote {', '.join(p.name for p in copied)} to {dest} in the ncu {form_choice.form.version} form")
         folder = dest.resolve()  # the printed commands work from any folder
-    click.echo(describe(folder), nl=False)
+    lines, check = ncu_report(choice, folder)
+    click.echo(describe(folder, lines), nl=False)
+    if dest is not None and check is not None and not check.loads():
+        raise NcuRooflineError(f"ncu {choice.version} does not load the files written to {dest} (listed above)")
 
 
 DEVICE_COLUMNS: tuple[tuple[str, str, str], ...] = (

@@ -126,10 +126,12 @@ _MESSAGES: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("PeakTraffic", "optional", "RooflineValue"),
         ("Options", "optional", "RooflineOptions"),
     ),
+    # ncu's ProfilerSectionRooflineAchievedValueOptions: no ShowOnlyIfNotZero there (2022.3 and 2024.2 .proto).
+    "AchievedValueOptions": (("Label", "optional", "string"),),
     "AchievedValue": (
         ("AchievedWork", "optional", "RooflineValue"),
         ("AchievedTraffic", "optional", "RooflineValue"),
-        ("Options", "optional", "RooflineOptions"),
+        ("Options", "optional", "AchievedValueOptions"),
     ),
     "RooflineChart": (
         ("Label", "optional", "string"),
@@ -331,9 +333,37 @@ class SectionFile:
         return self.collected(cc) - set(self.active_definitions(cc))
 
 
-@functools.lru_cache(maxsize=1)
-def _section_class() -> Any:
-    """The message class of ``ProfilerSection``, built once from the schema above."""
+@dataclass(frozen=True)
+class Schema:
+    """The part of one ncu version's ``ProfilerSection.proto`` these files use: the schema above less the fields
+    that version has no place for, with the enum values it knows (``HWArchitectureType``, ``CollectionScope``)."""
+
+    version: str
+    arch_values: tuple[str, ...] = tuple(ARCH_ENUM)
+    scopes: tuple[str, ...] = COLLECTION_SCOPES
+    absent_fields: frozenset[tuple[str, str]] = frozenset()
+
+    def fields(self, message: str) -> tuple[tuple[str, str, str], ...]:
+        """(name, label, type) of the fields of one message of the schema that this version has."""
+        return tuple(f for f in _MESSAGES[message] if (message, f[0]) not in self.absent_fields)
+
+    def arch_numbers(self) -> tuple[int, ...]:
+        """The compute capabilities of :attr:`arch_values`, ascending (``CC_90`` -> 90)."""
+        return tuple(sorted(ARCH_ENUM[name] for name in self.arch_values))
+
+
+#: The schema the shipped files are written in: ncu 2025.3's, as its stock section files use it.
+NEWEST_SCHEMA = Schema("2025.3")
+
+
+def schema_messages() -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """The schema's messages: name -> fields (name, label, type); a type is a scalar, ``enum:<Enum>`` or a message."""
+    return dict(_MESSAGES)
+
+
+@functools.lru_cache(maxsize=8)
+def _section_class(schema: Schema = NEWEST_SCHEMA) -> Any:
+    """The message class of ``ProfilerSection`` for one schema, built once from the tables above."""
     try:
         from google.protobuf import (  # noqa: PLC0415 - optional dependency, imported when first needed
             descriptor_pb2,
@@ -342,18 +372,24 @@ def _section_class() -> Any:
         )
     except ImportError as exc:  # pragma: no cover - exercised only without protobuf installed
         raise MissingExtraError("reading ncu section files needs the protobuf package: pip install protobuf") from exc
-    fdp = descriptor_pb2.FileDescriptorProto(name="ncu_roofline_profiler_section.proto", package=_PACKAGE)
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name=f"ncu_roofline_profiler_section_{schema.version}.proto", package=_PACKAGE
+    )
     fdp.syntax = "proto2"
+    known = {"HWArchitectureType": set(schema.arch_values), "CollectionScope": set(schema.scopes)}
     for enum_name, values in _ENUMS.items():
         enum = fdp.enum_type.add(name=enum_name)
         for value_name, number in values.items():
-            enum.value.add(name=value_name, number=number)
+            if value_name in known[enum_name]:
+                enum.value.add(name=value_name, number=number)
     scalar = descriptor_pb2.FieldDescriptorProto
     scalars = {"string": scalar.TYPE_STRING, "bool": scalar.TYPE_BOOL, "int32": scalar.TYPE_INT32}
     labels = {"optional": scalar.LABEL_OPTIONAL, "repeated": scalar.LABEL_REPEATED}
     for message_name, fields in _MESSAGES.items():
         message = fdp.message_type.add(name=message_name)
         for number, (field_name, label, kind) in enumerate(fields, start=1):
+            if (message_name, field_name) in schema.absent_fields:
+                continue
             field = message.field.add(name=field_name, number=number, label=labels[label])
             field.json_name = field_name
             if kind in scalars:
@@ -369,19 +405,31 @@ def _section_class() -> Any:
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.ProfilerSection"))
 
 
-def parse_section_text(text: str, source: str | Path | None = None) -> SectionFile:
-    """Parse one section file's text; raise SectionFileError (with the line) if it does not fit the schema."""
-    message = _section_class()()  # first: it says how to install protobuf when it is missing
+def parse_section_message(text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA) -> Any:
+    """Parse one section file's text into the protobuf message of ``schema``; raise SectionFileError (with the
+    line) if it does not fit that schema."""
+    message = _section_class(schema)()  # first: it says how to install protobuf when it is missing
     from google.protobuf import text_format  # noqa: PLC0415 - optional dependency, present from here on
 
     try:
         text_format.Parse(text, message)
     except text_format.ParseError as exc:
         line = exc.GetLine() if exc.GetLine() > 0 else None
-        raise SectionFileError(source, f"not a valid ProfilerSection: {exc}", line=line) from exc
+        version = "" if schema == NEWEST_SCHEMA else f" of ncu {schema.version}"
+        raise SectionFileError(source, f"not a valid ProfilerSection{version}: {exc}", line=line) from exc
     if not message.Identifier:
         raise SectionFileError(source, "the required field Identifier is missing")
+    return message
+
+
+def message_to_section(message: Any, source: str | Path | None = None) -> SectionFile:
+    """A parsed ``ProfilerSection`` message (of any :class:`Schema`) in the terms the rest of the project needs."""
     return _convert(message, None if source is None else str(source))
+
+
+def parse_section_text(text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA) -> SectionFile:
+    """Parse one section file's text; raise SectionFileError (with the line) if it does not fit the schema."""
+    return message_to_section(parse_section_message(text, source, schema), source)
 
 
 def load_section(path: str | Path) -> SectionFile:
@@ -392,6 +440,11 @@ def load_section(path: str | Path) -> SectionFile:
     except OSError as exc:
         raise SectionFileError(path, f"cannot read the section file: {exc.strerror}") from exc
     return parse_section_text(text, path)
+
+
+def _has(message: Any, field: str) -> bool:
+    """Whether the message is set in ``field``, a field its schema may lack (older ncu versions)."""
+    return field in message.DESCRIPTOR.fields_by_name and bool(message.HasField(field))
 
 
 def _filter(message: Any, present: bool) -> ArchFilter:
@@ -440,7 +493,7 @@ def _chart_metrics(chart: Any) -> Iterator[Any]:
     for roofline in chart.Rooflines:
         yield from value(roofline.PeakWork)
         yield from value(roofline.PeakTraffic)
-        if roofline.Options.ShowOnlyIfNotZero.HasField("Metric"):
+        if _has(roofline.Options, "ShowOnlyIfNotZero") and roofline.Options.ShowOnlyIfNotZero.HasField("Metric"):
             yield roofline.Options.ShowOnlyIfNotZero.Metric
     for achieved in chart.AchievedValues:
         yield from value(achieved.AchievedWork)
@@ -466,7 +519,7 @@ def _convert(message: Any, path: str | None) -> SectionFile:
         metrics=tuple(_metric(m, "Metrics") for m in message.Metrics.Metrics),
         body=tuple(body),
         definitions=tuple(
-            MetricDefinition(d.Name, d.Expression, _filter(d.Filter, d.HasField("Filter")))
+            MetricDefinition(d.Name, d.Expression, _filter(d.Filter, True) if _has(d, "Filter") else ANY_ARCH)
             for d in message.MetricDefinitions.MetricDefinitions
         ),
     )

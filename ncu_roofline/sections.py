@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shlex
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from ncu_roofline.errors import InputError, OutputError
 from ncu_roofline.sectionfile import EVALUATION_CCS, SectionFile, cc_number, load_section
+from ncu_roofline.sectionforms import NEWEST_FORM, Form, FormChoice, form_for, parse_version, rewrite
 
 #: Variant -> (section file name, section identifier, set identifier).
 VARIANTS: dict[str, tuple[str, str, str]] = {
@@ -74,8 +77,9 @@ def load_variant(variant: str = "full") -> SectionFile:
     return load_section(section_path(variant))
 
 
-def copy_sections(dest: Path, force: bool = False) -> list[Path]:
-    """Copy the section files into ``dest`` (created if missing) and return the files written.
+def copy_sections(dest: Path, force: bool = False, form: Form = NEWEST_FORM) -> list[Path]:
+    """Write the section files into ``dest`` (created if missing) in one ncu version's form and return the files
+    written: the newest form is a plain copy; an older form is the rewrite :mod:`ncu_roofline.sectionforms` makes.
 
     Never overwrites silently: if any target exists and ``force`` is false, nothing is copied and OutputError
     names the files in the way.
@@ -91,13 +95,141 @@ def copy_sections(dest: Path, force: bool = False) -> list[Path]:
     if existing and not force:
         names = ", ".join(target.name for target in existing)
         raise OutputError(f"{dest}: {names} already exist; use --force to replace them")
+    texts = [section_text(source, form) for source in sources]
     try:
         dest.mkdir(parents=True, exist_ok=True)
-        for source, target in zip(sources, targets, strict=True):
-            shutil.copyfile(source, target)
+        for text, target in zip(texts, targets, strict=True):
+            target.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise OutputError(f"{dest}: cannot write the section files: {exc.strerror}") from exc
     return targets
+
+
+def section_text(source: Path, form: Form = NEWEST_FORM) -> str:
+    """One shipped section file's text in ``form`` (the file's own text for the newest form)."""
+    from ncu_roofline import __version__  # noqa: PLC0415 - the package imports this module's users lazily
+
+    text = source.read_text(encoding="utf-8")
+    if form.newest:
+        return text
+
+    def banner(changes: list[str]) -> str:
+        lines = [
+            f"ncu-roofline section file {source.name}, written for ncu {form.version} by ncu-roofline {__version__}",
+            f"(`ncu-roofline sections --copy DIR --ncu {form.version}`) from its newest form (for ncu "
+            f"{NEWEST_FORM.version}), whose comments explain each entry: `ncu-roofline sections` shows where it is.",
+            f"Changed for ncu {form.version} (what its ProfilerSection.proto and metric catalog lack):",
+            *(f"  - {change}" for change in changes),
+        ]
+        return "".join(f"# {line}\n" for line in lines)
+
+    return rewrite(text, form, str(source), banner).text
+
+
+# --- The ncu at hand -----------------------------------------------------------------------------------------
+
+#: How long one ncu command line (``--version``, ``--list-sections``) may take.
+NCU_TIMEOUT_S = 120
+_VERSION_ARG_RE = re.compile(r"\d{4}\.\d+(?:\.\d+)*")
+
+
+@dataclass(frozen=True)
+class NcuChoice:
+    """The ncu the section files are written for: its command (None when only a version was given), its version
+    (None when there is no ncu at all), and how it was found."""
+
+    command: str | None
+    version: str | None
+    how: str
+
+    def form(self) -> FormChoice | None:
+        return None if self.version is None else form_for(self.version)
+
+
+def ncu_version(command: str) -> str:
+    """``COMMAND --version`` -> ``"2024.2.0"``; InputError when it does not run or names no version."""
+    try:
+        done = subprocess.run(
+            [command, "--version"], capture_output=True, text=True, timeout=NCU_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InputError(command, f"cannot run `{command} --version`: {exc}") from exc
+    try:
+        year, minor, patch = parse_version(done.stdout + done.stderr)
+    except ValueError:
+        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or ["no output"]
+        raise InputError(
+            command, f"`{command} --version` names no ncu version (exit {done.returncode}: {tail[0][:120]})"
+        ) from None
+    return f"{year}.{minor}.{patch}"
+
+
+def resolve_ncu(spec: str | None = None) -> NcuChoice:
+    """``--ncu BIN|VERSION``: a version (``2024.2``) as given; a command (a path, or a name on PATH) with the
+    version its ``--version`` prints; nothing: the ``ncu`` on PATH, else no ncu at all."""
+    if spec is None:
+        found = shutil.which("ncu")
+        if found is None:
+            return NcuChoice(None, None, "no ncu on PATH")
+        return NcuChoice(found, ncu_version(found), "the ncu on PATH")
+    if _VERSION_ARG_RE.fullmatch(spec.strip()):
+        return NcuChoice(None, spec.strip(), "--ncu")
+    found = shutil.which(spec) or (spec if Path(spec).is_file() else None)
+    if found is None:
+        raise InputError(spec, "no such ncu command: give the path of an ncu executable, or a version like 2024.2")
+    return NcuChoice(found, ncu_version(found), "--ncu")
+
+
+@dataclass(frozen=True)
+class LoadCheck:
+    """What ``ncu --list-sections --section-folder FOLDER`` says about a folder of section files."""
+
+    command: list[str]
+    listed: tuple[str, ...]
+    errors: tuple[str, ...]
+
+    def loads(self, identifiers: tuple[str, ...] | None = None) -> bool:
+        """Every given section (default: both variants) listed and no error."""
+        wanted = identifiers if identifiers is not None else tuple(entry[1] for entry in VARIANTS.values())
+        return not self.errors and set(wanted) <= set(self.listed)
+
+
+def parse_list_sections(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``ncu --list-sections`` output -> (identifiers listed, errors); an error is ``"FILE: message"`` with its
+    continuation lines joined (ncu exits 0 with errors, so the text is what tells)."""
+    listed: list[str] = []
+    errors: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        error = re.match(r"^(\S+)\s+(Error:.*)$", stripped)
+        if error:
+            current = [f"{Path(error.group(1)).name}: {error.group(2).strip()}"]
+            errors.append("")
+        elif current is not None and line[:1].isspace() and stripped:
+            current.append(stripped)
+        else:
+            current = None
+            if stripped.startswith("==ERROR=="):
+                errors.append(stripped)
+            elif re.match(r"^\S+\s+.*\s\S+\.section$", stripped) and not stripped.startswith("Identifier "):
+                listed.append(stripped.split()[0])
+        if current is not None:
+            errors[-1] = " ".join(current)
+    return tuple(listed), tuple(errors)
+
+
+def check_load(command: str, folder: Path) -> LoadCheck:
+    """Run ``COMMAND --list-sections --section-folder FOLDER`` (no GPU needed) and read what it says."""
+    argv = [command, "--list-sections", "--section-folder", str(folder)]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=NCU_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InputError(command, f"cannot run `{shlex.join(argv)}`: {exc}") from exc
+    listed, errors = parse_list_sections(done.stdout + "\n" + done.stderr)
+    if done.returncode != 0 and not errors:
+        errors = (f"exit status {done.returncode}",)
+    return LoadCheck(argv, listed, errors)
 
 
 @dataclass(frozen=True)
@@ -137,12 +269,51 @@ def profile_commands(folder: Path, app: str = APP_PLACEHOLDER) -> list[str]:
     return [step.command for step in profile_steps(folder, app)]
 
 
-def describe(folder: Path | None = None) -> str:
-    """What ``ncu-roofline sections`` prints: the folder, the files, and the commands to profile with them."""
+#: Where ``ncu-roofline sections`` suggests writing a copy for an older ncu.
+COPY_PLACEHOLDER = "./ncu-roofline-sections"
+
+
+def ncu_report(choice: NcuChoice, folder: Path) -> tuple[list[str], LoadCheck | None]:
+    """What ``ncu-roofline sections`` says about the ncu at hand and the files in ``folder``: which ncu, whether
+    they load in it (run there: ``ncu --list-sections --section-folder FOLDER``), and the exact command that
+    writes files it loads when they do not. Also returns the check (None when no ncu could be run)."""
+    newest = NEWEST_FORM.version
+    if choice.version is None:
+        return [
+            f"ncu: none on PATH. These files are the newest form, for ncu {newest}; for an older ncu (2022.3 or",
+            "newer) write files it loads, naming its executable or its version:",
+            f"  ncu-roofline sections --copy {COPY_PLACEHOLDER} --ncu /path/to/ncu",
+            f"  ncu-roofline sections --copy {COPY_PLACEHOLDER} --ncu 2024.2",
+        ], None
+    form = form_for(choice.version).form
+    if choice.command is None:
+        return [
+            f"ncu {choice.version} (given with --ncu, not run): the files here are the ncu {form.version} form."
+        ], None
+    check = check_load(choice.command, folder)
+    lines = [f"ncu: {choice.command}, version {choice.version} ({choice.how})"]
+    if check.loads():
+        lines.append(f"  it loads both sections in {folder}, checked with: {shlex.join(check.command)}")
+        return lines, check
+    lines.append(f"  the files in {folder} do not load in it ({shlex.join(check.command)}):")
+    missing = [i for i in (v[1] for v in VARIANTS.values()) if i not in check.listed]
+    lines += [f"    {error}" for error in check.errors] or [f"    not listed: {', '.join(missing)}"]
+    lines += [
+        "  write files it loads:",
+        f"  ncu-roofline sections --copy {COPY_PLACEHOLDER} --ncu {shlex.quote(choice.command)}",
+    ]
+    return lines, check
+
+
+def describe(folder: Path | None = None, ncu_lines: list[str] | None = None) -> str:
+    """What ``ncu-roofline sections`` prints: the folder, the files, what the ncu at hand makes of them
+    (``ncu_lines``, from :func:`ncu_report`), and the commands to profile with them."""
     folder = folder or section_folder()
     lines = [f"ncu-roofline section files: {folder}"]
     for variant, (file_name, identifier, set_name) in VARIANTS.items():
         lines.append(f"  {identifier:<16} {file_name:<26} variant {variant}, set {set_name}")
+    if ncu_lines:
+        lines += ["", *ncu_lines]
     lines += ["", f"Profile (replace {APP_PLACEHOLDER} with your application and its arguments):"]
     for step in profile_steps(folder):
         lines += [f"  # {step.purpose}", f"  {step.command}"]

@@ -492,12 +492,16 @@ def test_export_needs_the_parquet_folder(work: Path) -> None:
 # -------------------------------------------------------------------------------------- sections, devices
 
 
-def test_sections_prints_the_folder_and_the_ncu_commands() -> None:
-    from ncu_roofline.sections import describe
+def test_sections_prints_the_folder_and_the_ncu_commands(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from ncu_roofline.sections import NcuChoice, describe, ncu_report, section_folder
 
+    monkeypatch.setenv("PATH", str(tmp_path))  # no ncu on PATH (tests/test_section_forms.py covers one)
     r = run("sections")
     assert r.exit_code == EXIT_OK
-    assert r.stdout == describe()
+    lines, check = ncu_report(NcuChoice(None, None, "no ncu on PATH"), section_folder())
+    assert check is None
+    assert r.stdout == describe(None, lines)
+    assert "ncu: none on PATH" in r.stdout
     assert "ncu --section-folder" in r.stdout
 
 

@@ -1,0 +1,128 @@
+"""The real ncu command lines, where installed (``tools/install_ncu.sh``), and readers of what they ship.
+
+Tests that need ncu take it from :func:`require_ncu`: it skips with the reason when ncu is not installed, but fails
+when ``CI=true`` (CI installs both versions, so a missing ncu there is a broken CI, not a reason to skip).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+#: Where tools/install_ncu.sh puts them unless told otherwise; NCU_ROOFLINE_NCU_PREFIX overrides.
+DEFAULT_PREFIX = Path.home() / ".cache" / "ncu-roofline" / "ncu"
+VERSIONS = ("2022.3", "2024.2")
+#: The six chips with ncu 2024.2 catalogs in ../shared/ncu-reference/query-metrics-2024.2, and their CC.
+CHIPS = {"gv100": "7.0", "tu102": "7.5", "ga100": "8.0", "ga102": "8.6", "ad102": "8.9", "gh100": "9.0"}
+
+
+def prefix() -> Path:
+    return Path(os.environ.get("NCU_ROOFLINE_NCU_PREFIX") or DEFAULT_PREFIX)
+
+
+def installed_ncu(version: str) -> Path | None:
+    """PREFIX/bin/ncu-VERSION when it exists."""
+    path = prefix() / "bin" / f"ncu-{version}"
+    return path if path.exists() else None
+
+
+def require_ncu(version: str) -> Path:
+    """The installed ncu of this version; skip without it, but fail under CI=true."""
+    path = installed_ncu(version)
+    if path is not None:
+        return path
+    why = f"ncu {version} is not installed in {prefix()} (install it with: tools/install_ncu.sh {prefix()})"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true: {why}")
+    pytest.skip(why)
+
+
+def share_dir(ncu: Path) -> Path:
+    """The unpacked packages' ``usr/lib`` folder: PREFIX/VERSION/usr/lib."""
+    return ncu.resolve().parents[1]
+
+
+def stock_section_folder(ncu: Path) -> Path:
+    return share_dir(ncu) / "x86_64-linux-gnu" / "nsight-compute" / "sections"
+
+
+def proto_folder(ncu: Path) -> Path:
+    return share_dir(ncu) / "nsight-compute" / "extras" / "FileFormat"
+
+
+@functools.lru_cache(maxsize=32)
+def query_metrics(ncu: Path, chip: str) -> str:
+    """``ncu --query-metrics --chip CHIP`` (no GPU needed)."""
+    done = subprocess.run(
+        [str(ncu), "--query-metrics", "--chip", chip], capture_output=True, text=True, timeout=300, check=True
+    )
+    return done.stdout
+
+
+def stock_metric_names(ncu: Path) -> set[str]:
+    """Every metric name this ncu's own section files and rules name (``Name: "..."`` and quoted names in the
+    Python rules): the launch__, sass__ and occupancy names --query-metrics does not list."""
+    names: set[str] = set()
+    folder = stock_section_folder(ncu)
+    for path in folder.glob("*.section"):
+        names.update(re.findall(r'Name:\s*"([a-z][a-z0-9_]*__[a-z0-9_.]+)"', path.read_text(encoding="utf-8")))
+    for path in folder.glob("*.py"):
+        names.update(re.findall(r'"([a-z][a-z0-9_]*__[a-z0-9_.]+)"', path.read_text(encoding="utf-8")))
+    return names
+
+
+# --- A reader of the .proto files ncu ships (extras/FileFormat), enough to compare schemas ---------------------
+
+_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_FIELD_RE = re.compile(r"^(?:(optional|required|repeated)\s+)?([\w.]+)\s+(\w+)\s*=\s*\d+")
+_ENUM_VALUE_RE = re.compile(r"^(\w+)\s*=\s*-?\d+")
+
+
+def read_protos(folder: Path) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
+    """Every ``.proto`` in folder -> (message -> field name -> type name without package), enum -> value names.
+    Nested messages and enums are named by their own (unqualified) name; ``oneof`` members count as fields."""
+    messages: dict[str, dict[str, str]] = {}
+    enums: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.proto")):
+        text = _COMMENT_RE.sub("", path.read_text(encoding="utf-8"))
+        tokens = re.findall(r"\{|\}|;|[^{};]+", text)
+        stack: list[tuple[str, str]] = []  # (kind, name) of the open blocks
+        pending = ("other", "")  # the head of the next block
+        for raw in tokens:
+            token = raw.strip()
+            if not token or token == ";":
+                continue
+            if token == "{":
+                stack.append(pending)
+                pending = ("other", "")
+                continue
+            if token == "}":
+                stack.pop()
+                continue
+            head = re.match(r"^(message|enum|oneof)\s+(\w+)$", token)
+            if head:
+                kind, name = head.groups()
+                pending = (kind, name)
+                if kind == "message":
+                    messages.setdefault(name, {})
+                elif kind == "enum":
+                    enums.setdefault(name, [])
+                continue
+            if not stack:
+                continue
+            kind, name = stack[-1]
+            if kind == "enum":
+                value = _ENUM_VALUE_RE.match(token)
+                if value:
+                    enums[name].append(value.group(1))
+            elif kind in ("message", "oneof"):
+                owner = name if kind == "message" else next(n for k, n in reversed(stack) if k == "message")
+                field = _FIELD_RE.match(token)
+                if field:
+                    messages[owner][field.group(3)] = field.group(2).rsplit(".", 1)[-1]
+    return messages, enums
