@@ -6,19 +6,17 @@ Pure: nothing here prints or plots. Each frame is keyed by LAUNCH_KEY (report, p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .chart import chart_points, fill_from_chart
-from .classify import classify, ncu_figures, records, unit_table, utilization
+from .classify import classify, unit_table, utilization
 from .device import resolve_peaks
-from .hints import LaunchView, ncu_rule_hints, run_rules
-from .model import LAUNCH_KEY, Report, launch_index
+from .hints import build_frame, evaluate, ncu_rule_hints
+from .model import Report, launch_index
 from .quantities import breakdown_quantities, quantities
 from .roofline import roofline
 
@@ -118,13 +116,12 @@ def analyze(
     launches["duration_ns"] = np.round(quant["duration"].to_numpy() * 1e9, 3)
     launches["device_name"] = names.to_numpy()
 
-    hints = pd.concat(
-        [
-            run_rules(launch_views(launches, quant, roof, verdicts, peak_frame, all_rules, index)),
-            ncu_rule_hints(all_rules),
-        ],
-        ignore_index=True,
-    )
+    frame = build_frame(launches, quant, unit_table(quant, roof), verdicts, roof, peak_frame, all_rules, index)
+    ours, not_checked = evaluate(frame)
+    verdicts = verdicts.copy()
+    verdicts["not_checked"] = not_checked.to_numpy()
+    verdicts["not_checked"] = verdicts["not_checked"].astype("string")
+    hints = pd.concat([ours, ncu_rule_hints(all_rules)], ignore_index=True)
     return Analysis(
         report=report,
         launches=launches,
@@ -135,44 +132,3 @@ def analyze(
         verdicts=verdicts,
         hints=hints,
     )
-
-
-def launch_views(
-    launches: pd.DataFrame,
-    quant: pd.DataFrame,
-    roof: pd.DataFrame,
-    verdicts: pd.DataFrame,
-    peaks: pd.DataFrame,
-    rules: pd.DataFrame,
-    index: pd.MultiIndex,
-) -> list[tuple[tuple[Any, ...], LaunchView]]:
-    """One LaunchView per launch (the view a hint rule gets), in ``index`` order."""
-    group = launches.groupby(["report", "kernel_name"], dropna=False)["launch_id"]
-    repeats = group.transform("size").to_numpy()
-    dur = pd.Series(quant["duration"].to_numpy(), index=launches.index)
-    total = dur.groupby([launches["report"], launches["kernel_name"]], dropna=False).transform("sum").to_numpy()
-    table = unit_table(quant, roof)
-    ncu = ncu_figures(rules, index)
-    qrec, vrec, lrec = records(quant), records(verdicts), records(launches)
-    trec, prec = records(table), records(peaks)
-    by_launch = {k: g for k, g in roof.groupby(list(LAUNCH_KEY), dropna=False, sort=False)}
-    empty = roof.iloc[0:0]
-    views = []
-    for i, key in enumerate(index):
-        views.append(
-            (
-                tuple(key),
-                LaunchView(
-                    q={k: float(v) for k, v in qrec[i].items()},
-                    verdict=vrec[i],
-                    launch=lrec[i],
-                    roofline=by_launch.get(tuple(key), empty),
-                    repeats=int(repeats[i]),
-                    units={k: float(v) for k, v in trec[i].items()},
-                    peaks=prec[i],
-                    ncu=ncu.get(i, {}),
-                    total_duration=float(total[i]) if not math.isnan(float(total[i])) else math.nan,
-                ),
-            )
-        )
-    return views

@@ -45,35 +45,22 @@ import pandas as pd
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY, launch_index
 from .ncurules import fp_roofline, high_pipe, sol_bottleneck
+from .quantities import STALL_REASONS
 from .sections import profile_commands, section_folder
 
 # ------------------------------------------------------------------------------------------------ thresholds
-
-#: A unit at or above this share of its peak holds the kernel. ncu's SOLBottleneck rule
-#: (``latency_bound_threshold = 60``) calls a workload with compute and memory both below 60 % latency-bound.
-BOUND_THRESHOLD = 0.60
-#: ncu's SOLBottleneck ``no_bound_threshold``: at or above 80 % it reports "High Throughput".
-HIGH_THROUGHPUT = 0.80
-#: ncu's SOLBottleneck ``balanced_threshold``: between 60 and 80 %, compute and memory within 10 points of
-#: each other are "well-balanced".
-BALANCED_MARGIN = 0.10
-#: ncu's SOLBottleneck ``waves_threshold``: under one wave per SM the grid is "too small".
-SMALL_GRID_WAVES = 1.0
-#: A kernel this short is dominated by launch cost: a CUDA kernel launch costs a few microseconds of host
-#: and driver time (the CUDA C++ Best Practices Guide and NVIDIA's CUDA Graphs posts quote 2-5 us), and
-#: the GPU itself needs about a microsecond to ramp a grid up and drain it; under 5 us the fixed costs are
-#: as large as the work.
-LAUNCH_DURATION_S = 5e-6
-#: Memory units whose scores differ by less than this share of the top score count as tied (1 %: ncu prints
-#: its Speed Of Light percentages to two decimals, and a capped L2 figure equals Memory Throughput exactly).
-TIE_MARGIN = 0.01
-#: The FLOP roofs show "real" FP work for the compute pipe when the best precision reaches this share of its
-#: peak (below it the work is integer/address/issue: l1_reread reaches 3 % of FP32 at 76 % SM throughput).
-PIPE_FLOP_MIN = 0.10
-#: ... and this share of the SM throughput (FP work that explains the busy SM).
-PIPE_FLOP_SHARE = 0.30
-#: FP16 instructions make the FMA pipe "fp16" when they are at least this share of its utilisation.
-FP16_SHARE_OF_FMA = 0.50
+# values and reasons: ncu_roofline.thresholds
+from .thresholds import (
+    BALANCED_MARGIN,
+    BOUND_THRESHOLD,
+    FP16_SHARE_OF_FMA,
+    LAUNCH_DURATION_S,
+    PIPE_FLOP_MIN,
+    PIPE_FLOP_SHARE,
+    SMALL_GRID_WAVES,
+    STALL_SHARE,
+    TIE_MARGIN,
+)
 
 UNITS = ("dram", "l2", "l1", "sm")
 LIMITERS = ("hbm", "l2", "l1", "compute")
@@ -93,7 +80,7 @@ VERDICT_COLUMNS: dict[str, str] = {
     "reason": "string",  # one line: the limiter, its figure and the regime rule
     "missing": "string",  # what the export lacks for a full verdict, with the ncu command that adds it
     "pipe_basis": "string",  # where compute_pipe comes from: pipes, roofline, ncu-rule
-    "roof_fraction": "float64",  # the limiter's fraction on the hierarchical roofline (byte or FLOP roof)
+    "roof_fraction": "float64",  # "% of roof": the limiter's score (fraction of its peak) = 1 - headroom
     "headroom": "float64",  # 1 - utilization: share of the limiting unit's peak left unused
     "time_at_roof_ns": "float64",  # the launch's duration had the limiting unit run at its peak
     "score_hbm": "float64",
@@ -104,6 +91,7 @@ VERDICT_COLUMNS: dict[str, str] = {
     "explanation": "string",  # the figures that decided it, and any disagreement with ncu
     "ncu_bottleneck": "string",  # ncu's SOLBottleneck verdict (NCU_BOTTLENECKS), where the export has it
     "agrees_with_ncu": "boolean",
+    "not_checked": "string",  # hint rules that lacked their evidence: "<rule>: <metric> not collected (<option>)"
 }
 
 #: Where the analysis sends a user whose export lacks the roofline: our section, one ncu run.
@@ -423,6 +411,41 @@ def _finite(v: Any) -> bool:
     return v is not None and v is not pd.NA and isinstance(v, (int, float)) and math.isfinite(v)
 
 
+#: Where ncu collects the stall reasons a latency verdict names.
+STALL_SECTION = "--section WarpStateStats, exported with --page raw"
+
+
+def stall_summary(quant: pd.DataFrame) -> np.ndarray:
+    """Per launch (positional): the dominant warp stall reasons, "stalls: long scoreboard 45 %, ..." (each
+    reason's share of the warp cycles per issued instruction, those at or above STALL_SHARE, at most three),
+    else where the export has no stall breakdown, the section that collects it. Takes the quantities
+    (``stall_*`` columns, ``warp_cycles_per_issue``)."""
+    n = len(quant)
+    cols = [f"stall_{r}" for r in STALL_REASONS if f"stall_{r}" in quant.columns and r != "selected"]
+    missing = np.full(n, f"stall reasons not collected ({STALL_SECTION})", dtype=object)
+    if not cols:
+        return missing
+    stalls = quant[cols].to_numpy(dtype=np.float64)
+    have = ~np.isnan(stalls).all(axis=1)
+    total = _col(quant, "warp_cycles_per_issue")
+    summed = np.nansum(stalls, axis=1)
+    total = np.where(np.isnan(total) | (total <= 0), summed, total)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.nan_to_num(stalls / total[:, None], nan=0.0)
+    order = np.argsort(-share, axis=1, kind="stable")[:, :3]
+    names = np.array([c[len("stall_") :].replace("_", " ") for c in cols], dtype=object)
+    text = np.full(n, "", dtype=object)
+    for k in range(order.shape[1]):
+        pick = order[:, k]
+        val = share[np.arange(n), pick]
+        part = names[pick] + " " + np.array([f"{v:.0%}" for v in val], dtype=object)
+        keep = val >= STALL_SHARE
+        text = np.where(keep, np.where(text == "", part, text + ", " + part), text)
+    found = np.where(text == "", f"no stall reason above {STALL_SHARE:.0%} of the warp cycles", "stalls: " + text)
+    out: np.ndarray = np.where(have, found, missing)
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ classify
 
 
@@ -466,6 +489,7 @@ def classify(
     limiter, value = pick_limiter(score)
     duration = _col(quant, "duration")
     waves = _col(quant, "waves_per_sm")
+    stalls = stall_summary(quant)
     rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
     pipe_rules = ncu_figures(rules, quant.index)
     command = profile_command()
@@ -531,14 +555,17 @@ def classify(
                 missing.append(f"pipe utilisation (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): {command}")
         roof_frac = _roof_fraction(lim, pipe, t)
         src = source.iloc[i][lim]
-        reason = (
-            f"{lim} at {_fmt(u)} of its peak ({SOURCE_WORDS.get(str(src), str(src))}); "
-            + {
-                "bound": f"bound (>= {BOUND_THRESHOLD:.0%})",
-                "latency": f"latency (every unit under {BOUND_THRESHOLD:.0%})",
-                "launch": f"launch (under {LAUNCH_DURATION_S * 1e6:.0f} us and every unit under {BOUND_THRESHOLD:.0%})",
-            }[regime]
-        )
+        words = SOURCE_WORDS.get(str(src), str(src))
+        if regime == "bound":
+            reason = f"{lim} at {_fmt(u)} of its peak ({words}); bound (>= {BOUND_THRESHOLD:.0%})"
+        else:
+            # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
+            what = (
+                f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, every unit under {BOUND_THRESHOLD:.0%})"
+                if regime == "launch"
+                else f"latency-bound (every unit under {BOUND_THRESHOLD:.0%})"
+            )
+            reason = f"{what}; busiest unit {lim} at {_fmt(u)} ({words}); {stalls[i]}"
         others = ", ".join(
             f"{k} {_fmt(float(srec[i][k]))}" for k in LIMITERS if k != lim and not math.isnan(float(srec[i][k]))
         )
@@ -567,7 +594,7 @@ def classify(
                 "reason": reason,
                 "missing": "; ".join(missing) if missing else None,
                 "pipe_basis": pipe_basis,
-                "roof_fraction": roof_frac,
+                "roof_fraction": u,  # one "% of roof": the limiter's score (= 1 - headroom)
                 "headroom": 1.0 - u,
                 "time_at_roof_ns": duration[i] * 1e9 * min(u, 1.0),
                 "small_grid": small,

@@ -1,29 +1,76 @@
-"""Diagnostic hints: a registry of small, pure rules over one launch's quantities.
+"""Diagnostic hints: a registry of rules, each a vectorised expression over every launch's quantities.
 
-Each rule looks at one launch (its quantities, its verdict, its unit utilisations, its roofline rows) and
-returns zero or one :class:`Hint`, with the evidence that triggered it (metric, value, threshold, op), what to
-do, and where a figure allows it the share of the launch's time a fix could save. Adding a hint is adding one
-decorated function. A rule whose metrics the export lacks stays silent: no hint is ever made from a zero
-that stands for a missing value. ncu's own rule results ride along in the hints frame, marked as ncu's.
+A rule takes the :class:`Frame` (one row per launch: quantities, unit utilisations, verdict columns, launch
+attributes, ncu's rule figures) and returns a :class:`Found`: where it fires, its severity, message, advice
+and evidence (metric, value, threshold, op), and its estimate: the share of the launch's time a fix could
+save. Messages and evidence are built for the launches where the rule fires only; nothing loops per launch.
 
-Thresholds are named constants below, each with where it comes from.
+Two principles hold for every rule:
+
+- **Every estimate is a bound physics allows.** The runner caps every estimate at the launch's headroom
+  (1 - the limiting unit's fraction of its peak, ``verdicts.headroom``): no fix makes a launch faster than
+  running its limiting unit at peak. Each rule's own bound is tighter where it knows more (tail effect: the
+  emptiness of the last wave; small grid: the share of SMs without a block; a latency fix: the issue slots
+  left idle). Where a fix removes work instead (bank conflicts, spills, uncoalesced sectors, a tensor roof
+  instead of the FP32 one), the message says how much work, and the estimate stays capped.
+- **Evidence or silence.** Each rule declares the evidence it needs (:class:`Need`: quantities and the ncu
+  option that collects them). Where the rule would apply but that evidence is missing, the launch gets
+  "not checked: <metric> not collected (<ncu option>)" (``not_checked``), never a finding made from a zero
+  that stands for a missing value.
+
+Thresholds live in ``ncu_roofline.thresholds`` with the reason for each value. ncu's own rule results ride
+along in the hints frame, marked as ncu's (``ncu_rule_hints``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
-from .classify import LAUNCH_DURATION_S
-from .model import LAUNCH_KEY
+from .model import LAUNCH_KEY, launch_index
+from .ncurules import fp_roofline, high_pipe
+from .thresholds import (
+    ATOMIC_IMBALANCE,
+    ATOMIC_SHARE,
+    ATOMIC_SLICE_BUSY_PCT,
+    BANK_CONFLICT_MIN_GAIN,
+    BANK_CONFLICT_SHARE,
+    DIVERGENCE_THREADS,
+    ELIGIBLE_WARPS,
+    EXTRA_PASSES,
+    FMA_FLOP_SHARE,
+    FP32_GEMM_MIN_FRACTION,
+    LAUNCH_DURATION_S,
+    LOW_HIT_PCT,
+    LOW_OCCUPANCY_PCT,
+    MAX_IDEAL_SECTORS_PER_REQUEST,
+    NEAR_ROOF,
+    NON_FP_FLOP_MAX,
+    OCCUPANCY_GAP,
+    OPERAND_LOAD_SHARE,
+    REPEATED_LAUNCHES,
+    SMALL_GRID_HALF_WAVE,
+    SMALL_GRID_IDLE_SMS,
+    SMALL_GRID_WAVES,
+    SPILL_INSTRUCTIONS,
+    SPILL_TRAFFIC_SHARE,
+    STREAMING_HIT_PCT,
+    TAIL_HIGH_EFFECT,
+    TAIL_MIN_EFFECT,
+    TENSOR_IDLE,
+    UNCOALESCED_EXCESS_SHARE,
+    UNCOALESCED_MIN_GAIN,
+)
 
 SEVERITIES = ("high", "medium", "low", "info")
+WARP_SIZE = 32.0
+#: Kernel names that say "matrix multiply or convolution" (supporting evidence only).
+GEMM_NAME = re.compile(r"gemm|matmul|mma|conv|dot|linear|bmm", re.IGNORECASE)
 
 HINT_COLUMNS: dict[str, str] = {
     "report": "string",
@@ -35,690 +82,1128 @@ HINT_COLUMNS: dict[str, str] = {
     "message": "string",
     "advice": "string",
     "evidence": "string",  # JSON list of {metric, value, threshold, op}
-    "estimated_speedup": "float64",  # fraction of this launch's time a fix could save (0..1), where known
+    "estimated_speedup": "float64",  # share of this launch's time a fix could save (0..headroom), where known
 }
 
+Arr = np.ndarray
 
-@dataclass(frozen=True)
-class Evidence:
-    metric: str
-    value: float
-    threshold: float | None
-    op: str  # ">", "<", ">=", "<=", "==", "in" (threshold None: context, not a test)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "value": _clean(self.value), "threshold": _clean(self.threshold), "op": self.op}
+# ------------------------------------------------------------------------------------------------ the frame
 
 
 @dataclass(frozen=True)
-class Hint:
-    id: str
-    severity: str
-    message: str
-    advice: str
-    evidence: tuple[Evidence, ...] = field(default_factory=tuple)
-    estimated_speedup: float = math.nan
+class Frame:
+    """What the rules see: one row per launch, by position (the order of ``launches``).
 
+    ``q``: quantities (``ncu_roofline.quantities``, base units, NaN when absent); ``units``: the unit table
+    (``ncu_roofline.classify.unit_table``, fractions); ``verdicts``: VERDICT_COLUMNS; ``kernel_name``;
+    ``repeats``: launches of the same kernel in the report; ``total_duration``: seconds, all launches of the
+    kernel; ``ncu``: ncu's HighPipeUtilization/SOLFPRoofline figures (ncu_pipe_family, ncu_fp32_pct ...);
+    ``tensor_time``: the launch's time at the TF32 tensor roof (capped by its own memory roofs) over its time
+    now, from the FP32 roofline rows (NaN where unknown)."""
 
-@dataclass(frozen=True)
-class LaunchView:
-    """What a rule sees of one launch.
+    keys: pd.DataFrame
+    q: pd.DataFrame
+    units: pd.DataFrame
+    verdicts: pd.DataFrame
+    kernel_name: Arr
+    repeats: Arr
+    total_duration: Arr
+    ncu: pd.DataFrame
+    tensor_time: Arr
 
-    ``q``: quantities (``ncu_roofline.quantities``, base units, NaN when absent); ``verdict``: the verdict row
-    (VERDICT_COLUMNS); ``launch``: the launches row (kernel_name, display_name, grid, block ...);
-    ``roofline``: the launch's roofline rows; ``repeats``: launches of the same kernel in the report;
-    ``units``: the unit table row (``ncu_roofline.classify.unit_table``, fractions); ``peaks``: the peaks row
-    (``ncu_roofline.device.resolve_peaks``); ``ncu``: ncu's rule figures for the launch (ncu_pipe_family,
-    ncu_fp32_pct ...), empty without rule rows; ``total_duration``: seconds, all launches of the kernel.
-    """
+    @property
+    def n(self) -> int:
+        return len(self.keys)
 
-    q: dict[str, float]
-    verdict: dict[str, Any]
-    launch: dict[str, Any]
-    roofline: pd.DataFrame
-    repeats: int
-    units: dict[str, float] = field(default_factory=dict)
-    peaks: dict[str, Any] = field(default_factory=dict)
-    ncu: dict[str, Any] = field(default_factory=dict)
-    total_duration: float = math.nan
-
-    def get(self, name: str) -> float:
+    def get(self, name: str) -> Arr:
         """Quantity ``name`` (NaN where absent)."""
-        v = self.q.get(name, math.nan)
-        return math.nan if v is None else float(v)
+        if name in self.q.columns:
+            out: Arr = self.q[name].to_numpy(dtype=np.float64)
+            return out
+        return np.full(self.n, np.nan)
+
+    def unit(self, name: str) -> Arr:
+        """Unit-table column ``name`` (fraction of peak, NaN where unknown)."""
+        if name in self.units.columns:
+            out: Arr = self.units[name].to_numpy(dtype=np.float64)
+            return out
+        return np.full(self.n, np.nan)
+
+    def ncu_figure(self, name: str) -> Arr:
+        if name in self.ncu.columns:
+            out: Arr = pd.to_numeric(self.ncu[name], errors="coerce").to_numpy(dtype=np.float64)
+            return out
+        return np.full(self.n, np.nan)
+
+    def text(self, column: str) -> Arr:
+        """A string verdict column as an object array ("" where missing)."""
+        if column not in self.verdicts.columns:
+            return np.full(self.n, "", dtype=object)
+        out: Arr = self.verdicts[column].astype("string").fillna("").to_numpy(dtype=object)
+        return out
+
+    def number(self, column: str) -> Arr:
+        if column not in self.verdicts.columns:
+            return np.full(self.n, np.nan)
+        out: Arr = self.verdicts[column].astype("float64").to_numpy()
+        return out
+
+    def subset(self, positions: Arr) -> Frame:
+        """The frame of the launches at ``positions`` (for tests and what-ifs)."""
+        pick = np.asarray(positions)
+        return Frame(
+            self.keys.iloc[pick].reset_index(drop=True),
+            self.q.iloc[pick].reset_index(drop=True),
+            self.units.iloc[pick].reset_index(drop=True),
+            self.verdicts.iloc[pick].reset_index(drop=True),
+            self.kernel_name[pick],
+            self.repeats[pick],
+            self.total_duration[pick],
+            self.ncu.iloc[pick].reset_index(drop=True),
+            self.tensor_time[pick],
+        )
+
+    def with_quantity(self, name: str, values: Arr) -> Frame:
+        """The frame with quantity ``name`` replaced (for tests and what-ifs)."""
+        q = self.q.copy()
+        q[name] = np.asarray(values, dtype=np.float64)
+        return Frame(
+            self.keys,
+            q,
+            self.units,
+            self.verdicts,
+            self.kernel_name,
+            self.repeats,
+            self.total_duration,
+            self.ncu,
+            self.tensor_time,
+        )
 
 
-Rule = Callable[[LaunchView], Hint | None]
+def ok(*arrays: Arr) -> Arr:
+    """True where every array has a number."""
+    out = np.ones(len(arrays[0]), dtype=bool)
+    for a in arrays:
+        out &= ~np.isnan(a)
+    return out
+
+
+def _nan0(a: Arr) -> Arr:
+    return np.where(np.isnan(a), 0.0, a)
+
+
+def _ge(a: Arr, t: float | Arr) -> Arr:
+    """a >= t, False where a is NaN."""
+    with np.errstate(invalid="ignore"):
+        out: Arr = np.asarray(a >= t) & ~np.isnan(a)
+    return out
+
+
+def _lt(a: Arr, t: float | Arr) -> Arr:
+    with np.errstate(invalid="ignore"):
+        out: Arr = np.asarray(a < t) & ~np.isnan(a)
+    return out
+
+
+def _div(a: Arr, b: Arr) -> Arr:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: Arr = np.where(b > 0, a / np.where(b > 0, b, 1.0), np.nan)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ results
+
+
+class Text:
+    """Formats columns for the launches where a rule fires (positions ``idx``) into string Series."""
+
+    def __init__(self, idx: Arr) -> None:
+        self.idx = idx
+
+    def f(self, values: Arr, spec: str) -> pd.Series:
+        vals = np.asarray(values, dtype=np.float64)[self.idx]
+        return pd.Series([format(float(v), spec) for v in vals], dtype=object)
+
+    def pick(self, cond: Arr, yes: str | pd.Series, no: str | pd.Series) -> pd.Series:
+        c = np.asarray(cond, dtype=bool)[self.idx]
+        y = yes.to_numpy(dtype=object) if isinstance(yes, pd.Series) else yes
+        n = no.to_numpy(dtype=object) if isinstance(no, pd.Series) else no
+        return pd.Series(np.where(c, y, n), dtype=object)
+
+    def s(self, values: Arr) -> pd.Series:
+        return pd.Series(np.asarray(values, dtype=object)[self.idx], dtype=object)
+
+
+TextFn = Callable[[Text], "pd.Series | str"]
+
+
+@dataclass(frozen=True)
+class Ev:
+    """One piece of evidence over every launch: ``value`` (per launch), compared with ``threshold`` by ``op``
+    (threshold None: context, not a test); ``when``: only where True (default: where value is known)."""
+
+    metric: str | Arr
+    value: Arr
+    threshold: float | Arr | None
+    op: str
+    when: Arr | None = None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A rule's result over every launch."""
+
+    fires: Arr
+    severity: str | Arr
+    message: TextFn
+    advice: TextFn
+    evidence: Sequence[Ev]
+    estimate: Arr | None = None
+    #: where the rule would look, had it its evidence (for "not checked"); None: every launch
+    applies: Arr | None = None
+
+
+@dataclass(frozen=True)
+class Need:
+    """Evidence a rule needs: any of ``names`` present (quantities; ``u:`` unit-table columns; ``ncu:`` ncu's
+    rule figures); else ``metric`` is reported as not collected, with ``option``, the ncu option adding it."""
+
+    names: tuple[str, ...]
+    metric: str
+    option: str
+
+    def present(self, f: Frame) -> Arr:
+        out = np.zeros(f.n, dtype=bool)
+        for name in self.names:
+            if name.startswith("u:"):
+                col = f.unit(name[2:])
+            elif name.startswith("ncu:"):
+                col = f.ncu_figure(name[4:])
+            else:
+                col = f.get(name)
+            out |= ~np.isnan(col)
+        return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    fn: Callable[[Frame], Found]
+    needs: tuple[Need, ...]
+    summary: str
+    bound: str
+
+
 RULES: dict[str, Rule] = {}
 
 
-def rule(hint_id: str) -> Callable[[Rule], Rule]:
-    """Register a hint rule under its id."""
+def rule(
+    hint_id: str, *, needs: Sequence[Need] = (), summary: str, bound: str
+) -> Callable[[Callable[[Frame], Found]], Callable[[Frame], Found]]:
+    """Register a hint rule under its id, with the evidence it needs, what it finds and how its estimate is
+    bounded (the last two for docs/hints.md)."""
 
-    def deco(fn: Rule) -> Rule:
-        RULES[hint_id] = fn
+    def deco(fn: Callable[[Frame], Found]) -> Callable[[Frame], Found]:
+        RULES[hint_id] = Rule(hint_id, fn, tuple(needs), summary, bound)
         return fn
 
     return deco
 
 
-def _clean(v: Any) -> float | None:
-    if v is None or v is pd.NA:
-        return None
-    f = float(v)
-    return None if math.isnan(f) or math.isinf(f) else f
+# ------------------------------------------------------------------------------------------------ shared figures
+
+_OCC = "--section Occupancy"
+_LAUNCH = "--section LaunchStats"
+_MEM_TABLES = "--section MemoryWorkloadAnalysis_Tables"
+_SOURCE = "--section SourceCounters"
+_ROOF_CHART = "--section SpeedOfLight_HierarchicalSingleRooflineChart (or --set full)"
 
 
-def _ok(*values: Any) -> bool:
-    return all(v is not None and v is not pd.NA and not math.isnan(float(v)) for v in values)
+def _is(f: Frame, column: str, *values: str) -> Arr:
+    col = f.text(column)
+    out = np.zeros(f.n, dtype=bool)
+    for v in values:
+        out |= col == v
+    return out
 
 
-def _nan0(v: float) -> float:
-    return 0.0 if math.isnan(v) else v
+def idle_issue_share(f: Frame) -> Arr:
+    """Latency evidence: the share of scheduler cycles with no instruction issued (1 - One or More Eligible),
+    else 1 - the SM's issue-slot use. The most a latency fix can save (capped at the headroom)."""
+    sched = f.get("issue_slot_busy_pct")
+    sm = f.get("issue_active_pct")
+    busy = np.where(np.isnan(sched), sm, sched)
+    return np.clip(1.0 - busy / 100.0, 0.0, 1.0)
 
 
-def _regime(v: LaunchView) -> str | None:
-    r = v.verdict.get("regime")
-    return None if r is None or r is pd.NA else str(r)
+def _latency_evidence(f: Frame) -> list[Ev]:
+    return [
+        Ev("smsp__issue_active.avg.pct_of_peak_sustained_active", f.get("issue_slot_busy_pct"), None, "=="),
+        Ev("smsp__warps_eligible.avg.per_cycle_active", f.get("eligible_warps_per_scheduler"), ELIGIBLE_WARPS, "<"),
+    ]
 
 
-def _limiter(v: LaunchView) -> str | None:
-    r = v.verdict.get("limiter")
-    return None if r is None or r is pd.NA else str(r)
+# ------------------------------------------------------------------------------------------------ rules
 
 
-def _utilization(v: LaunchView) -> float:
-    u = v.verdict.get("utilization")
-    return math.nan if u is None or u is pd.NA else float(u)
-
-
-def _upper_bound_gain(v: LaunchView) -> float:
-    """The most a latency fix can save: the time the launch would take at its busiest unit's peak vs now."""
-    u = _utilization(v)
-    return max(0.0, 1.0 - u) if _ok(u) else math.nan
-
-
-# --------------------------------------------------------------------------------------------- thresholds
-
-#: Spilling: any spill instruction is worth a look (the compiler spills only when it runs out of registers).
-SPILL_INSTRUCTIONS = 1.0
-#: ... and a high-severity finding when spills are this share of the L1 requests (ncu's
-#: ``derived__local_spilling_requests_pct``) or local memory is this share of L1 sectors.
-SPILL_TRAFFIC_SHARE = 0.10
-#: Achieved occupancy under this % of the SM's warps hides latency poorly: with 4 schedulers per SM a
-#: quarter of 64 warps leaves 4 warps per scheduler, about the fewest that cover the ~4-6 cycle dependent
-#: issue latency (ncu's IssueSlotUtilization rule reasons in warps per scheduler).
-LOW_OCCUPANCY_PCT = 25.0
-#: Achieved under this fraction of theoretical: warps or blocks end unevenly (ncu's TailEffect/
-#: AchievedOccupancy rules use 0.8 for the same comparison).
-OCCUPANCY_GAP = 0.80
-#: Under one wave per SM the grid leaves SMs idle (ncu's SOLBottleneck ``waves_threshold``).
-SMALL_GRID_WAVES = 1.0
-#: Launches of one kernel in a report from which repeated tiny launches are worth fusing or graph-capturing.
-REPEATED_LAUNCHES = 2
-#: Tail effect, as ncu 2025.3.1's LaunchConfiguration rule reports it: at least one full wave and a partial
-#: wave that may account for >= 20 % of the run time, 1 / (full waves + 1) (so 1 to 4 full waves). ncu's
-#: rule messages on the three samples are the test (tests/test_hints.py).
-TAIL_MIN_EFFECT = 0.20
-#: Uncoalesced global access (ncu's UncoalescedGlobalAccess rule: L2 sectors touched vs the ideal for the
-#: same accesses): flag at >= 10 % excess sectors when the excess weighted by L2 busy time (ncu's own
-#: speed-up estimate) is >= 5 % of the launch.
-UNCOALESCED_EXCESS_SHARE = 0.10
-UNCOALESCED_MIN_GAIN = 0.05
-#: Without ncu's theoretical sectors: a warp-wide load of the widest per-thread access (16 bytes, float4) by
-#: 32 threads touches 32 x 16 / 32 = 16 sectors when coalesced; more sectors per request is uncoalesced at
-#: any access width (4-byte loads are ideal at 4, 8-byte at 8).
-MAX_IDEAL_SECTORS_PER_REQUEST = 16.0
-#: Shared-memory bank conflicts: replayed wavefronts >= 25 % of shared wavefronts (an average of 1.33-way
-#: or worse), and worth >= 5 % of the launch when weighted by the L1 unit's utilisation.
-BANK_CONFLICT_SHARE = 0.25
-BANK_CONFLICT_MIN_GAIN = 0.05
-#: Divergence: fewer than 24 of 32 threads active per executed warp instruction (75 % SIMT efficiency).
-DIVERGENCE_THREADS = 24.0
-WARP_SIZE = 32.0
-#: Cache hit rate of reads in the band [10 %, 50 %) on a launch limited by the level behind the cache: some
-#: data is re-read (a pure stream hits ~0 %) but most of it is evicted first. Under 10 % is a stream with
-#: nothing to gain; 50 % and up the cache serves most reads.
-STREAMING_HIT_PCT = 10.0
-LOW_HIT_PCT = 50.0
-#: FP32 work that tensor cores would serve: the FP32 roof at >= 30 % of peak, FMAs >= 80 % of the FP32
-#: FLOPs (multiply-accumulate, the GEMM/convolution inner loop), operands loaded from memory (>= 1 % of
-#: instructions are shared or global loads: a kernel of register-only FMAs is not a GEMM) and the tensor
-#: pipe idle (< 5 %).
-FP32_GEMM_MIN_FRACTION = 0.30
-FMA_FLOP_SHARE = 0.80
-OPERAND_LOAD_SHARE = 0.01
-TENSOR_IDLE = 0.05
-#: Kernel names that say "matrix multiply or convolution" (supporting evidence only).
-GEMM_NAME = re.compile(r"gemm|matmul|mma|conv|dot|linear|bmm", re.IGNORECASE)
-#: Atomic contention: the busiest L2 slice's atomic unit at >= 50 % while the average is 4x lower (the
-#: atomics pile onto few addresses), or, without per-slice figures, atomics >= 50 % of the global memory
-#: requests of a latency-bound launch.
-ATOMIC_SLICE_BUSY_PCT = 50.0
-ATOMIC_IMBALANCE = 4.0
-ATOMIC_SHARE = 0.50
-#: Compute-bound on non-FP work: the best FLOP roof under 10 % while the SM is the limiter (l1_reread: SM 76 %,
-#: FP32 roof 3 %).
-NON_FP_FLOP_MAX = 0.10
-
-
-# --------------------------------------------------------------------------------------------- rules
-
-
-@rule("register_spilling")
-def register_spilling(v: LaunchView) -> Hint | None:
-    spills = v.get("spill_instructions")
-    requests = v.get("spill_requests")
-    pct = v.get("spill_requests_pct")
-    local = v.get("local_load_sectors") + v.get("local_store_sectors")
-    glob = v.get("global_load_sectors") + v.get("global_store_sectors")
-    ev: list[Evidence] = []
-    if _ok(spills) and spills >= SPILL_INSTRUCTIONS:
-        ev.append(Evidence("sass__inst_executed_register_spilling", spills, SPILL_INSTRUCTIONS, ">="))
-    elif not _ok(spills) and _ok(requests) and requests >= SPILL_INSTRUCTIONS:
-        ev.append(Evidence("derived__local_spilling_requests", requests, SPILL_INSTRUCTIONS, ">="))
-    else:
-        return None
-    if _ok(pct):
-        ev.append(Evidence("derived__local_spilling_requests_pct", pct, SPILL_TRAFFIC_SHARE * 100, ">="))
-    share = local / (local + glob) if _ok(local, glob) and local + glob > 0 else math.nan
-    if _ok(local):
-        ev.append(Evidence("l1tex__t_sectors_pipe_lsu_mem_local_op_{ld,st}.sum", local, None, "=="))
-    regs = v.get("registers_per_thread")
-    if _ok(regs):
-        ev.append(Evidence("launch__registers_per_thread", regs, None, "=="))
-    heavy = (_ok(pct) and pct >= SPILL_TRAFFIC_SHARE * 100) or (_ok(share) and share >= SPILL_TRAFFIC_SHARE)
-    count = spills if _ok(spills) else requests
-    regs_text = f" at {regs:.0f} registers/thread" if _ok(regs) else ""
-    share_text = f"; local memory is {share:.0%} of the L1 sectors" if _ok(share) else ""
-    gain = share if _limiter(v) in ("hbm", "l2", "l1") and _ok(share) else math.nan
-    return Hint(
-        "register_spilling",
-        "high" if heavy else "medium",
-        f"{count:,.0f} spill instructions/requests to local memory{regs_text}{share_text}",
-        "Give the kernel more registers (__launch_bounds__ with fewer threads per block, or a higher "
-        "-maxrregcount / __maxnreg__), keep per-thread arrays indexed by compile-time constants (unrolled loops) "
-        "so they stay in registers, or stage them in shared memory. Check with nvcc -Xptxas -v.",
-        tuple(ev),
-        estimated_speedup=gain,
-    )
-
-
-_LIMIT_NAMES = {
-    "occupancy_limit_registers": "registers",
-    "occupancy_limit_shared_mem": "shared memory",
-    "occupancy_limit_blocks": "blocks per SM",
-    "occupancy_limit_warps": "warps per SM",
-    "occupancy_limit_barriers": "barriers",
-}
-_LIMIT_METRICS = {
-    "occupancy_limit_registers": "launch__occupancy_limit_registers",
-    "occupancy_limit_shared_mem": "launch__occupancy_limit_shared_mem",
-    "occupancy_limit_blocks": "launch__occupancy_limit_blocks",
-    "occupancy_limit_warps": "launch__occupancy_limit_warps",
-    "occupancy_limit_barriers": "launch__occupancy_limit_barriers",
-}
-_LIMIT_ADVICE = {
-    "registers": "fewer registers per thread (__launch_bounds__, -maxrregcount) or smaller blocks",
-    "shared memory": "less shared memory per block (smaller tiles, or reuse one buffer) or a larger carve-out "
-    "(cudaFuncAttributePreferredSharedMemoryCarveout)",
-    "blocks per SM": "larger blocks (the SM holds at most 32 blocks; tiny blocks cap the warps)",
-    "warps per SM": "the block size: the SM's warp slots are full (this is the hardware maximum)",
-    "barriers": "fewer named barriers per block",
-}
-
-
-def occupancy_limiters(v: LaunchView) -> list[str]:
-    """The occupancy limiters with the fewest blocks per SM (ncu's Occupancy section "Block Limit" rows)."""
-    limits = {k: v.get(k) for k in _LIMIT_NAMES if _ok(v.get(k))}
-    if not limits:
-        return []
-    low = min(limits.values())
-    return [k for k, x in limits.items() if x == low]
-
-
-@rule("low_occupancy")
-def low_occupancy(v: LaunchView) -> Hint | None:
-    achieved = v.get("achieved_occupancy_pct")
-    theoretical = v.get("theoretical_occupancy_pct")
-    waves = v.get("waves_per_sm")
-    if not _ok(achieved) or achieved >= LOW_OCCUPANCY_PCT or _regime(v) != "latency":
-        return None
-    if _ok(waves) and waves < SMALL_GRID_WAVES:
-        return None  # the grid, not the occupancy limits, keeps the SMs empty: small_grid says so
-    ev = [Evidence("sm__warps_active.avg.pct_of_peak_sustained_active", achieved, LOW_OCCUPANCY_PCT, "<")]
-    limiters = occupancy_limiters(v)
-    if _ok(theoretical):
-        ev.append(Evidence("sm__maximum_warps_per_active_cycle_pct", theoretical, None, "=="))
-    for k in limiters:
-        ev.append(Evidence(_LIMIT_METRICS[k], v.get(k), None, "=="))
-    names = [_LIMIT_NAMES[k] for k in limiters]
-    if _ok(theoretical) and achieved < OCCUPANCY_GAP * theoretical:
-        cause = (
-            f"achieved {achieved:.1f} % of a theoretical {theoretical:.1f} %: warps end unevenly "
-            "(load imbalance across warps or blocks, a tail, or long-running blocks)"
-        )
-        advice = "Balance the work per block and per warp, and launch enough blocks to keep every SM busy."
-    else:
-        theo = f"theoretical {theoretical:.1f} %" if _ok(theoretical) else "theoretical occupancy unknown"
-        limit = f", limited by {' and '.join(names)}" if names else ""
-        cause = f"achieved {achieved:.1f} % ({theo}{limit})"
-        advice = (
-            "Raise the occupancy limit: " + "; ".join(_LIMIT_ADVICE[n] for n in names) + "."
-            if names
-            else ("Raise the theoretical occupancy (registers, shared memory and block size set it).")
-        )
-        advice += " Or give each warp more independent work (ILP) so fewer warps hide the latency."
-    return Hint(
-        "low_occupancy",
-        "high",
-        f"Low occupancy on a latency-bound launch: {cause}",
-        advice,
-        tuple(ev),
-        estimated_speedup=_upper_bound_gain(v),
-    )
-
-
-@rule("launch_overhead")
-def launch_overhead(v: LaunchView) -> Hint | None:
-    if _regime(v) != "launch":
-        return None
-    duration = v.get("duration")
-    ev = [Evidence("gpu__time_duration.sum", duration, LAUNCH_DURATION_S, "<")]
-    ev.append(Evidence("launches of this kernel", float(v.repeats), float(REPEATED_LAUNCHES), ">="))
-    repeated = v.repeats >= REPEATED_LAUNCHES
-    total = f", {v.total_duration * 1e6:.1f} us in all" if _ok(v.total_duration) else ""
-    if repeated:
-        message = (
-            f"Launch-bound: {duration * 1e6:.1f} us per launch, {v.repeats} launches of this kernel{total}; "
-            "launch overhead costs as much as the work"
-        )
-        advice = (
-            "Fuse the repeated launches into one kernel (loop inside the kernel, or batch the inputs), or capture "
-            "the sequence in a CUDA graph (cudaStreamBeginCapture / torch.cuda.graphs) to pay the launch cost once."
-        )
-    else:
-        message = f"Launch-bound: {duration * 1e6:.1f} us, too short for any roof to matter"
-        advice = "Fuse this kernel with its neighbours, or capture the sequence it belongs to in a CUDA graph."
-    return Hint("launch_overhead", "high" if repeated else "medium", message, advice, tuple(ev))
-
-
-@rule("small_grid")
-def small_grid(v: LaunchView) -> Hint | None:
-    waves = v.get("waves_per_sm")
-    grid = v.get("grid_size")
-    sms = v.get("sm_count")
-    if _regime(v) == "bound":
-        return None
-    under_wave = _ok(waves) and waves < SMALL_GRID_WAVES
-    few_blocks = _ok(grid, sms) and grid < sms
-    if not (under_wave or few_blocks):
-        return None
-    ev = []
-    if _ok(waves):
-        ev.append(Evidence("launch__waves_per_multiprocessor", waves, SMALL_GRID_WAVES, "<"))
-    if _ok(grid, sms):
-        ev.append(Evidence("launch__grid_size", grid, sms, "<" if few_blocks else ">="))
-    what = f"{grid:.0f} block{'s' if grid != 1 else ''} for {sms:.0f} SMs" if _ok(grid, sms) else "the grid"
-    wave_text = f" ({waves:.2f} waves)" if _ok(waves) else ""
-    return Hint(
-        "small_grid",
-        "high" if few_blocks else "medium",
-        f"Grid too small to fill the GPU: {what}{wave_text}; SMs sit idle",
-        "Launch more blocks (smaller blocks, or split the work further: split-K, more tiles), or run independent "
-        "kernels concurrently on separate streams so they share the GPU.",
-        tuple(ev),
-    )
-
-
-@rule("tail_effect")
-def tail_effect(v: LaunchView) -> Hint | None:
-    waves = v.get("waves_per_sm")
-    achieved = v.get("achieved_occupancy_pct")
-    theoretical = v.get("theoretical_occupancy_pct")
-    if not _ok(waves):
-        return None
-    whole = math.floor(waves)
-    partial = waves - whole
-    if whole < 1 or partial <= 1e-9:
-        return None
-    effect = 1.0 / (whole + 1.0)
-    if effect < TAIL_MIN_EFFECT:
-        return None
-    occupancy = (
-        f" (achieved occupancy {achieved:.1f} % of a theoretical {theoretical:.1f} %)"
-        if _ok(achieved, theoretical)
-        else ""
-    )
-    return Hint(
-        "tail_effect",
-        "medium",
-        f"Tail effect: {waves:.2f} waves per SM, the last one partial ({partial:.0%} full); assuming blocks of "
-        f"equal duration it may take up to {effect:.0%} of the run time{occupancy}",
-        "Size the grid to a whole number of waves (blocks = SMs x blocks per SM x n), or use a persistent-kernel "
-        "loop over the work; more, smaller blocks also shrink the tail.",
-        (
-            Evidence("launch__waves_per_multiprocessor", waves, None, "=="),
-            Evidence("1 / (full waves + 1)", effect, TAIL_MIN_EFFECT, ">="),
+@rule(
+    "register_spilling",
+    needs=(Need(("spill_instructions", "spill_requests"), "sass__inst_executed_register_spilling", _SOURCE),),
+    summary="Spill instructions to local memory (ptxas ran out of registers).",
+    bound="The local-memory share of the L1 sectors on a memory-limited launch.",
+)
+def register_spilling(f: Frame) -> Found:
+    spills, requests, pct = f.get("spill_instructions"), f.get("spill_requests"), f.get("spill_requests_pct")
+    from_spills = ~np.isnan(spills)
+    count = np.where(from_spills, spills, requests)
+    local = f.get("local_load_sectors") + f.get("local_store_sectors")
+    glob = f.get("global_load_sectors") + f.get("global_store_sectors")
+    share = _div(local, local + glob)
+    regs = f.get("registers_per_thread")
+    heavy = _ge(pct, SPILL_TRAFFIC_SHARE * 100) | _ge(share, SPILL_TRAFFIC_SHARE)
+    memory = _is(f, "limiter", "hbm", "l2", "l1")
+    return Found(
+        fires=_ge(count, SPILL_INSTRUCTIONS),
+        severity=np.where(heavy, "high", "medium"),
+        message=lambda t: (
+            t.f(count, ",.0f")
+            + " spill instructions/requests to local memory"
+            + t.pick(ok(regs), " at " + t.f(regs, ".0f") + " registers/thread", "")
+            + t.pick(ok(share), "; local memory is " + t.f(share, ".0%") + " of the L1 sectors", "")
         ),
-        estimated_speedup=effect,
-    )
-
-
-@rule("uncoalesced_global_access")
-def uncoalesced_global_access(v: LaunchView) -> Hint | None:
-    total = v.get("l2_theoretical_sectors_global")
-    ideal = v.get("l2_theoretical_sectors_global_ideal")
-    advice = (
-        "Make consecutive threads access consecutive addresses: structure-of-arrays instead of array-of-"
-        "structures, transpose through shared memory, or give each thread a contiguous vector (float4) instead "
-        "of a strided element."
-    )
-    if _ok(total, ideal) and total > 0:
-        share = max(0.0, (total - ideal) / total)
-        active, elapsed = v.get("l2_cycles_active"), v.get("l2_cycles_elapsed")
-        busy = active / elapsed if _ok(active, elapsed) and elapsed > 0 else 1.0
-        gain = busy * share
-        if share < UNCOALESCED_EXCESS_SHARE or gain < UNCOALESCED_MIN_GAIN:
-            return None
-        return Hint(
-            "uncoalesced_global_access",
-            "high" if share >= 0.5 else "medium",
-            f"Uncoalesced global access: {total - ideal:,.0f} excess L2 sectors, {share:.0%} of the "
-            f"{total:,.0f} the accesses touch (ideal {ideal:,.0f})",
-            advice,
-            (
-                Evidence(
-                    "memory_l2_theoretical_sectors_global_excessive / _global", share, UNCOALESCED_EXCESS_SHARE, ">="
-                ),
-                Evidence("excess share x L2 busy (ncu's estimate)", gain, UNCOALESCED_MIN_GAIN, ">="),
+        advice=lambda t: (
+            "Give the kernel more registers (__launch_bounds__ with fewer threads per block, or a higher "
+            "-maxrregcount / __maxnreg__), keep per-thread arrays indexed by compile-time constants (unrolled "
+            "loops) so they stay in registers, or stage them in shared memory. Check with nvcc -Xptxas -v."
+        ),
+        evidence=(
+            Ev(
+                np.where(from_spills, "sass__inst_executed_register_spilling", "derived__local_spilling_requests"),
+                count,
+                SPILL_INSTRUCTIONS,
+                ">=",
             ),
-            estimated_speedup=gain,
+            Ev("derived__local_spilling_requests_pct", pct, SPILL_TRAFFIC_SHARE * 100, ">="),
+            Ev("l1tex__t_sectors_pipe_lsu_mem_local_op_{ld,st}.sum", local, None, "=="),
+            Ev("launch__registers_per_thread", regs, None, "=="),
+        ),
+        estimate=np.where(memory, share, np.nan),
+    )
+
+
+_LIMITS = (
+    (
+        "occupancy_limit_registers",
+        "registers",
+        "launch__occupancy_limit_registers",
+        "fewer registers per thread (__launch_bounds__, -maxrregcount) or smaller blocks",
+    ),
+    (
+        "occupancy_limit_shared_mem",
+        "shared memory",
+        "launch__occupancy_limit_shared_mem",
+        "less shared memory per block (smaller tiles, or reuse one buffer) or a larger carve-out "
+        "(cudaFuncAttributePreferredSharedMemoryCarveout)",
+    ),
+    (
+        "occupancy_limit_blocks",
+        "blocks per SM",
+        "launch__occupancy_limit_blocks",
+        "larger blocks (the SM holds at most 32 blocks; tiny blocks cap the warps)",
+    ),
+    (
+        "occupancy_limit_warps",
+        "warps per SM",
+        "launch__occupancy_limit_warps",
+        "the block size: the SM's warp slots are full (this is the hardware maximum)",
+    ),
+    ("occupancy_limit_barriers", "barriers", "launch__occupancy_limit_barriers", "fewer named barriers per block"),
+)
+
+
+def occupancy_limiters(f: Frame) -> dict[str, Arr]:
+    """Per occupancy limit (quantity name), True where it gives the fewest blocks per SM (ncu's Occupancy
+    "Block Limit" rows)."""
+    values = {k: f.get(k) for k, *_ in _LIMITS}
+    stacked = np.vstack(list(values.values()))
+    have = ~np.isnan(stacked).all(axis=0)
+    low = np.full(f.n, np.nan)
+    low[have] = np.nanmin(stacked[:, have], axis=0)
+    return {k: (v == low) & ~np.isnan(v) for k, v in values.items()}
+
+
+def _join(parts: Sequence[pd.Series], sep: str) -> pd.Series:
+    """Join per-row strings element-wise, skipping empty ones (no per-row Python loop)."""
+    acc: Arr | None = None
+    for p in parts:
+        v = p.to_numpy(dtype=object)
+        if acc is None:
+            acc = v
+            continue
+        acc = np.where(v == "", acc, np.where(acc == "", v, acc + sep + v))
+    return pd.Series([] if acc is None else acc, dtype=object)
+
+
+@rule(
+    "low_occupancy",
+    needs=(Need(("achieved_occupancy_pct",), "sm__warps_active.avg.pct_of_peak_sustained_active", _OCC),),
+    summary="Few warps per SM on a latency-bound launch whose schedulers lack eligible warps.",
+    bound="The scheduler cycles with no instruction issued (1 - smsp__issue_active), capped at the headroom.",
+)
+def low_occupancy(f: Frame) -> Found:
+    achieved, theoretical = f.get("achieved_occupancy_pct"), f.get("theoretical_occupancy_pct")
+    waves, eligible = f.get("waves_per_sm"), f.get("eligible_warps_per_scheduler")
+    latency = _is(f, "regime", "latency")
+    applies = latency & ~_lt(waves, SMALL_GRID_WAVES)  # under a wave: small_grid says so
+    enough_eligible = _ge(eligible, ELIGIBLE_WARPS)  # the schedulers already have a warp to issue
+    fires = applies & _lt(achieved, LOW_OCCUPANCY_PCT) & ~enough_eligible
+    lim = occupancy_limiters(f)
+    one_block = np.zeros(f.n, dtype=bool)
+    for k in ("occupancy_limit_registers", "occupancy_limit_shared_mem"):
+        one_block |= lim[k] & (f.get(k) == 1)
+    near = _ge(f.unit("pipe_tensor"), NEAR_ROOF) | _ge(f.number("utilization"), NEAR_ROOF)
+    by_design = one_block & near
+    gap = _lt(achieved, OCCUPANCY_GAP * theoretical)
+
+    def message(t: Text) -> pd.Series:
+        names = _join([t.pick(lim[k], name, "") for k, name, _, _ in _LIMITS], " and ")
+        limit = pd.Series(np.where(names != "", ", limited by " + names, ""), dtype=object)
+        theo = t.pick(ok(theoretical), "theoretical " + t.f(theoretical, ".1f") + " %", "theoretical unknown")
+        cause = t.pick(
+            gap,
+            "achieved "
+            + t.f(achieved, ".1f")
+            + " % of a theoretical "
+            + t.f(theoretical, ".1f")
+            + " %: warps end unevenly (load imbalance across warps or blocks, a tail, or long-running blocks)",
+            "achieved " + t.f(achieved, ".1f") + " % (" + theo + limit + ")",
         )
-    worst: tuple[str, float, float] | None = None
-    for op in ("load", "store"):
-        sectors, requests = v.get(f"global_{op}_sectors"), v.get(f"global_{op}_requests")
-        if _ok(sectors, requests) and requests > 0:
-            per = sectors / requests
-            if per > MAX_IDEAL_SECTORS_PER_REQUEST and (worst is None or per > worst[1]):
-                worst = (op, per, sectors)
-    if worst is None:
-        return None
-    op, per, _ = worst
-    share = 1.0 - MAX_IDEAL_SECTORS_PER_REQUEST / per  # at least this much is excess, at any access width
-    gain = share if _limiter(v) in ("hbm", "l2", "l1") else math.nan
-    return Hint(
-        "uncoalesced_global_access",
-        "high" if share >= 0.5 else "medium",
-        f"Uncoalesced global {op}s: {per:.1f} sectors per request (a coalesced warp access touches at most "
-        f"{MAX_IDEAL_SECTORS_PER_REQUEST:.0f}, for 16-byte accesses; 4 for 4-byte ones)",
-        advice,
-        (
-            Evidence(
-                f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op[:2]}.sum / requests",
+        design = t.pick(by_design, "; one block per SM by design, near a roof", "")
+        elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
+        return "Low occupancy on a latency-bound launch: " + cause + elig + design
+
+    def advice(t: Text) -> pd.Series:
+        raise_ = _join([t.pick(lim[k], text, "") for k, _, _, text in _LIMITS], "; ")
+        raised = pd.Series(
+            np.where(
+                raise_ != "",
+                "Raise the occupancy limit: " + raise_ + ".",
+                "Raise the theoretical occupancy (registers, shared memory and block size set it).",
+            ),
+            dtype=object,
+        )
+        ilp = " Or give each warp more independent work (ILP) so fewer warps hide the latency."
+        return t.pick(
+            gap,
+            "Balance the work per block and per warp, and launch enough blocks to keep every SM busy.",
+            t.pick(
+                by_design,
+                "The kernel holds one block per SM on purpose (large tiles, warp specialisation) and is near its "
+                "roof: more warps would cost the reuse the tiles buy. Hide latency inside the block instead: "
+                "deeper pipelining (more cp.async/TMA stages), more independent accumulators per warp.",
+                raised + ilp,
+            ),
+        )
+
+    ev = [
+        Ev("sm__warps_active.avg.pct_of_peak_sustained_active", achieved, LOW_OCCUPANCY_PCT, "<"),
+        Ev("sm__maximum_warps_per_active_cycle_pct", theoretical, None, "=="),
+    ]
+    ev += [Ev(metric, f.get(k), None, "==", lim[k]) for k, _, metric, _ in _LIMITS]
+    ev += _latency_evidence(f)
+    return Found(
+        fires=fires,
+        severity=np.where(by_design, "low", "high"),
+        message=message,
+        advice=advice,
+        evidence=ev,
+        estimate=idle_issue_share(f),
+        applies=applies,
+    )
+
+
+@rule(
+    "launch_overhead",
+    needs=(Need(("duration",), "gpu__time_duration.sum", "--section SpeedOfLight"),),
+    summary="A launch shorter than the launch cost itself (regime launch); repeated ones are worth fusing.",
+    bound="None: no roof to move toward (the launch cost is host and driver time).",
+)
+def launch_overhead(f: Frame) -> Found:
+    duration = f.get("duration")
+    repeated = f.repeats >= REPEATED_LAUNCHES
+    total = f.total_duration
+    return Found(
+        fires=_is(f, "regime", "launch"),
+        severity=np.where(repeated, "high", "medium"),
+        message=lambda t: t.pick(
+            repeated,
+            "Launch-bound: "
+            + t.f(duration * 1e6, ".1f")
+            + " us per launch, "
+            + t.f(f.repeats, ".0f")
+            + " launches of this kernel"
+            + t.pick(ok(total), ", " + t.f(total * 1e6, ".1f") + " us in all", "")
+            + "; launch overhead costs as much as the work",
+            "Launch-bound: " + t.f(duration * 1e6, ".1f") + " us, too short for any roof to matter",
+        ),
+        advice=lambda t: t.pick(
+            repeated,
+            "Fuse the repeated launches into one kernel (loop inside the kernel, or batch the inputs), or capture "
+            "the sequence in a CUDA graph (cudaStreamBeginCapture / torch.cuda.graphs) to pay the launch cost once.",
+            "Fuse this kernel with its neighbours, or capture the sequence it belongs to in a CUDA graph.",
+        ),
+        evidence=(
+            Ev("gpu__time_duration.sum", duration, LAUNCH_DURATION_S, "<"),
+            Ev("launches of this kernel", f.repeats.astype(float), REPEATED_LAUNCHES, ">="),
+        ),
+    )
+
+
+@rule(
+    "small_grid",
+    needs=(Need(("grid_size", "waves_per_sm"), "launch__grid_size, launch__waves_per_multiprocessor", _LAUNCH),),
+    summary="A grid that leaves SMs without a block, or at most half a wave.",
+    bound="The share of SMs without a block (1 - blocks / SMs); unquantified when every SM has a block.",
+)
+def small_grid(f: Frame) -> Found:
+    waves, grid, sms = f.get("waves_per_sm"), f.get("grid_size"), f.get("sm_count")
+    idle = np.clip(1.0 - _div(grid, sms), 0.0, 1.0)
+    few = _ge(idle, SMALL_GRID_IDLE_SMS)
+    half = ~np.isnan(waves) & (waves <= SMALL_GRID_HALF_WAVE)
+    applies = ~_is(f, "regime", "bound")
+
+    def blocks(t: Text) -> pd.Series:
+        return t.f(grid, ".0f") + t.pick(grid == 1, " block", " blocks")
+
+    return Found(
+        fires=applies & (few | half),
+        severity=np.where(_ge(idle, 0.5), "high", "medium"),
+        message=lambda t: (
+            "Grid too small to fill the GPU: "
+            + t.pick(
+                few,
+                blocks(t)
+                + " for "
+                + t.f(sms, ".0f")
+                + " SMs: "
+                + t.f(idle, ".0%")
+                + " of the SMs have no block"
+                + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
+                t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
+                "so it has half the warps it could use to hide latency",
+            )
+        ),
+        advice=lambda t: (
+            "Launch more blocks (smaller blocks, or split the work further: split-K, more tiles), or run "
+            "independent kernels concurrently on separate streams so they share the GPU."
+        ),
+        evidence=(
+            Ev("launch__waves_per_multiprocessor", waves, SMALL_GRID_HALF_WAVE, "<="),
+            Ev(
+                "1 - launch__grid_size / SMs (SMs without a block)",
+                np.where(ok(grid, sms), idle, np.nan),
+                SMALL_GRID_IDLE_SMS,
+                ">=",
+            ),
+        ),
+        estimate=np.where(few, idle, np.nan),
+        applies=applies,
+    )
+
+
+@rule(
+    "tail_effect",
+    needs=(Need(("waves_per_sm",), "launch__waves_per_multiprocessor", _LAUNCH),),
+    summary="A partial last wave: SM block slots idle while the last blocks run.",
+    bound="(1 - last-wave fill) / ceil(waves): the idle share of the SM slot time, blocks of equal duration.",
+)
+def tail_effect(f: Frame) -> Found:
+    waves = f.get("waves_per_sm")
+    achieved, theoretical = f.get("achieved_occupancy_pct"), f.get("theoretical_occupancy_pct")
+    whole = np.floor(waves)
+    fill = waves - whole
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effect = np.where((whole >= 1) & (fill > 1e-9), (1.0 - fill) / np.ceil(waves), np.nan)
+    return Found(
+        fires=_ge(effect, TAIL_MIN_EFFECT),
+        severity=np.where(_ge(effect, TAIL_HIGH_EFFECT), "medium", "low"),
+        message=lambda t: (
+            "Tail effect: "
+            + t.f(waves, ".2f")
+            + " waves per SM, the last one "
+            + t.f(fill, ".0%")
+            + " full; with blocks of equal duration "
+            + t.f(effect, ".0%")
+            + " of the SM slot time is idle"
+            + t.pick(
+                ok(achieved, theoretical),
+                " (achieved occupancy "
+                + t.f(achieved, ".1f")
+                + " % of a theoretical "
+                + t.f(theoretical, ".1f")
+                + " %)",
+                "",
+            )
+        ),
+        advice=lambda t: (
+            "Size the grid to a whole number of waves (blocks = SMs x blocks per SM x n), or use a persistent-"
+            "kernel loop over the work; more, smaller blocks also shrink the tail."
+        ),
+        evidence=(
+            Ev("launch__waves_per_multiprocessor", waves, None, "=="),
+            Ev("(1 - last-wave fill) / ceil(waves)", effect, TAIL_MIN_EFFECT, ">="),
+        ),
+        estimate=effect,
+    )
+
+
+_COALESCE_ADVICE = (
+    "Make consecutive threads access consecutive addresses: structure-of-arrays instead of array-of-"
+    "structures, transpose through shared memory, or give each thread a contiguous vector (float4) instead "
+    "of a strided element."
+)
+
+
+@rule(
+    "uncoalesced_global_access",
+    needs=(
+        Need(
+            ("l2_theoretical_sectors_global", "global_load_requests", "global_store_requests"),
+            "memory_l2_theoretical_sectors_global(_ideal) or l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_*",
+            f"{_MEM_TABLES} or {_SOURCE}",
+        ),
+    ),
+    summary="Global accesses touching more sectors than the same accesses need when coalesced.",
+    bound="ncu's estimate: the excess sector share x L2 busy time (else the excess share on a memory-limited "
+    "launch), capped at the headroom.",
+)
+def uncoalesced_global_access(f: Frame) -> Found:
+    total, ideal = f.get("l2_theoretical_sectors_global"), f.get("l2_theoretical_sectors_global_ideal")
+    theo = ok(total, ideal) & (np.nan_to_num(total) > 0)
+    share = np.where(theo, np.clip(_div(total - ideal, total), 0.0, None), np.nan)
+    active, elapsed = f.get("l2_cycles_active"), f.get("l2_cycles_elapsed")
+    busy = np.where(ok(active, elapsed) & (np.nan_to_num(elapsed) > 0), _div(active, elapsed), 1.0)
+    gain = busy * share
+    fires_theo = theo & _ge(share, UNCOALESCED_EXCESS_SHARE) & _ge(gain, UNCOALESCED_MIN_GAIN)
+    per_ld = _div(f.get("global_load_sectors"), f.get("global_load_requests"))
+    per_st = _div(f.get("global_store_sectors"), f.get("global_store_requests"))
+    load_worse = np.nan_to_num(per_ld, nan=-1.0) >= np.nan_to_num(per_st, nan=-1.0)
+    per = np.where(load_worse, per_ld, per_st)
+    fires_req = ~theo & _ge(per, MAX_IDEAL_SECTORS_PER_REQUEST) & (per > MAX_IDEAL_SECTORS_PER_REQUEST)
+    share_req = np.where(fires_req, 1.0 - MAX_IDEAL_SECTORS_PER_REQUEST / np.where(fires_req, per, 1.0), np.nan)
+    memory = _is(f, "limiter", "hbm", "l2", "l1")
+    work = np.where(theo, share, share_req)
+    op = np.where(load_worse, "load", "store")
+    return Found(
+        fires=fires_theo | fires_req,
+        severity=np.where(_ge(work, 0.5), "high", "medium"),
+        message=lambda t: t.pick(
+            theo,
+            "Uncoalesced global access: "
+            + t.f(total - ideal, ",.0f")
+            + " excess L2 sectors, "
+            + t.f(share, ".0%")
+            + " of the "
+            + t.f(total, ",.0f")
+            + " the accesses touch (ideal "
+            + t.f(ideal, ",.0f")
+            + ")",
+            "Uncoalesced global " + t.s(op) + "s: " + t.f(per, ".1f") + " sectors per request (a coalesced warp "
+            f"access touches at most {MAX_IDEAL_SECTORS_PER_REQUEST:.0f}, for 16-byte accesses; 4 for 4-byte ones)",
+        ),
+        advice=lambda t: _COALESCE_ADVICE,
+        evidence=(
+            Ev("memory_l2_theoretical_sectors_global_excessive / _global", share, UNCOALESCED_EXCESS_SHARE, ">="),
+            Ev("excess share x L2 busy (ncu's estimate)", np.where(theo, gain, np.nan), UNCOALESCED_MIN_GAIN, ">="),
+            Ev(
+                np.where(
+                    load_worse,
+                    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / requests",
+                    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum / requests",
+                ),
                 per,
                 MAX_IDEAL_SECTORS_PER_REQUEST,
                 ">",
+                fires_req,
             ),
         ),
-        estimated_speedup=gain,
+        estimate=np.where(theo, gain, np.where(memory, share_req, np.nan)),
     )
 
 
-@rule("shared_bank_conflicts")
-def shared_bank_conflicts(v: LaunchView) -> Hint | None:
-    conflicts = v.get("shared_bank_conflicts")
-    wavefronts = v.get("shared_wavefronts")
-    if not _ok(conflicts):
-        conflicts = _nan0(v.get("shared_load_bank_conflicts")) + _nan0(v.get("shared_store_bank_conflicts"))
-        wavefronts = _nan0(v.get("shared_load_wavefronts")) + _nan0(v.get("shared_store_wavefronts"))
-        if not _ok(v.get("shared_load_bank_conflicts")):
-            return None
-    if not _ok(conflicts, wavefronts) or wavefronts <= 0 or conflicts <= 0:
-        return None
-    share = conflicts / wavefronts
-    l1 = v.verdict.get("score_l1")
-    l1u = float(l1) if l1 is not None and l1 is not pd.NA and not math.isnan(float(l1)) else 1.0
-    gain = share * l1u
-    if share < BANK_CONFLICT_SHARE or gain < BANK_CONFLICT_MIN_GAIN:
-        return None
-    ways = wavefronts / max(wavefronts - conflicts, 1.0)
-    return Hint(
-        "shared_bank_conflicts",
-        "high" if _limiter(v) == "l1" else "medium",
-        f"Shared-memory bank conflicts: {conflicts:,.0f} of {wavefronts:,.0f} shared wavefronts are replays "
-        f"({share:.0%}, about {ways:.0f}-way)",
-        "Make the threads of a warp hit different banks: pad shared arrays (e.g. [32][33] instead of [32][32]), "
-        "swizzle the index (XOR), or change which thread reads which element.",
-        (
-            Evidence("l1tex__data_bank_conflicts_pipe_lsu_mem_shared / wavefronts", share, BANK_CONFLICT_SHARE, ">="),
-            Evidence("conflict share x L1 utilisation", gain, BANK_CONFLICT_MIN_GAIN, ">="),
+@rule(
+    "shared_bank_conflicts",
+    needs=(
+        Need(
+            ("shared_bank_conflicts", "shared_load_bank_conflicts"),
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared",
+            _MEM_TABLES,
         ),
-        estimated_speedup=gain,
+    ),
+    summary="Shared-memory wavefronts replayed for bank conflicts.",
+    bound="The conflict share of the shared wavefronts x the L1 unit's utilisation, capped at the headroom.",
+)
+def shared_bank_conflicts(f: Frame) -> Found:
+    conflicts, wavefronts = f.get("shared_bank_conflicts"), f.get("shared_wavefronts")
+    split = np.isnan(conflicts) & ~np.isnan(f.get("shared_load_bank_conflicts"))
+    conflicts = np.where(
+        split, _nan0(f.get("shared_load_bank_conflicts")) + _nan0(f.get("shared_store_bank_conflicts")), conflicts
+    )
+    wavefronts = np.where(
+        split, _nan0(f.get("shared_load_wavefronts")) + _nan0(f.get("shared_store_wavefronts")), wavefronts
+    )
+    share = np.where(_ge(conflicts, 1e-12), _div(conflicts, wavefronts), np.nan)
+    l1 = f.number("score_l1")
+    gain = share * np.where(np.isnan(l1), 1.0, l1)
+    ways = _div(wavefronts, np.fmax(wavefronts - conflicts, 1.0))
+    return Found(
+        fires=_ge(share, BANK_CONFLICT_SHARE) & _ge(gain, BANK_CONFLICT_MIN_GAIN),
+        severity=np.where(_is(f, "limiter", "l1"), "high", "medium"),
+        message=lambda t: (
+            "Shared-memory bank conflicts: "
+            + t.f(conflicts, ",.0f")
+            + " of "
+            + t.f(wavefronts, ",.0f")
+            + " shared wavefronts are replays ("
+            + t.f(share, ".0%")
+            + ", about "
+            + t.f(ways, ".0f")
+            + "-way)"
+        ),
+        advice=lambda t: (
+            "Make the threads of a warp hit different banks: pad shared arrays (e.g. [32][33] instead of "
+            "[32][32]), swizzle the index (XOR), or change which thread reads which element."
+        ),
+        evidence=(
+            Ev("l1tex__data_bank_conflicts_pipe_lsu_mem_shared / wavefronts", share, BANK_CONFLICT_SHARE, ">="),
+            Ev("conflict share x L1 utilisation", gain, BANK_CONFLICT_MIN_GAIN, ">="),
+        ),
+        estimate=gain,
     )
 
 
-@rule("thread_divergence")
-def thread_divergence(v: LaunchView) -> Hint | None:
-    threads = v.get("threads_per_instruction")
-    if not _ok(threads) or threads >= DIVERGENCE_THREADS or _regime(v) == "launch":
-        return None
-    block = v.get("block_size")
-    partial = _ok(block) and block % WARP_SIZE != 0
-    note = f" (block size {block:.0f} is not a multiple of 32: part of it is idle lanes)" if partial else ""
-    return Hint(
-        "thread_divergence",
-        "medium",
-        f"Thread divergence: {threads:.1f} of 32 threads active per executed warp instruction{note}",
-        "Keep the threads of a warp on the same path: sort or bin the work so that warps take uniform branches, "
-        "replace data-dependent branches by arithmetic (select, predication), and make the block size a "
-        "multiple of 32.",
-        (Evidence("smsp__thread_inst_executed_per_inst_executed.ratio", threads, DIVERGENCE_THREADS, "<"),),
-        estimated_speedup=1.0 - threads / WARP_SIZE if _limiter(v) == "compute" else math.nan,
-    )
-
-
-@rule("low_cache_hit_rate")
-def low_cache_hit_rate(v: LaunchView) -> Hint | None:
-    lim = _limiter(v)
-    if _regime(v) == "launch":
-        return None
-    if lim == "hbm":
-        hit, metric, cache, behind = v.get("l2_read_hit_rate_pct"), "lts__t_sector_op_read_hit_rate.pct", "L2", "DRAM"
-    elif lim == "l2":
-        hit = v.get("l1_global_load_hit_rate_pct")
-        metric, cache, behind = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct", "L1", "L2"
-    else:
-        return None
-    if not _ok(hit) or not STREAMING_HIT_PCT <= hit < LOW_HIT_PCT:
-        return None
-    return Hint(
-        "low_cache_hit_rate",
-        "low",
-        f"{cache} hit rate of reads {hit:.1f} % on a {behind}-limited launch: some data is re-read, most of it "
-        f"after it was evicted, so {behind} serves it again",
-        f"Improve temporal locality so re-read data stays in {cache}: tile or block the loops, rasterize/swizzle "
-        "the block order (neighbouring blocks share inputs), or shrink the working set; for L2, cache-persistence "
-        "hints (cudaAccessPolicyWindow) can pin a hot buffer.",
-        (Evidence(metric, hit, LOW_HIT_PCT, "<"), Evidence(metric, hit, STREAMING_HIT_PCT, ">=")),
-    )
-
-
-@rule("fp32_instead_of_tensor")
-def fp32_instead_of_tensor(v: LaunchView) -> Hint | None:
-    name = str(v.launch.get("kernel_name") or "")
-    named = bool(GEMM_NAME.search(name))
-    fp32 = v.units.get("fp32", math.nan)
-    tensor = v.units.get("pipe_tensor", math.nan)
-    ffma, fadd, fmul = v.get("ffma_per_cycle"), v.get("fadd_per_cycle"), v.get("fmul_per_cycle")
-    if _ok(fp32, ffma, fadd, fmul):
-        flops = 2 * ffma + fadd + fmul
-        fma_share = 2 * ffma / flops if flops > 0 else 0.0
-        loads = max(
-            _nan0(v.get("shared_load_instructions")),
-            _nan0(v.get("global_load_instructions")),
-            _nan0(v.get("global_load_requests")),
-        )
-        instructions = v.get("instructions")
-        load_share = loads / instructions if _ok(instructions) and instructions > 0 else math.nan
-        if (
-            fp32 < FP32_GEMM_MIN_FRACTION
-            or fma_share < FMA_FLOP_SHARE
-            or not _ok(load_share)
-            or load_share < OPERAND_LOAD_SHARE
-            or (_ok(tensor) and tensor >= TENSOR_IDLE)
-        ):
-            return None
-        ev = [
-            Evidence("FP32 FLOP/s of the FP32 roof", fp32, FP32_GEMM_MIN_FRACTION, ">="),
-            Evidence("FFMA share of FP32 FLOPs", fma_share, FMA_FLOP_SHARE, ">="),
-            Evidence("shared/global load instructions per instruction", load_share, OPERAND_LOAD_SHARE, ">="),
-        ]
-        if _ok(tensor):
-            ev.append(Evidence("sm__pipe_tensor_cycles_active (fraction)", tensor, TENSOR_IDLE, "<"))
-    elif v.verdict.get("compute_pipe") == "fp32" and named and _ok(v.ncu.get("ncu_fp32_pct", math.nan)):
-        fp32 = float(v.ncu["ncu_fp32_pct"]) / 100.0
-        if fp32 < FP32_GEMM_MIN_FRACTION:
-            return None
-        ev = [Evidence("ncu SOLFPRoofline: % of FP32 peak", fp32 * 100, FP32_GEMM_MIN_FRACTION * 100, ">=")]
-    else:
-        return None
-    if named:
-        ev.append(Evidence("kernel name looks like a matrix multiply / convolution", 1.0, None, "=="))
-    gain = _tensor_gain(v)
-    return Hint(
-        "fp32_instead_of_tensor",
-        "high",
-        f"FP32 FMA work at {fp32:.0%} of the FP32 peak with the tensor cores idle: a matrix multiply or "
-        "convolution in plain FP32",
-        "Let tensor cores do it: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
-        "torch.set_float32_matmul_precision('high'), cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32), or run in BF16/FP16 "
-        "with FP32 accumulation (autocast).",
-        tuple(ev),
-        estimated_speedup=gain,
-    )
-
-
-def _tensor_gain(v: LaunchView) -> float:
-    """1 - time at the TF32 tensor roof (capped by the launch's own memory roofs) / time now."""
-    peak = v.peaks.get("tensor_tf32_flops")
-    r = v.roofline
-    if peak is None or not len(r) or not _ok(float(peak)):
-        return math.nan
-    rows = r[(r["precision"] == "fp32").fillna(False).to_numpy()]
-    if not len(rows):
-        return math.nan
-    achieved = float(rows["achieved_flops"].iloc[0])
-    attainable = float(peak)
-    for i, bw in zip(
-        rows["intensity"].to_numpy(dtype=float), rows["peak_bytes_per_s"].to_numpy(dtype=float), strict=True
-    ):
-        if _ok(i, bw) and math.isfinite(i):
-            attainable = min(attainable, float(i * bw))
-    if not _ok(achieved) or attainable <= 0 or achieved <= 0:
-        return math.nan
-    return max(0.0, 1.0 - achieved / attainable)
-
-
-@rule("atomic_contention")
-def atomic_contention(v: LaunchView) -> Hint | None:
-    atom, red = v.get("global_atomic_requests"), v.get("global_reduction_requests")
-    if not _ok(atom) and not _ok(red):
-        return None
-    atomics = _nan0(atom) + _nan0(red)
-    if atomics <= 0:
-        return None
-    other = _nan0(v.get("global_load_requests")) + _nan0(v.get("global_store_requests"))
-    share = atomics / (atomics + other)
-    slice_max, slice_avg = v.get("l2_atomic_input_max_pct"), v.get("l2_atomic_input_pct")
-    ev = [Evidence("l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum", atomics, 0.0, ">")]
-    if _ok(slice_max, slice_avg):
-        hot = slice_max >= ATOMIC_SLICE_BUSY_PCT and slice_max >= ATOMIC_IMBALANCE * slice_avg
-        if not hot:
-            return None
-        ev.append(
-            Evidence(
-                "lts__d_atomic_input_cycles_active.max (busiest L2 slice, %)", slice_max, ATOMIC_SLICE_BUSY_PCT, ">="
+@rule(
+    "thread_divergence",
+    needs=(
+        Need(
+            ("threads_per_instruction",),
+            "smsp__thread_inst_executed_per_inst_executed.ratio",
+            "--section WarpStateStats",
+        ),
+    ),
+    summary="Fewer than 24 of 32 threads active per executed warp instruction.",
+    bound="The idle-lane share (1 - threads / 32) on a compute-limited launch, capped at the headroom.",
+)
+def thread_divergence(f: Frame) -> Found:
+    threads, block = f.get("threads_per_instruction"), f.get("block_size")
+    partial = ok(block) & (np.nan_to_num(block) % WARP_SIZE != 0)
+    applies = ~_is(f, "regime", "launch")
+    return Found(
+        fires=applies & _lt(threads, DIVERGENCE_THREADS),
+        severity="medium",
+        message=lambda t: (
+            "Thread divergence: "
+            + t.f(threads, ".1f")
+            + " of 32 threads active per executed warp instruction"
+            + t.pick(
+                partial, " (block size " + t.f(block, ".0f") + " is not a multiple of 32: part of it is idle lanes)", ""
             )
-        )
-        ev.append(
-            Evidence("busiest / average L2 slice atomic unit", slice_max / max(slice_avg, 1e-9), ATOMIC_IMBALANCE, ">=")
-        )
-        detail = f"the busiest L2 slice's atomic unit is {slice_max:.0f} % busy, the average {slice_avg:.1f} %"
-    else:
-        if share < ATOMIC_SHARE or _regime(v) != "latency":
-            return None
-        ev.append(Evidence("atomic share of global requests", share, ATOMIC_SHARE, ">="))
-        detail = f"atomics are {share:.0%} of the global memory requests of a latency-bound launch"
-    return Hint(
-        "atomic_contention",
-        "high",
-        f"Atomic contention: {atomics:,.0f} global atomic requests on few addresses; {detail}",
-        "Spread the updates: accumulate per thread/warp/block first (warp shuffles, shared-memory atomics) and "
-        "issue one global atomic per block, or give each block its own counters and reduce them afterwards.",
-        tuple(ev),
-        estimated_speedup=_upper_bound_gain(v) if _regime(v) == "latency" else math.nan,
+        ),
+        advice=lambda t: (
+            "Keep the threads of a warp on the same path: sort or bin the work so that warps take uniform "
+            "branches, replace data-dependent branches by arithmetic (select, predication), and make the block "
+            "size a multiple of 32."
+        ),
+        evidence=(Ev("smsp__thread_inst_executed_per_inst_executed.ratio", threads, DIVERGENCE_THREADS, "<"),),
+        estimate=np.where(_is(f, "limiter", "compute"), 1.0 - threads / WARP_SIZE, np.nan),
+        applies=applies,
     )
 
 
-@rule("non_fp_compute")
-def non_fp_compute(v: LaunchView) -> Hint | None:
-    if _limiter(v) != "compute" or v.verdict.get("compute_pipe") != "other" or _regime(v) != "bound":
-        return None
-    flops = [v.units.get(p, math.nan) for p in ("fp64", "fp32", "fp16", "tensor")]
-    known = [x for x in flops if _ok(x)]
-    best = max(known) if known else math.nan
-    if _ok(best) and best >= NON_FP_FLOP_MAX:
-        return None
-    sm = v.units.get("sm", math.nan)
-    pipes = {k: v.units.get(k, math.nan) for k in ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")}
-    busy = {k: x for k, x in pipes.items() if _ok(x)}
-    top = max(busy, key=lambda k: busy[k]) if busy else None
-    pipe_text = f"; busiest pipe {top[5:].upper()} at {busy[top]:.0%}" if top else ""
-    flop_text = f"the FLOP roofs show {best:.0%}" if _ok(best) else "the FLOP roofs show no FP work"
-    ev = [Evidence("best FLOP roof fraction", best, NON_FP_FLOP_MAX, "<")]
-    if _ok(sm):
-        ev.append(Evidence("sm__throughput (fraction)", sm, None, "=="))
-    if top:
-        ev.append(Evidence(f"{top} (fraction)", busy[top], None, "=="))
-    return Hint(
-        "non_fp_compute",
-        "medium",
-        f"Compute-bound on non-floating-point work: SM at {sm:.0%} while {flop_text}{pipe_text}; the work is "
-        "integer, address arithmetic or instruction issue, which the FP roofline does not show",
-        "Cut the instruction count per useful operation: hoist index arithmetic out of loops, use 32-bit indices, "
-        "strength-reduce divisions and modulos (powers of two, precomputed reciprocals), vectorize loads (one "
-        "float4 instead of four floats), and unroll to amortize loop overhead.",
-        tuple(ev),
+@rule(
+    "low_cache_hit_rate",
+    needs=(
+        Need(("l2_read_hit_rate_pct",), "lts__t_sector_op_read_hit_rate.pct", "--section MemoryWorkloadAnalysis"),
+        Need(("dram_read_bytes",), "dram__bytes_read.sum", "--section MemoryWorkloadAnalysis"),
+        Need(("footprint_bytes",), "distinct bytes the launch reads (one pass over the data)", "not counted by ncu"),
+    ),
+    summary="A DRAM-limited launch whose DRAM reads clearly exceed one pass over its data (re-read data "
+    "evicted from L2).",
+    bound="The DRAM reads beyond one pass over the data, capped at the headroom.",
+)
+def low_cache_hit_rate(f: Frame) -> Found:
+    hit = f.get("l2_read_hit_rate_pct")
+    dram, l2 = f.get("dram_read_bytes"), f.get("device_l2_cache_size")
+    footprint = f.get("footprint_bytes")
+    band = _ge(hit, STREAMING_HIT_PCT) & _lt(hit, LOW_HIT_PCT)
+    # DRAM reads that fit in L2 are all first touches: nothing was evicted, nothing to re-use
+    fits = ok(dram, l2) & (np.nan_to_num(dram) <= np.nan_to_num(l2))
+    applies = _is(f, "limiter", "hbm") & ~_is(f, "regime", "launch") & band & ~fits
+    passes = _div(dram, footprint)
+    return Found(
+        fires=applies & _ge(passes, EXTRA_PASSES),
+        severity="low",
+        message=lambda t: (
+            "L2 hit rate of reads "
+            + t.f(hit, ".1f")
+            + " % on a DRAM-limited launch that reads "
+            + t.f(passes, ".1f")
+            + "x its data from DRAM: re-read data is evicted before its next use"
+        ),
+        advice=lambda t: (
+            "Improve temporal locality so re-read data stays in L2: tile or block the loops, rasterize/swizzle "
+            "the block order (neighbouring blocks share inputs), or shrink the working set; cache-persistence "
+            "hints (cudaAccessPolicyWindow) can pin a hot buffer."
+        ),
+        evidence=(
+            Ev("lts__t_sector_op_read_hit_rate.pct", hit, LOW_HIT_PCT, "<"),
+            Ev("dram__bytes_read.sum / one pass over the data", passes, EXTRA_PASSES, ">="),
+        ),
+        estimate=1.0 - 1.0 / passes,
+        applies=applies,
+    )
+
+
+@rule(
+    "fp32_instead_of_tensor",
+    needs=(
+        Need(
+            ("u:fp32", "ncu:ncu_fp32_pct", "u:pipe_fma"),
+            "FP32 FLOPs (smsp__sass_thread_inst_executed_op_ffma)",
+            _ROOF_CHART,
+        ),
+    ),
+    summary="FP32 FMA work on a GEMM-shaped kernel with the tensor cores idle (from the FP32 FLOP roof, the FMA "
+    "share, the instruction mix or ncu's SOLFPRoofline rule).",
+    bound="1 - time at the TF32 tensor roof (capped by the launch's memory roofs) / time now, capped at the headroom.",
+)
+def fp32_instead_of_tensor(f: Frame) -> Found:
+    named = np.array([bool(GEMM_NAME.search(str(k))) for k in f.kernel_name], dtype=bool)
+    roof32, rule32 = f.unit("fp32"), f.ncu_figure("ncu_fp32_pct") / 100.0
+    fp32 = np.where(np.isnan(roof32), rule32, roof32)
+    ffma, fadd, fmul = f.get("ffma_per_cycle"), f.get("fadd_per_cycle"), f.get("fmul_per_cycle")
+    fma_share = _div(2 * ffma, 2 * ffma + fadd + fmul)
+    loads = np.fmax(
+        np.fmax(f.get("shared_load_instructions"), f.get("global_load_instructions")), f.get("global_load_requests")
+    )
+    load_share = _div(loads, f.get("instructions"))
+    # FMA work: the FFMA share of FP32 FLOPs, else the FMA pipe busy at the FP32 level, else a pipe family
+    family = f.ncu["ncu_pipe_family"].astype("string").fillna("").to_numpy(dtype=object)
+    fp32_family = _is(f, "compute_pipe", "fp32") | (family == "fp32")
+    pipe_fma = f.unit("pipe_fma")
+    fma = np.where(
+        ~np.isnan(fma_share),
+        _ge(fma_share, FMA_FLOP_SHARE),
+        np.where(~np.isnan(pipe_fma), _ge(pipe_fma, FP32_GEMM_MIN_FRACTION), fp32_family),
+    )
+    gemm = _ge(load_share, OPERAND_LOAD_SHARE) | (named & np.isnan(load_share))
+    tensor_busy = _ge(f.unit("pipe_tensor"), TENSOR_IDLE)
+    fires = _ge(fp32, FP32_GEMM_MIN_FRACTION) & fma.astype(bool) & gemm & ~tensor_busy
+    at_tensor = f.tensor_time
+    return Found(
+        fires=fires,
+        severity="high",
+        message=lambda t: (
+            "FP32 FMA work at " + t.f(fp32, ".0%") + " of the FP32 peak with the tensor cores idle: a matrix "
+            "multiply or convolution in plain FP32"
+            + t.pick(
+                ok(at_tensor), "; at the TF32 tensor roof it would take " + t.f(at_tensor, ".0%") + " of its time", ""
+            )
+        ),
+        advice=lambda t: (
+            "Let tensor cores do it: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
+            "torch.set_float32_matmul_precision('high'), cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32), or run in BF16/FP16 "
+            "with FP32 accumulation (autocast)."
+        ),
+        evidence=(
+            Ev("FP32 FLOP/s of the FP32 roof", roof32, FP32_GEMM_MIN_FRACTION, ">="),
+            Ev(
+                "ncu SOLFPRoofline: % of FP32 peak",
+                rule32 * 100,
+                FP32_GEMM_MIN_FRACTION * 100,
+                ">=",
+                np.isnan(roof32) & ~np.isnan(rule32),
+            ),
+            Ev("FFMA share of FP32 FLOPs", fma_share, FMA_FLOP_SHARE, ">="),
+            Ev("shared/global load instructions per instruction", load_share, OPERAND_LOAD_SHARE, ">="),
+            Ev("sm__pipe_tensor_cycles_active (fraction)", f.unit("pipe_tensor"), TENSOR_IDLE, "<"),
+            Ev("kernel name looks like a matrix multiply / convolution", named.astype(float), None, "==", named),
+            Ev("time at the TF32 tensor roof / time now", at_tensor, None, "=="),
+        ),
+        estimate=1.0 - at_tensor,
+        applies=named | _is(f, "compute_pipe", "fp32"),
+    )
+
+
+@rule(
+    "atomic_contention",
+    needs=(
+        Need(
+            ("l2_atomic_input_max_pct", "global_atomic_requests", "global_reduction_requests"),
+            "lts__d_atomic_input_cycles_active.max or l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum",
+            f"{_MEM_TABLES} (or --set full)",
+        ),
+    ),
+    summary="Atomics piling onto few addresses: the busiest L2 slice's atomic unit far above the average, or "
+    "(without per-slice figures) atomics most of the requests of a latency-bound launch.",
+    bound="The busiest slice's atomic busy time above the average slice's ((max - avg) / 100), else the idle "
+    "issue slots; capped at the headroom.",
+)
+def atomic_contention(f: Frame) -> Found:
+    atom, red = f.get("global_atomic_requests"), f.get("global_reduction_requests")
+    have_req = ~np.isnan(atom) | ~np.isnan(red)
+    atomics = np.where(have_req, _nan0(atom) + _nan0(red), np.nan)
+    other = _nan0(f.get("global_load_requests")) + _nan0(f.get("global_store_requests"))
+    share = _div(atomics, atomics + other)
+    smax, savg = f.get("l2_atomic_input_max_pct"), f.get("l2_atomic_input_pct")
+    slices = ok(smax, savg)
+    hot = slices & _ge(smax, ATOMIC_SLICE_BUSY_PCT) & _ge(smax, ATOMIC_IMBALANCE * savg)
+    by_requests = ~slices & _ge(atomics, 1e-12) & _ge(share, ATOMIC_SHARE) & _is(f, "regime", "latency")
+    ratio = _div(smax, np.fmax(savg, 1e-9))
+    return Found(
+        fires=hot | by_requests,
+        severity="high",
+        message=lambda t: (
+            "Atomic contention"
+            + t.pick(ok(atomics), ": " + t.f(atomics, ",.0f") + " global atomic requests on few addresses", "")
+            + "; "
+            + t.pick(
+                hot,
+                "the busiest L2 slice's atomic unit is "
+                + t.f(smax, ".0f")
+                + " % busy, the average "
+                + t.f(savg, ".1f")
+                + " %",
+                "atomics are " + t.f(share, ".0%") + " of the global memory requests of a latency-bound launch",
+            )
+        ),
+        advice=lambda t: (
+            "Spread the updates: accumulate per thread/warp/block first (warp shuffles, shared-memory atomics) "
+            "and issue one global atomic per block, or give each block its own counters and reduce them afterwards."
+        ),
+        evidence=(
+            Ev("l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum", atomics, 0.0, ">"),
+            Ev(
+                "lts__d_atomic_input_cycles_active.max (busiest L2 slice, %)", smax, ATOMIC_SLICE_BUSY_PCT, ">=", slices
+            ),
+            Ev("busiest / average L2 slice atomic unit", ratio, ATOMIC_IMBALANCE, ">=", slices),
+            Ev("atomic share of global requests", share, ATOMIC_SHARE, ">=", by_requests),
+        ),
+        estimate=np.where(hot, (smax - savg) / 100.0, idle_issue_share(f)),
+    )
+
+
+@rule(
+    "non_fp_compute",
+    needs=(
+        Need(
+            ("u:fp64", "u:fp32", "u:fp16", "u:tensor"),
+            "FLOP counts (smsp__sass_thread_inst_executed_op_*)",
+            _ROOF_CHART,
+        ),
+    ),
+    summary="Compute-bound with the FP work measured and small: integer, address or issue work.",
+    bound="None: the fix removes instructions rather than moving toward a roof.",
+)
+def non_fp_compute(f: Frame) -> Found:
+    applies = _is(f, "limiter", "compute") & _is(f, "compute_pipe", "other") & _is(f, "regime", "bound")
+    flops = np.vstack([f.unit(p) for p in ("fp64", "fp32", "fp16", "tensor")])
+    measured = ~np.isnan(flops).all(axis=0)
+    best = np.full(f.n, np.nan)
+    best[measured] = np.nanmax(flops[:, measured], axis=0)
+    pipes = ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")
+    pv = np.vstack([f.unit(p) for p in pipes])
+    have_pipe = ~np.isnan(pv).all(axis=0)
+    top = np.full(f.n, np.nan)
+    top[have_pipe] = np.nanmax(pv[:, have_pipe], axis=0)
+    top_name = np.array(pipes, dtype=object)[np.argmax(np.nan_to_num(pv, nan=-1.0), axis=0)]
+    top_label = np.array([str(p)[5:].upper() for p in top_name], dtype=object)
+    sm = f.unit("sm")
+    return Found(
+        fires=applies & measured & _lt(best, NON_FP_FLOP_MAX),
+        severity="medium",
+        message=lambda t: (
+            "Compute-bound on non-floating-point work: SM at "
+            + t.f(sm, ".0%")
+            + " while the FLOP roofs show "
+            + t.f(best, ".0%")
+            + t.pick(have_pipe, "; busiest pipe " + t.s(top_label) + " at " + t.f(top, ".0%"), "")
+            + "; the work is integer, address arithmetic or instruction issue, which the FP roofline does not show"
+        ),
+        advice=lambda t: (
+            "Cut the instruction count per useful operation: hoist index arithmetic out of loops, use 32-bit "
+            "indices, strength-reduce divisions and modulos (powers of two, precomputed reciprocals), vectorize "
+            "loads (one float4 instead of four floats), and unroll to amortize loop overhead."
+        ),
+        evidence=(
+            Ev("best FLOP roof fraction", best, NON_FP_FLOP_MAX, "<"),
+            Ev("sm__throughput (fraction)", sm, None, "=="),
+            Ev(np.array(["pipe_" + str(p)[5:] + " (fraction)" for p in top_name], dtype=object), top, None, "=="),
+        ),
+        applies=applies,
     )
 
 
 # ------------------------------------------------------------------------------------------------ running
 
 
-def run_rules(views: list[tuple[tuple[Any, ...], LaunchView]]) -> pd.DataFrame:
-    """HINT_COLUMNS for every launch and every registered rule."""
-    rows: list[dict[str, Any]] = []
-    for key, view in views:
-        for hint_id, fn in RULES.items():
-            h = fn(view)
-            if h is None:
-                continue
-            rows.append(
+def _json_num(values: Arr) -> pd.Series:
+    v = np.asarray(values, dtype=np.float64)
+    return pd.Series([repr(float(x)) if np.isfinite(x) else "null" for x in v], dtype=object)
+
+
+def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
+    """The JSON list of evidence (sorted keys: metric, op, threshold, value) for the launches at ``idx``; an
+    item is left out where its value is unknown or its ``when`` is False."""
+    parts: list[pd.Series] = []
+    for e in evidence:
+        value = np.asarray(e.value, dtype=np.float64)[idx]
+        keep = ~np.isnan(value)
+        if e.when is not None:
+            keep &= np.asarray(e.when, dtype=bool)[idx]
+        metric = (
+            pd.Series([json.dumps(str(m)) for m in np.asarray(e.metric, dtype=object)[idx]], dtype=object)
+            if isinstance(e.metric, np.ndarray)
+            else json.dumps(e.metric)
+        )
+        if e.threshold is None:
+            threshold: pd.Series | str = "null"
+        elif isinstance(e.threshold, np.ndarray):
+            threshold = _json_num(e.threshold[idx])
+        else:
+            threshold = repr(float(e.threshold))
+        item = '{"metric": ' + metric + ', "op": ' + json.dumps(e.op) + ', "threshold": ' + threshold
+        item = item + ', "value": ' + _json_num(value) + "}"
+        parts.append(pd.Series(np.where(keep, item, ""), dtype=object))
+    return "[" + _join(parts, ", ") + "]"
+
+
+def _not_checked(rule_: Rule, f: Frame, applies: Arr) -> Arr:
+    """Per launch: "<rule>: <metric> not collected (<option>)" where the rule applies and lacks evidence."""
+    text = np.full(f.n, "", dtype=object)
+    for need in rule_.needs:
+        missing = applies & ~need.present(f)
+        note = f"{need.metric} not collected ({need.option})"
+        text = np.where(missing, np.where(text == "", note, text + ", " + note), text)
+    return np.where(text == "", "", f"{rule_.id}: " + text)
+
+
+def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
+    """Every registered rule over every launch: (HINT_COLUMNS, one row per launch and rule that fires;
+    ``not_checked`` per launch, positional: "; "-joined "<rule>: <metric> not collected (<option>)", <NA>
+    where every rule had its evidence). Estimates are capped at the launch's headroom."""
+    headroom = np.clip(f.number("headroom"), 0.0, 1.0)
+    frames: list[pd.DataFrame] = []
+    notes: list[pd.Series] = []
+    for hint_id, r in RULES.items():
+        found = r.fn(f)
+        applies = np.ones(f.n, dtype=bool) if found.applies is None else np.asarray(found.applies, dtype=bool)
+        notes.append(pd.Series(_not_checked(r, f, applies), dtype=object))
+        idx = np.flatnonzero(np.asarray(found.fires, dtype=bool))
+        if not len(idx):
+            continue
+        t = Text(idx)
+        est = np.full(f.n, np.nan) if found.estimate is None else np.asarray(found.estimate, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            bounded = np.fmin(np.clip(est, 0.0, 1.0), headroom)
+        bounded = np.where(np.isnan(est) | np.isnan(headroom), np.nan, bounded)
+        sev = found.severity
+        message = found.message(t)
+        advice = found.advice(t)
+        frames.append(
+            pd.DataFrame(
                 {
-                    **dict(zip(LAUNCH_KEY, key, strict=True)),
+                    **{k: f.keys[k].to_numpy()[idx] for k in LAUNCH_KEY},
                     "hint": hint_id,
-                    "severity": h.severity,
+                    "severity": np.asarray(sev, dtype=object)[idx] if isinstance(sev, np.ndarray) else sev,
                     "source": "ncu-roofline",
-                    "message": h.message,
-                    "advice": h.advice,
-                    "evidence": json.dumps([e.as_dict() for e in h.evidence], sort_keys=True),
-                    "estimated_speedup": h.estimated_speedup,
+                    "message": message.to_numpy(dtype=object) if isinstance(message, pd.Series) else message,
+                    "advice": advice.to_numpy(dtype=object) if isinstance(advice, pd.Series) else advice,
+                    "evidence": _evidence_json(found.evidence, idx).to_numpy(dtype=object),
+                    "estimated_speedup": bounded[idx],
+                    "_pos": idx,
                 }
             )
-    frame = pd.DataFrame(rows, columns=list(HINT_COLUMNS))
-    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
-    return result
+        )
+    columns = [*HINT_COLUMNS, "_pos"]
+    hints = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    hints = hints.sort_values("_pos", kind="stable").drop(columns="_pos").reset_index(drop=True)
+    result: pd.DataFrame = hints[list(HINT_COLUMNS)].astype(HINT_COLUMNS)
+    joined = _join(notes, "; ") if notes else pd.Series([""] * f.n, dtype=object)
+    not_checked = pd.Series(joined.to_numpy(dtype=object), dtype="string").replace("", pd.NA)
+    return result, not_checked
+
+
+# ------------------------------------------------------------------------------------------------ building
+
+
+def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIndex) -> Arr:
+    """Per launch (``index`` order): time at the TF32 tensor roof, capped by the launch's own memory roofs,
+    over its time now (achieved FP32 FLOP/s / attainable at the TF32 peak). NaN without FP32 roofline rows or
+    a TF32 peak. Takes ROOFLINE_COLUMNS and the peaks frame (``tensor_tf32_flops``, same order as index)."""
+    n = len(index)
+    if not len(roof) or "tensor_tf32_flops" not in peaks.columns:
+        return np.full(n, np.nan)
+    r = roof[(roof["precision"] == "fp32").fillna(False).to_numpy()]
+    if not len(r):
+        return np.full(n, np.nan)
+    x, bw = r["intensity"].to_numpy(dtype=float), r["peak_bytes_per_s"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        memory = np.where(np.isfinite(x) & np.isfinite(bw), x * bw, np.nan)
+    per = pd.DataFrame({"achieved": r["achieved_flops"].to_numpy(dtype=float), "memory": memory}, index=launch_index(r))
+    g = per.groupby(level=[0, 1, 2], sort=False).agg(achieved=("achieved", "first"), memory=("memory", "min"))
+    g = g.reindex(index)
+    tf32 = pd.to_numeric(peaks["tensor_tf32_flops"], errors="coerce").to_numpy(dtype=float)
+    attainable = np.fmin(tf32, g["memory"].to_numpy(dtype=float))
+    achieved = g["achieved"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where((attainable > 0) & (achieved > 0), achieved / attainable, np.nan)
+    out: Arr = np.clip(share, 0.0, 1.0)
+    return out
+
+
+def ncu_frame(rules: pd.DataFrame | None, index: pd.MultiIndex) -> pd.DataFrame:
+    """ncu's HighPipeUtilization and SOLFPRoofline figures per launch, positional in ``index`` order."""
+    cols = {"ncu_pipe_family": "string", "ncu_fp32_pct": "float64", "ncu_pipe_pct": "float64"}
+    if rules is None or not len(rules) or "rule" not in rules.columns:
+        return pd.DataFrame({c: pd.Series([None] * len(index), dtype=t) for c, t in cols.items()})
+    hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
+    out = hp.reindex(index).reset_index(drop=True)
+    for c, t in cols.items():
+        if c not in out.columns:
+            out[c] = pd.Series([None] * len(index), dtype=t)
+    return out
+
+
+def build_frame(
+    launches: pd.DataFrame,
+    quant: pd.DataFrame,
+    table: pd.DataFrame,
+    verdicts: pd.DataFrame,
+    roof: pd.DataFrame,
+    peaks: pd.DataFrame,
+    rules: pd.DataFrame | None,
+    index: pd.MultiIndex,
+) -> Frame:
+    """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
+    unit table, verdicts, roofline and peaks frames and ncu's rule rows."""
+    keys = index.to_frame(index=False)
+    group = [launches["report"], launches["kernel_name"]]
+    dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
+    repeats = dur.groupby(group, dropna=False).transform("size").to_numpy()
+    total = dur.groupby(group, dropna=False).transform(lambda s: s.sum(min_count=1)).to_numpy(dtype=float)
+    return Frame(
+        keys=keys,
+        q=quant.reset_index(drop=True),
+        units=table.reset_index(drop=True),
+        verdicts=verdicts.reset_index(drop=True),
+        kernel_name=launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object),
+        repeats=repeats.astype(np.int64),
+        total_duration=total,
+        ncu=ncu_frame(rules, index),
+        tensor_time=tensor_time_share(roof, peaks, index),
+    )
 
 
 def ncu_rule_hints(rules: pd.DataFrame) -> pd.DataFrame:
@@ -743,3 +1228,29 @@ def ncu_rule_hints(rules: pd.DataFrame) -> pd.DataFrame:
     )
     result: pd.DataFrame = frame.astype(HINT_COLUMNS).reset_index(drop=True)
     return result
+
+
+def hints_markdown() -> str:
+    """The hint registry as Markdown: per rule, what it finds, the evidence it needs (and the ncu option
+    collecting it) and how its estimate is bounded."""
+    lines = ["| hint | finds | needs (ncu option) | estimate bounded by |", "| --- | --- | --- | --- |"]
+    for r in RULES.values():
+        needs = "; ".join(f"{n.metric} ({n.option})" for n in r.needs) or "-"
+        lines.append(f"| `{r.id}` | {r.summary} | {needs} | {r.bound} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__: Sequence[str] = (
+    "HINT_COLUMNS",
+    "RULES",
+    "SEVERITIES",
+    "Ev",
+    "Found",
+    "Frame",
+    "Need",
+    "build_frame",
+    "evaluate",
+    "hints_markdown",
+    "ncu_rule_hints",
+    "rule",
+)

@@ -52,6 +52,14 @@ def _elapsed(*counters: str) -> tuple[str, ...]:
     return tuple(f"{c}.avg.pct_of_peak_sustained_elapsed" for c in counters)
 
 
+#: ncu's warp stall reasons (Warp State Statistics, ``smsp__average_warps_issue_stalled_<reason>_per_issue_active``;
+#: ncu 2025.3.1, CC 9.0): each is warp cycles per issued instruction spent in that state.
+STALL_REASONS: tuple[str, ...] = (
+    "barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss", "lg_throttle",
+    "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction",
+    "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait",
+)  # fmt: skip
+
 #: The members of ncu's Speed Of Light "Memory Throughput Breakdown" (``breakdown:gpu__compute_memory_
 #: throughput``, ncu 2025.3.1, CC 9.0) by unit; the SOLBottleneck rule names the unit of the largest member
 #: by its prefix (dram/fbpa -> DRAM, lts -> L2, l1tex -> L1). Read off micro_full.details-all.csv: every
@@ -679,6 +687,46 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "L2 atomic unit busy, busiest slice",
+    ),
+    # --- latency evidence (Scheduler Statistics, Warp State Statistics) and DRAM reads (low_cache_hit_rate)
+    _q(
+        "eligible_warps_per_scheduler",
+        "smsp__warps_eligible.avg.per_cycle_active",
+        "warp",
+        "time_mean",
+        "warps eligible to issue per scheduler and cycle",
+    ),
+    _q(
+        "issue_slot_busy_pct",
+        "smsp__issue_active.avg.pct_of_peak_sustained_active",
+        "%",
+        "time_mean",
+        "scheduler cycles with an instruction issued (One or More Eligible)",
+    ),
+    _q(
+        "warp_cycles_per_issue",
+        "smsp__average_warp_latency_per_inst_issued.ratio",
+        "cycle",
+        "time_mean",
+        "warp cycles per issued instruction (the sum of the stall reasons)",
+    ),
+    *(
+        _q(
+            f"stall_{reason}",
+            f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",
+            "cycle",
+            "time_mean",
+            f"warp cycles per issued instruction stalled on {reason.replace('_', ' ')}",
+        )
+        for reason in STALL_REASONS
+    ),
+    _q("dram_read_bytes", "dram__bytes_read.sum", "byte", "sum", "bytes read from DRAM"),
+    _q(
+        "l2_read_sectors_from_l1",
+        "lts__t_sectors_srcunit_tex_op_read.sum",
+        "sector",
+        "sum",
+        "L2 sectors read by L1/TEX (the SMs' read requests to L2)",
     ),
 )
 

@@ -8,7 +8,7 @@ read back from the code under test.
 from __future__ import annotations
 
 import csv
-import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -131,9 +131,11 @@ def test_micro_stream_and_strided_are_hbm_although_the_l2_header_is_higher(micro
     for lid in (0, 1):
         assert q.loc[lid, "l2_throughput_pct"] > q.loc[lid, "dram_throughput_pct"]  # the trap
         assert v.loc[lid, "limiter"] == "hbm"
-        # how far from the roof: the DRAM roof fraction, 87 % and 76 % (samples README)
+        # how far from the roof: the DRAM roof fraction, 87 % and 76 % (samples README); "% of roof" is the
+        # limiter's score, one number: roof_fraction = utilization = 1 - headroom
     assert v.loc[0, "roof_fraction"] == pytest.approx(0.87, abs=0.01)
     assert v.loc[1, "roof_fraction"] == pytest.approx(0.76, abs=0.01)
+    assert (v["roof_fraction"] == v["utilization"]).all()
 
 
 def test_hidden_work_units_are_explained(micro: Analysis) -> None:
@@ -141,11 +143,13 @@ def test_hidden_work_units_are_explained(micro: Analysis) -> None:
     v = _by_id(micro.verdicts)
     for lid in (4, 9):
         assert v.loc[lid, "utilization"] > 0.8
-        assert v.loc[lid, "roof_fraction"] < 0.01
+        assert v.loc[lid, "roof_fraction"] == v.loc[lid, "utilization"]
         assert "does not count" in v.loc[lid, "explanation"]
-    # integer/address work (3): SM 76 %, no FP roof close
+        m = re.search(r"the byte roof shows only ([\d.]+)%", v.loc[lid, "explanation"])
+        assert m is not None and float(m.group(1)) < 1
+    # integer/address work (3): SM 76 %, no FP roof close; its % of roof is the SM's 76 %
     assert v.loc[3, "compute_pipe"] == "other"
-    assert math.isnan(v.loc[3, "roof_fraction"])
+    assert v.loc[3, "roof_fraction"] == pytest.approx(0.76, abs=0.01)
 
 
 def test_verdict_frame_shape(micro: Analysis) -> None:
@@ -289,7 +293,8 @@ def test_basic_set_still_gets_a_verdict(tmp_path: Path) -> None:
     check_truth(a, pipes=False)  # no pipes and no HighPipeUtilization rule in the basic set
     v = a.verdicts
     assert set(v["basis"]) == {"speed-of-light"}
-    assert v["roof_fraction"].isna().all()
+    assert a.roofline.empty or a.roofline["achieved_flops"].isna().all()  # no roofline ...
+    assert (v["roof_fraction"] == v["utilization"]).all()  # ... but "% of roof" is the limiter's SOL figure
     for m in v["missing"]:
         assert "hierarchical roofline" in m
         assert "--section NcuRoofline --csv ./app > report.csv" in m

@@ -142,10 +142,12 @@ def test_kernel_diagnosis_with_our_hints() -> None:
     assert h.advice and "launch_bounds" in h.advice
     assert spill.first_hint is h
     (strided,) = [h for h in k["strided_read"].hints if h.hint == "uncoalesced_global_access"]
-    # the estimate is ncu's own: its UncoalescedGlobalAccess rule gives strided_read "global","74.33"
+    # the estimate is ncu's own (its UncoalescedGlobalAccess rule gives strided_read "global","74.33") capped
+    # at the headroom to the DRAM roof the launch runs at (ncu's dram__throughput 75.9 %)
     ncu = sample("micro_full.details.csv").report.rules
     rule = ncu[(ncu["launch_id"] == 1) & (ncu["rule"] == "UncoalescedGlobalAccess")]["speedup"].iloc[0]
-    assert strided.estimated_speedup == pytest.approx(rule / 100.0, abs=5e-4)
+    dram = float(a.quantities.reset_index().loc[1, "dram_throughput_pct"]) / 100
+    assert strided.estimated_speedup == pytest.approx(min(rule / 100.0, 1 - dram), abs=5e-3)
     # utilisation per unit: the speed-of-light units first, from the analysis' own figures
     # utilisation per unit: the verdict's per-limiter scores first, then the classifier's unit table order
     units = [u.unit for u in spill.utilization]
