@@ -46,6 +46,7 @@ FRAMES: tuple[str, ...] = (
     "quantities",
     "peaks",
     "sources",
+    "rules",
     "metrics",
 )
 PARTITION_KEY = "report"
@@ -64,6 +65,7 @@ def tidy_frames(analysis: Analysis, *, metrics: bool = True) -> dict[str, pd.Dat
         "quantities": analysis.quantities.reset_index(),
         "peaks": analysis.peaks[[c for c in PEAK_COLUMNS if c in analysis.peaks.columns]].reset_index(),
         "sources": analysis.report.source,
+        "rules": analysis.report.rules,
     }
     if metrics:
         frames["metrics"] = analysis.report.metrics
@@ -128,6 +130,20 @@ class ExportResult:
     message: str = ""
     exit_code: int = 0
     traceback: str = ""
+
+
+def dataset_tables(analysis: Analysis, *, metrics: bool = True) -> dict[str, pa.Table]:
+    """The dataset files of an analysis, ``<frame>/report=<name>/part-0.parquet`` -> table (without the
+    ``report`` column: the folder name carries it), one per frame and report. ``ncu-roofline REPORT --format
+    parquet`` and ``export`` both write these, so the two layouts are one."""
+    out: dict[str, pa.Table] = {}
+    reports = list(dict.fromkeys(str(r) for r in analysis.launches[PARTITION_KEY].dropna()))
+    for name, frame in tidy_frames(analysis, metrics=metrics).items():
+        for report in reports:
+            part = frame[(frame[PARTITION_KEY].astype("string") == report).fillna(False).to_numpy(dtype=bool)]
+            folder = partition_folder(Path(), name, report)
+            out[(folder / PART_FILE).as_posix()] = to_arrow(part, drop=[PARTITION_KEY])
+    return out
 
 
 def write_partition(analysis: Analysis, root: Path, report: str, *, metrics: bool, force: bool) -> list[Path]:

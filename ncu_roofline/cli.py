@@ -16,7 +16,7 @@ import traceback
 import webbrowser
 from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -33,6 +33,7 @@ from .errors import (
     FormatError,
     NcuRooflineError,
     NoLaunchesError,
+    OutputError,
     SlowerError,
 )
 from .files import (
@@ -47,6 +48,7 @@ from .files import (
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
 from .model import Report
+from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
 
 PROG = "ncu-roofline"
@@ -55,8 +57,6 @@ DEFAULT_COMMAND = "analyze"
 COMMON_FLAG = re.compile(r"^(-[vq]+|--verbose|--quiet|--debug)$")
 #: Show a progress bar when the inputs hold at least this much data (uncompressed): about a second of reading.
 PROGRESS_MIN_BYTES = 16 * 1024 * 1024
-#: ``-o`` suffix -> format, when ``--format`` is not given.
-SUFFIX_FORMATS = {".json": "json", ".csv": "csv", ".md": "markdown", ".txt": "text"}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -403,10 +403,26 @@ def _terminal_shape() -> tuple[int | None, bool]:
     return shutil.get_terminal_size().columns, "NO_COLOR" not in os.environ
 
 
-def _format_of(fmt: str | None, output: Path | None) -> str | None:
+def _format_of(fmt: str | None, output: Path | None, suffixes: Mapping[str, str]) -> str | None:
+    """The format asked for: ``--format``, else the one whose suffix ``-o`` ends in (the registry's suffix map);
+    None (the default: summary and HTML) for an HTML name or none."""
     if fmt is not None or output is None or str(output) == "-":
         return fmt
-    return SUFFIX_FORMATS.get(output.suffix.lower())
+    found = suffixes.get(output.suffix.lower())
+    return None if found == "html" else found
+
+
+def _write_folder(folder: Path, files: Mapping[str, bytes], force: bool) -> None:
+    """A folder format's files (relative path -> bytes) into ``folder``: new or empty, or replaced with force."""
+    prepare_folder(folder, force)
+    try:
+        for rel, data in files.items():
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot write: {exc.strerror or exc}") from exc
+    note(f"wrote {len(files)} files to {folder}")
 
 
 def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> None:
@@ -475,7 +491,8 @@ def main() -> None:
     """
 
 
-ANALYZE_FORMATS = ("text", "html", "json", "csv", "markdown", "parquet")
+#: ``--format`` values: the renderer registries' names (``ncu_roofline.report.registry``).
+ANALYZE_FORMATS = ANALYSIS.names
 
 
 @main.command(DEFAULT_COMMAND, short_help="Analyse reports (the default command).")
@@ -510,60 +527,69 @@ def analyze_command(
     names a file; parquet writes a folder (-o, default <input-stem>.roofline.parquet). Nothing is ever
     overwritten without --force.
     """
-    fmt = _format_of(fmt, output)
+    fmt = _format_of(fmt, output, ANALYSIS.suffixes())
     _check_open(open_browser, fmt, output)
     paths, in_folder = expand_arguments(reports)
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
-    analysis = load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder)
+    run = Run(load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder))
+    if output is None and len(paths) > 1 and fmt in (None, "html", "parquet"):
+        note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
+    _render(
+        ANALYSIS,
+        fmt,
+        run,
+        Options(top=top),
+        output,
+        lambda suffix: default_output(paths, f".roofline{suffix}"),
+        force,
+        open_browser,
+    )
 
+
+S = TypeVar("S")
+
+
+def _render(
+    registry: Registry[S],
+    fmt: str | None,
+    subject: S,
+    options: Options,
+    output: Path | None,
+    default: Callable[[str], Path],
+    force: bool,
+    open_browser: bool,
+) -> None:
+    """Render ``subject`` in ``fmt`` from ``registry`` and write it: without a format, the text summary on stdout
+    and the HTML in a file (``default(".html")`` unless -o); a folder format into a folder; text to -o or
+    stdout. Every format of every command goes through here."""
     if fmt is None or fmt == "html":
-        from .report.html import render_html
-
-        target = output or default_output(paths, ".roofline.html")
-        if output is None and len(paths) > 1:
-            note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
+        html = registry.get("html")
         summary = None
         if fmt is None:
-            from .report.terminal import render_terminal
-
             width, color = _terminal_shape()
+            text, shaped = registry.get("text"), replace(options, width=width, color=color)
 
             def summary() -> str:
-                return render_terminal(analysis, top=top, width=width, color=color)
+                return str(text.render(subject, shaped))
 
-        _html_and_summary(lambda: render_html(analysis), summary, target, force, open_browser)
-    elif fmt == "parquet":
-        from .report.exports import write_parquet
-
+        target = output or default(registry.entry("html").suffix)
+        _html_and_summary(lambda: str(html.render(subject, options)), summary, target, force, open_browser)
+        return
+    entry, renderer = registry.entry(fmt), registry.get(fmt)
+    if entry.folder:
         if output is not None and str(output) == "-":
-            raise click.UsageError("parquet is a folder of files: -o names the folder, not '-'")
-        folder = prepare_folder(output or default_output(paths, ".roofline.parquet"), force)
-        files = write_parquet(analysis, folder)
-        note(f"wrote {len(files)} Parquet files to {folder}")
-    else:
-        _emit(_render_analysis(analysis, fmt, top), output, force)
+            raise click.UsageError(f"{fmt} is a folder of files: -o names the folder, not '-'")
+        files = renderer.render(subject, options)
+        assert not isinstance(files, str)
+        _write_folder(output or default(entry.suffix), files, force)
+        return
+    text_out = renderer.render(subject, options)
+    assert isinstance(text_out, str)
+    _emit(text_out, output, force)
 
 
-def _render_analysis(analysis: Analysis, fmt: str, top: int) -> str:
-    if fmt == "json":
-        from .report.jsonout import render_json
-
-        return render_json(analysis)
-    if fmt == "csv":
-        from .report.exports import render_csv
-
-        return render_csv(analysis)
-    if fmt == "markdown":
-        from .report.exports import render_markdown
-
-        return render_markdown(analysis, top=top)
-    from .report.terminal import render_terminal
-
-    return render_terminal(analysis, top=top)
-
-
-DIFF_FORMATS = ("text", "html", "json", "csv", "markdown")
+DIFF_FORMATS = DIFF.names
 
 
 def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Sequence[Path]) -> tuple[str, str]:
@@ -620,7 +646,7 @@ def diff_command(
     """
     from .diff import compare
 
-    fmt = _format_of(fmt, output)
+    fmt = _format_of(fmt, output, DIFF.suffixes())
     _check_open(open_browser, fmt, output)
     (b_paths, b_folder), (a_paths, a_folder) = expand_arguments([before]), expand_arguments([after])
     options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
@@ -631,25 +657,17 @@ def diff_command(
         before_name=b_name,
         after_name=a_name,
     )
-
-    if fmt is None or fmt == "html":
-        from .report.diff_html import render_diff_html
-        from .report.diffout import render_diff_text
-
-        stem = f"{input_stem(b_paths[0])}_vs_{input_stem(a_paths[0])}"
-        target = output or a_paths[0].parent / f"{stem}.diff.html"
-        summary = None if fmt == "html" else (lambda: render_diff_text(diff, top=top))
-        _html_and_summary(lambda: render_diff_html(diff), summary, target, force, open_browser)
-    else:
-        from .report import diffout
-
-        renderers: dict[str, Callable[[], str]] = {
-            "text": lambda: diffout.render_diff_text(diff, top=top),
-            "json": lambda: diffout.render_diff_json(diff),
-            "csv": lambda: diffout.render_diff_csv(diff),
-            "markdown": lambda: diffout.render_diff_markdown(diff, top=top),
-        }
-        _emit(renderers[fmt](), output, force)
+    stem = f"{input_stem(b_paths[0])}_vs_{input_stem(a_paths[0])}"
+    _render(
+        DIFF,
+        fmt,
+        diff,
+        Options(top=top),
+        output,
+        lambda suffix: a_paths[0].parent / f"{stem}.diff{suffix}",
+        force,
+        open_browser,
+    )
 
     if fail_if_slower is not None:
         t = diff.total
@@ -803,7 +821,7 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
 
     from .device import OVERRIDE_KEYS, lookup_device
     from .devices import DEVICES
-    from .report import textfmt as f
+    from .report import fmt as f
 
     if keys:
         click.echo("\n".join(sorted(OVERRIDE_KEYS)))
@@ -848,11 +866,11 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
         row = [d.name, d.cc]
         for _label, key, unit in DEVICE_COLUMNS:
             fig = figs[key]
-            row.append("-" if fig is None else f.si(fig.value, unit))
+            row.append(f.MISSING if fig is None else f.si(fig.value, unit))
         rows.append(row)
     headers = ["GPU", "CC", *(label for label, _, _ in DEVICE_COLUMNS)]
     click.echo("\n".join(f.table(headers, rows, [False, False, *([True] * len(DEVICE_COLUMNS))])))
     click.echo(
-        "\nTensor figures are dense (no sparsity); '-': not published. Every figure has its source: "
+        f"\nTensor figures are dense (no sparsity); '{f.MISSING}': not published. Every figure has its source: "
         "`ncu-roofline devices NAME` or --sources."
     )

@@ -134,9 +134,15 @@ def test_parquet_folder(work: Path) -> None:
     r = run("micro_full.raw.csv", "--format", "parquet")
     assert r.exit_code == EXIT_OK, r.stderr
     folder = work / "micro_full.raw.roofline.parquet"
-    files = sorted(folder.glob("*.parquet"))
+    files = sorted(folder.rglob("*.parquet"))
     assert files
     assert all(pq.read_table(f).num_columns > 0 for f in files)
+    # one layout with `export --parquet`: the same files, the same tables
+    assert run("export", "micro_full.raw.csv", "--parquet", "campaign").exit_code == EXIT_OK
+    exported = sorted((work / "campaign").rglob("*.parquet"))
+    assert [p.relative_to(work / "campaign") for p in exported] == [p.relative_to(folder) for p in files]
+    for ours, theirs in zip(files, exported, strict=True):
+        assert pq.read_table(ours).equals(pq.read_table(theirs))
     again = run("micro_full.raw.csv", "--format", "parquet")
     assert again.exit_code == EXIT_OUTPUT
     assert "not empty; use --force" in one_error_line(again)

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
-from ncu_roofline.errors import OutputError
 from ncu_roofline.report.exports import (
-    PARQUET_FRAMES,
     md_code,
     md_text,
+    parquet_files,
     render_csv,
     render_markdown,
-    write_parquet,
 )
 from ncu_roofline.report.terminal import render_terminal
 
@@ -124,14 +121,19 @@ def test_csv_with_missing_values() -> None:
     assert len(df) == 16 and df["limiter"].isna().all() and df["hints"].isna().all()
 
 
-def test_parquet_frames(tmp_path: Path) -> None:
+def test_parquet_files_are_the_export_layout() -> None:
+    """--format parquet writes the files of a one-report ``export`` dataset: every frame (rules too), each at
+    <frame>/report=<name>/part-0.parquet, without the report column (the folder carries it)."""
+    import io
+
+    from ncu_roofline.campaign import FRAMES
+
     a = sample("micro_full.raw.csv")
-    paths = write_parquet(a, tmp_path / "out")
-    assert [p.name for p in paths] == [f"{n}.parquet" for n in PARQUET_FRAMES]
-    assert pq.read_table(paths[0]).num_rows == 16
-    roof = pq.read_table(tmp_path / "out" / "roofline.parquet").to_pandas()
-    assert len(roof) == len(a.roofline) and list(roof.columns) == list(a.roofline.columns)
-    assert pq.read_table(tmp_path / "out" / "metrics.parquet").num_rows == len(a.report.metrics)
-    with pytest.raises(OutputError, match="exists"):
-        write_parquet(a, tmp_path / "out")
-    assert write_parquet(a, tmp_path / "out", overwrite=True) == paths
+    files = parquet_files(a)
+    assert sorted(files) == sorted(f"{n}/report=micro_full.raw/part-0.parquet" for n in FRAMES)
+    launches = pq.read_table(io.BytesIO(files["launches/report=micro_full.raw/part-0.parquet"]))
+    assert launches.num_rows == 16 and "report" not in launches.column_names  # the 16 micro kernels
+    roof = pq.read_table(io.BytesIO(files["roofline/report=micro_full.raw/part-0.parquet"])).to_pandas()
+    assert len(roof) == len(a.roofline) and list(roof.columns) == [c for c in a.roofline.columns if c != "report"]
+    rules = pq.read_table(io.BytesIO(files["rules/report=micro_full.raw/part-0.parquet"]))
+    assert rules.num_rows == len(a.report.rules)

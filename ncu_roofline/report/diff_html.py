@@ -21,8 +21,9 @@ import pandas as pd
 from plotly.offline import get_plotlyjs
 
 from ..diff import AFTER_ONLY, BEFORE_ONLY, Diff
-from . import textfmt as f
+from . import fmt as f
 from .diffout import headline, matching_line, roofline_text
+from .registry import FunctionRenderer
 
 TEMPLATE = "diff.html.j2"
 PLOT_ID = "diff-roofline"
@@ -75,7 +76,7 @@ def _trend(status: str, change: Any) -> str:
         return "removed"
     if status == AFTER_ONLY:
         return "new"
-    value = f.number(change)
+    value = f.floating(change)
     if not math.isfinite(value) or abs(value) < NOISE:
         return "same"
     return "slower" if value > 0 else "faster"
@@ -94,8 +95,8 @@ def _kernel_row(r: Any) -> KernelRow:
         launches=f"{r.before_launches} → {r.after_launches}"
         if r.before_launches != r.after_launches
         else str(r.before_launches),
-        before=f.duration(r.before_ns),
-        after=f.duration(r.after_ns),
+        before=f.duration_ns(r.before_ns),
+        after=f.duration_ns(r.after_ns),
         change=trend if trend in ("new", "removed") else f.change(r.change),
         speedup=f.speedup(r.speedup),
         trend=trend,
@@ -110,7 +111,7 @@ def _kernel_row(r: Any) -> KernelRow:
 
 
 def _positive(*values: Any) -> bool:
-    return all(math.isfinite(f.number(v)) and f.number(v) > 0 for v in values)
+    return all(math.isfinite(f.floating(v)) and f.floating(v) > 0 for v in values)
 
 
 def figure(diff: Diff) -> tuple[dict[str, Any], list[str]]:
@@ -135,13 +136,14 @@ def figure(diff: Diff) -> tuple[dict[str, Any], list[str]]:
         color = {"faster": FASTER, "slower": SLOWER}.get(trend, SAME)
         full = html.escape(f.shorten(str(r.kernel), HOVER_NAME))
         label = (
-            f"<b>{name}</b><br>{full}<br>{html.escape(f.duration(r.before_ns))} → {html.escape(f.duration(r.after_ns))}"
+            f"<b>{name}</b><br>{full}<br>"
+            f"{html.escape(f.duration_ns(r.before_ns))} → {html.escape(f.duration_ns(r.after_ns))}"
             f" ({html.escape(trend if trend in ('new', 'removed') else f.change(r.change))})"
             f"<br>{html.escape(str(r.precision))}"
         )
         for side, ok in (("before", has_b), ("after", has_a)):
             if ok:
-                x, y = f.number(getattr(r, f"{side}_intensity")), f.number(getattr(r, f"{side}_flops"))
+                x, y = f.floating(getattr(r, f"{side}_intensity")), f.floating(getattr(r, f"{side}_flops"))
                 pts[side]["x"].append(x)
                 pts[side]["y"].append(y)
                 pts[side]["text"].append(f"{label}<br>{side}: {f.si(y, 'FLOP/s')} at {f.si(x, 'FLOP/B')}")
@@ -151,10 +153,10 @@ def figure(diff: Diff) -> tuple[dict[str, Any], list[str]]:
         if has_b and has_a:
             annotations.append(
                 {
-                    "x": math.log10(f.number(r.after_intensity)),
-                    "y": math.log10(f.number(r.after_flops)),
-                    "ax": math.log10(f.number(r.before_intensity)),
-                    "ay": math.log10(f.number(r.before_flops)),
+                    "x": math.log10(f.floating(r.after_intensity)),
+                    "y": math.log10(f.floating(r.after_flops)),
+                    "ax": math.log10(f.floating(r.before_intensity)),
+                    "ay": math.log10(f.floating(r.before_flops)),
                     "xref": "x",
                     "yref": "y",
                     "axref": "x",
@@ -251,8 +253,8 @@ def view(diff: Diff, *, title: str | None = None, top: int | None = None) -> Dif
         launches=f"{t.before_launches} → {t.after_launches}"
         if t.before_launches != t.after_launches
         else str(t.before_launches),
-        before=f.duration(t.before_ns),
-        after=f.duration(t.after_ns),
+        before=f.duration_ns(t.before_ns),
+        after=f.duration_ns(t.after_ns),
         change=f.change(t.change),
         speedup=f.speedup(t.speedup),
         trend=_trend("matched", t.change),
@@ -285,7 +287,7 @@ def view(diff: Diff, *, title: str | None = None, top: int | None = None) -> Dif
                 "report": str(getattr(r, f"{side}_report")),
                 "launch": str(getattr(r, f"{side}_launch_id")),
                 "nvtx": "" if f.missing(r.nvtx_path) else str(r.nvtx_path),
-                "duration": f.duration(getattr(r, f"{side}_duration_ns")),
+                "duration": f.duration_ns(getattr(r, f"{side}_duration_ns")),
             }
         )
     return DiffPage(
@@ -316,3 +318,6 @@ def render_diff_html(diff: Diff, *, title: str | None = None, top: int | None = 
     """The self-contained HTML page of a diff."""
     page = view(diff, title=title, top=top)
     return _environment().get_template(TEMPLATE).render(page=page, plot_id=PLOT_ID)
+
+
+HTML: FunctionRenderer[Diff] = FunctionRenderer("html", ".html", lambda d, o: render_diff_html(d, title=o.title))

@@ -18,7 +18,8 @@ import pandas as pd
 
 from .. import __version__
 from ..diff import AFTER_ONLY, BEFORE_ONLY, Diff
-from . import textfmt as f
+from . import fmt as f
+from .registry import FunctionRenderer
 
 SCHEMA = 1
 KERNEL_WIDTH = 36
@@ -105,7 +106,7 @@ def headline(diff: Diff) -> str:
     """One line: the whole program before -> after, change and speedup."""
     t = diff.total
     return (
-        f"{diff.before_name} -> {diff.after_name}: {f.duration(t.before_ns)} -> {f.duration(t.after_ns)} "
+        f"{diff.before_name} -> {diff.after_name}: {f.duration_ns(t.before_ns)} -> {f.duration_ns(t.after_ns)} "
         f"of GPU time ({f.change(t.change)}, speedup {f.speedup(t.speedup)}), "
         f"{t.before_launches} -> {t.after_launches} launches"
     )
@@ -126,7 +127,7 @@ def matching_line(diff: Diff) -> str:
 def roofline_text(precision: Any, b_flops: Any, a_flops: Any, b_ai: Any, a_ai: Any) -> str:
     """A kernel's move on the roofline: ``"fp32: 711 G -> 709 G FLOP/s at 0.17 -> 0.17 FLOP/B"``."""
     if f.missing(precision):
-        return "-"
+        return f.MISSING
 
     def two(b: Any, a: Any) -> str:
         return f.arrow(None if f.missing(b) else f.si(b), None if f.missing(a) else f.si(a))
@@ -144,9 +145,9 @@ def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
     for r in k.head(top).itertuples(index=False):
         name = f.shorten(str(r.display_name if not f.missing(r.display_name) else r.kernel), KERNEL_WIDTH)
         if r.status == BEFORE_ONLY:
-            change, speed = "removed", "-"
+            change, speed = "removed", f.MISSING
         elif r.status == AFTER_ONLY:
-            change, speed = "new", "-"
+            change, speed = "new", f.MISSING
         else:
             change, speed = f.change(r.change), f.speedup(r.speedup)
         limiter = f.arrow(r.before_limiter, r.after_limiter)
@@ -155,8 +156,8 @@ def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
             [
                 name,
                 _launches(r.before_launches, r.after_launches),
-                f.duration(r.before_ns),
-                f.duration(r.after_ns),
+                f.duration_ns(r.before_ns),
+                f.duration_ns(r.after_ns),
                 change,
                 speed,
                 limiter,
@@ -172,8 +173,8 @@ def _total_row(diff: Diff) -> list[str]:
     return [
         "whole program",
         _launches(t.before_launches, t.after_launches),
-        f.duration(t.before_ns),
-        f.duration(t.after_ns),
+        f.duration_ns(t.before_ns),
+        f.duration_ns(t.after_ns),
         f.change(t.change),
         f.speedup(t.speedup),
         "",
@@ -214,7 +215,7 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
         dur = r.before_duration_ns if side == "before" else r.after_duration_ns
         lines.append(
             f"  {'only in BEFORE' if side == 'before' else 'only in AFTER '}  "
-            f"{f.shorten(str(r.display_name), KERNEL_WIDTH)}  ({report} launch {launch}{nvtx}), {f.duration(dur)}"
+            f"{f.shorten(str(r.display_name), KERNEL_WIDTH)}  ({report} launch {launch}{nvtx}), {f.duration_ns(dur)}"
         )
     if len(u) > top:
         lines.append(f"  ... and {len(u) - top} more (--format json lists them all)")
@@ -261,3 +262,9 @@ def render_diff_markdown(diff: Diff, *, top: int = 20) -> str:
     for c in diff.caveats:
         out += ["", f"> caveat: {_md(c)}"]
     return "\n".join(out) + "\n"
+
+
+TEXT: FunctionRenderer[Diff] = FunctionRenderer("text", ".txt", lambda d, o: render_diff_text(d, top=o.top))
+JSON: FunctionRenderer[Diff] = FunctionRenderer("json", ".json", lambda d, _o: render_diff_json(d))
+CSV: FunctionRenderer[Diff] = FunctionRenderer("csv", ".csv", lambda d, _o: render_diff_csv(d))
+MARKDOWN: FunctionRenderer[Diff] = FunctionRenderer("markdown", ".md", lambda d, o: render_diff_markdown(d, top=o.top))

@@ -1,25 +1,22 @@
 """Machine-readable exports: Markdown (a pull-request comment), CSV (one row per launch) and Parquet (the tidy
-frames). Deterministic: same analysis, same text; no timestamps."""
+frames, in the layout of ``ncu-roofline export``). Deterministic: same analysis, same text; no timestamps."""
 
 from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..analysis import Analysis
-from ..errors import OutputError
+from ..campaign import dataset_tables
 from ..model import LAUNCH_KEY
 from ..summary import NCU_SOURCE
 from . import fmt
+from .registry import FunctionRenderer, Options, Run
 from .viewmodel import ReportView, TimeShare, build_view, limiter_label
-
-#: The frames ``write_parquet`` writes, one ``<name>.parquet`` each.
-PARQUET_FRAMES = ("launches", "metrics", "rules", "roofline", "verdicts", "hints", "utilization")
 
 #: Launch columns that lead each CSV row (then every verdict column, then the hints).
 CSV_LAUNCH_COLUMNS = ("kernel_name", "display_name", "nvtx_path", "grid_size", "block_size", "duration_ns")
@@ -163,40 +160,25 @@ def render_csv(analysis: Analysis) -> str:
 # ------------------------------------------------------------------------------------------------ parquet
 
 
-def frames(analysis: Analysis) -> dict[str, pd.DataFrame]:
-    """The tidy frames ``write_parquet`` writes (PARQUET_FRAMES), by name."""
-    return {
-        "launches": analysis.launches,
-        "metrics": analysis.report.metrics,
-        "rules": analysis.report.rules,
-        "roofline": analysis.roofline,
-        "verdicts": analysis.verdicts,
-        "hints": analysis.hints,
-        "utilization": analysis.utilization,
-    }
+def parquet_files(analysis: Analysis) -> dict[str, bytes]:
+    """The Parquet dataset of ``analysis`` as files, relative path -> bytes: the layout of ``ncu-roofline export``
+    (``<frame>/report=<name>/part-0.parquet``, ``ncu_roofline.campaign``), so one report written with
+    ``--format parquet`` reads like a one-report campaign."""
+    out = {}
+    for path, table in dataset_tables(analysis).items():
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        out[path] = sink.getvalue().to_pybytes()
+    return out
 
 
-def write_parquet(analysis: Analysis, directory: Path, *, overwrite: bool = False) -> list[Path]:
-    """Write each tidy frame (PARQUET_FRAMES) to ``directory/<name>.parquet`` with pyarrow; the paths written.
+# ------------------------------------------------------------------------------------------------ renderers
 
-    The folder is created if needed. Raises :class:`ncu_roofline.errors.OutputError` when a file exists
-    (unless ``overwrite``) or cannot be written."""
-    directory = Path(directory)
-    targets = {name: directory / f"{name}.parquet" for name in PARQUET_FRAMES}
-    if not overwrite:
-        existing = [str(p) for p in targets.values() if p.exists()]
-        if existing:
-            raise OutputError(f"{existing[0]} exists (use --force to overwrite)")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{directory}: cannot create the folder: {exc.strerror or exc}") from exc
-    written = []
-    for name, frame in frames(analysis).items():
-        table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
-        try:
-            pq.write_table(table, targets[name])
-        except OSError as exc:
-            raise OutputError(f"{targets[name]}: cannot write: {exc}") from exc
-        written.append(targets[name])
-    return written
+
+def _markdown(run: Run, options: Options) -> str:
+    return render_view_markdown(run.view, top=options.top)
+
+
+CSV: FunctionRenderer[Run] = FunctionRenderer("csv", ".csv", lambda run, _options: render_csv(run.analysis))
+MARKDOWN: FunctionRenderer[Run] = FunctionRenderer("markdown", ".md", _markdown)
+PARQUET: FunctionRenderer[Run] = FunctionRenderer("parquet", ".parquet", lambda run, _o: parquet_files(run.analysis))

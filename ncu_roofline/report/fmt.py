@@ -1,4 +1,5 @@
-"""Number and text formatting shared by every renderer (terminal, Markdown, HTML).
+"""Number and text formatting shared by every renderer and command (terminal, Markdown, HTML, diff, devices):
+the one dialect of the tool's output (``µs``, thin SI prefixes, ``–`` for a missing value).
 
 Every function takes a value that may be missing (None, NaN, pandas NA) and returns a string; a missing value
 reads as ``MISSING``. Pure formatting: nothing here computes a metric.
@@ -7,6 +8,7 @@ reads as ``MISSING``. Pure formatting: nothing here computes a metric.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -112,3 +114,44 @@ def shorten(value: str, width: int) -> str:
     if width <= 0:
         return ""
     return value if len(value) <= width else value[: max(0, width - 1)] + "…"
+
+
+def missing(value: Any) -> bool:
+    """Whether a scalar is absent: None, pandas' NA or NaT, or a NaN float."""
+    return value is None or bool(pd.isna(value))
+
+
+def floating(value: Any) -> float:
+    """A scalar cell as a float; NaN where it is missing (for arithmetic, not for display)."""
+    return math.nan if missing(value) else float(value)
+
+
+def change(fraction: Any) -> str:
+    """``0.0282`` -> ``"+2.8%"``."""
+    v = number(fraction)
+    return MISSING if v is None else f"{v * 100:+.1f}%"
+
+
+def speedup(ratio: Any) -> str:
+    """``1.0286`` -> ``"1.03x"``."""
+    v = number(ratio)
+    return MISSING if v is None else f"{v:.2f}x"
+
+
+def arrow(before: Any, after: Any) -> str:
+    """``"l2"`` when unchanged, ``"l2 -> hbm"`` when changed, the side there is where the other is missing."""
+    if missing(before) or missing(after):
+        return MISSING if missing(before) and missing(after) else str(after if missing(before) else before)
+    return str(before) if str(before) == str(after) else f"{before} -> {after}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -> list[str]:
+    """Fixed-width columns, two spaces apart; ``right``: which columns are right-aligned (numbers)."""
+    right = right or [False] * len(headers)
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)]
+        return "  ".join(out).rstrip()
+
+    return [line(headers), *(line(r) for r in rows)]

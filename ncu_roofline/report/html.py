@@ -27,6 +27,7 @@ from ..analysis import Analysis
 from . import fmt
 from . import viewmodel as vm
 from .figures import CONFIG, figures
+from .registry import FunctionRenderer, Options, Run
 from .viewmodel import HintItem, KernelRow, ReportView, build_view
 
 TEMPLATE = "report.html.j2"
@@ -191,3 +192,10 @@ def render_view_html(view: ReportView) -> str:
 def render_html(analysis: Analysis, *, title: str | None = None) -> str:
     """The self-contained HTML report of ``analysis`` (title: the input file names unless given)."""
     return render_view_html(build_view(analysis, title=title))
+
+
+def _render(run: Run, _options: Options) -> str:
+    return render_view_html(run.view)
+
+
+HTML: FunctionRenderer[Run] = FunctionRenderer("html", ".html", _render)

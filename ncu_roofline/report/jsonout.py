@@ -36,6 +36,7 @@ from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
 from ..summary import Summary, summarize
+from .registry import FunctionRenderer, Options, Run
 
 SCHEMA = 3
 #: Kernels listed in ``summary.top_kernels``.
@@ -259,3 +260,10 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
 def render_json(analysis: Analysis, summary: Summary | None = None) -> str:
     """The JSON document as text: sorted keys, two-space indent, deterministic."""
     return json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
+
+
+def _render(run: Run, _options: Options) -> str:
+    return render_json(run.analysis, run.summary)
+
+
+JSON: FunctionRenderer[Run] = FunctionRenderer("json", ".json", _render)

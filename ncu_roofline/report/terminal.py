@@ -8,6 +8,7 @@ import re
 
 from ..analysis import Analysis
 from . import fmt
+from .registry import FunctionRenderer, Options, Run
 from .viewmodel import KernelRow, ReportView, build_view, limiter_label
 
 #: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
@@ -188,3 +189,10 @@ def render_terminal(analysis: Analysis, *, top: int = 15, width: int | None = No
     regimes, and the ``top`` kernels by GPU time (limiter, regime, % of roof, first hint), fitted to ``width``
     columns (default ``DEFAULT_WIDTH``). ``color`` adds ANSI colours (the caller checks for a terminal)."""
     return render_view_terminal(build_view(analysis), top=top, width=width, color=color)
+
+
+def _render(run: Run, options: Options) -> str:
+    return render_view_terminal(run.view, top=options.top, width=options.width, color=options.color)
+
+
+TEXT: FunctionRenderer[Run] = FunctionRenderer("text", ".txt", _render)
