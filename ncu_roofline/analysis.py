@@ -6,6 +6,7 @@ Pure: nothing here prints or plots. Each frame is keyed by LAUNCH_KEY (report, p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -16,8 +17,8 @@ from .chart import chart_points, fill_from_chart
 from .classify import classify, unit_table, utilization
 from .device import resolve_peaks
 from .hints import build_frame, evaluate, ncu_rule_hints
-from .model import Report, launch_index
-from .quantities import breakdown_quantities, quantities
+from .model import LAUNCH_KEY, Report, launch_index
+from .quantities import breakdown_quantities, quantities, recipes
 from .roofline import roofline
 
 
@@ -33,6 +34,7 @@ class Analysis:
     (``ncu_roofline.classify.utilization``).
     ``verdicts``: VERDICT_COLUMNS, one row per launch: limiter, compute_pipe, regime, why.
     ``hints``: HINT_COLUMNS, ours and ncu's rule results.
+    ``recipes``: launch x derived figure (``ncu_roofline.quantities.RECIPES``): the recipe that gave it.
     """
 
     report: Report
@@ -43,6 +45,7 @@ class Analysis:
     utilization: pd.DataFrame
     verdicts: pd.DataFrame
     hints: pd.DataFrame
+    recipes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
 
 def device_names(report: Report) -> pd.Series:
@@ -131,4 +134,26 @@ def analyze(
         utilization=util,
         verdicts=verdicts,
         hints=hints,
+        recipes=figure_recipes(values, roof),
     )
+
+
+def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
+    """Launch x figure: the recipe that computed it (``quantities.recipes``), with the roofline's own record
+    of its work and traffic (which includes ncu's chart body items): duration, fp64/fp32/fp16/tensor_flops,
+    dram/l2/l1_bytes_per_s. Index LAUNCH_KEY; <NA> where the export has no recipe for a figure."""
+    out = recipes(values).drop(columns=["tensor_inst_per_s"])
+    if not len(roof):
+        return out
+    keys = pd.MultiIndex.from_frame(roof[list(LAUNCH_KEY)].astype(object))
+    for prec in ("fp64", "fp32", "fp16", "tensor"):
+        sel = ((roof["precision"] == prec) & (roof["level"] == "dram")).fillna(False).to_numpy()
+        col = pd.Series(roof["work_recipe"].to_numpy(dtype=object)[sel], index=keys[sel])
+        out[f"{prec}_flops"] = col.reindex(out.index).astype("string").to_numpy()
+    first = roof.drop_duplicates([*LAUNCH_KEY, "level"])
+    fkeys = pd.MultiIndex.from_frame(first[list(LAUNCH_KEY)].astype(object))
+    for lv in ("dram", "l2", "l1"):
+        sel = (first["level"] == lv).fillna(False).to_numpy()
+        col = pd.Series(first["traffic_recipe"].to_numpy(dtype=object)[sel], index=fkeys[sel])
+        out[f"{lv}_bytes_per_s"] = col.reindex(out.index).astype("string").to_numpy()
+    return out

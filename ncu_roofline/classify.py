@@ -78,7 +78,9 @@ VERDICT_COLUMNS: dict[str, str] = {
     "utilization": "float64",  # the limiter's score, 0..1
     "basis": "string",  # families of figures the verdict used: roofline, speed-of-light, sol-breakdown, pipes
     "reason": "string",  # one line: the limiter, its figure and the regime rule
-    "missing": "string",  # what the export lacks for a full verdict, with the ncu command that adds it
+    "missing": "string",  # what the export lacks for a full verdict, with the ncu option that adds it
+    "unmeasured": "string",  # units the export did not measure (UNMEASURED_UNITS, comma-separated); <NA>: none
+    "partial": "boolean",  # the verdict stands on the measured units only: an unmeasured unit could change it
     "pipe_basis": "string",  # where compute_pipe comes from: pipes, roofline, ncu-rule
     "roof_fraction": "float64",  # "% of roof": the limiter's score (fraction of its peak) = 1 - headroom
     "headroom": "float64",  # 1 - utilization: share of the limiting unit's peak left unused
@@ -97,14 +99,24 @@ VERDICT_COLUMNS: dict[str, str] = {
 #: Where the analysis sends a user whose export lacks the roofline: our section, one ncu run.
 FALLBACK_COMMAND = "ncu --section-folder <ncu-roofline sections> --section NcuRoofline --csv ./app > report.csv"
 
-#: SOL header metrics, for the "missing" message of a launch that cannot be classified.
-SOL_METRICS = (
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-)
+#: Units a verdict may lack a figure for (``unmeasured``): the four limiters, and ``sm``: the SM's pipes and
+#: issue slots, when compute is known only from FLOP counts (which miss integer, tensor and issue work).
+UNMEASURED_UNITS = (*LIMITERS, "sm")
+#: Per unit, the figures that measure it and the exact ncu option that collects them (the ``missing`` text).
+COLLECT: dict[str, str] = {
+    "hbm": "DRAM: gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
+    "dram__bytes.sum.per_second (--metrics dram__bytes.sum.per_second)",
+    "l2": "L2: lts__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
+    "lts__t_bytes.sum.per_second (--metrics lts__t_bytes.sum.per_second)",
+    "l1": "L1: l1tex__throughput.avg.pct_of_peak_sustained_active (--section SpeedOfLight) or "
+    "l1tex__t_bytes.sum.per_second (--metrics l1tex__t_bytes.sum.per_second)",
+    "compute": "compute: sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
+    "sm": "SM pipes (integer, tensor and issue work the FLOP counts miss): "
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or the pipe utilisations "
+    "(--section ComputeWorkloadAnalysis)",
+    "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
+    "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
+}
 
 
 def profile_command() -> str:
@@ -498,6 +510,7 @@ def classify(
     have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1)
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1)
     have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1)
+    have_sm = table["sm"].notna() | have_pipes
 
     rows: list[dict[str, Any]] = []
     trec = records(table)
@@ -518,21 +531,37 @@ def classify(
         )
         missing: list[str] = []
         if not have_roof.iloc[i]:
-            missing.append(f"hierarchical roofline metrics (achieved FLOP and bytes per memory level): {command}")
+            missing.append(
+                f"hierarchical roofline (achieved FLOP and bytes per memory level): --set roofline, or {command}"
+            )
         unknown = [k for k in LIMITERS if math.isnan(float(srec[i][k]))]
+        if "compute" not in unknown and not have_sm.iloc[i]:
+            unknown.append("sm")  # compute from FLOP counts only
         if lim is not None and unknown and u < BOUND_THRESHOLD:
             # nothing measured is near its roof, and a unit that was not measured may be the one that is
             lim = None
-        if unknown:
-            what = ", ".join(unknown) if len(unknown) < len(LIMITERS) else "every unit"
-            missing.insert(
-                0, f"utilisation of {what}: Speed Of Light throughputs ({', '.join(SOL_METRICS)}) or {command}"
-            )
+        missing[:0] = [COLLECT[k] for k in unknown]
+        unmeasured = ", ".join(unknown) if unknown else None
         if lim is None:
-            rows.append({"basis": basis or None, "missing": "; ".join(missing), "limiter": None})
+            rows.append(
+                {
+                    "basis": basis or None,
+                    "missing": "; ".join(missing) or None,
+                    "reason": f"no verdict: {unmeasured} not measured, and every measured unit is under "
+                    f"{BOUND_THRESHOLD:.0%} of its peak"
+                    if basis and unmeasured
+                    else None,
+                    "limiter": None,
+                    "unmeasured": unmeasured,
+                    "partial": bool(unknown) if basis else None,
+                }
+            )
             continue
+        # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
+        # pipes) could be busier still, so the limiter is not settled
+        open_units = [k for k in unknown if lim in MEMORY_LIMITERS or k in MEMORY_LIMITERS]
         if math.isnan(duration[i]):
-            missing.append("gpu__time_duration.sum (kernel duration)")
+            missing.append(COLLECT["duration"])
         small = bool(waves[i] < SMALL_GRID_WAVES) if not math.isnan(waves[i]) else None
         short = not math.isnan(duration[i]) and duration[i] < LAUNCH_DURATION_S
         if u >= BOUND_THRESHOLD:
@@ -552,7 +581,7 @@ def classify(
                     pipe, pipe_basis = found, basis_name
                     break
             if pipe is None:
-                missing.append(f"pipe utilisation (sm__inst_executed_pipe_*, sm__pipe_*_cycles_active): {command}")
+                missing.append(COLLECT["pipes"])
         roof_frac = _roof_fraction(lim, pipe, t)
         src = source.iloc[i][lim]
         words = SOURCE_WORDS.get(str(src), str(src))
@@ -569,6 +598,10 @@ def classify(
         others = ", ".join(
             f"{k} {_fmt(float(srec[i][k]))}" for k in LIMITERS if k != lim and not math.isnan(float(srec[i][k]))
         )
+        if open_units:
+            reason += f"; partial: {', '.join(open_units)} not measured" + (
+                " (could be busier)" if lim in MEMORY_LIMITERS else ""
+            )
         explanation = f"{reason}; others: {others}" if others else reason
         tied = [
             k
@@ -593,6 +626,8 @@ def classify(
                 "basis": basis,
                 "reason": reason,
                 "missing": "; ".join(missing) if missing else None,
+                "unmeasured": unmeasured,
+                "partial": bool(open_units),
                 "pipe_basis": pipe_basis,
                 "roof_fraction": u,  # one "% of roof": the limiter's score (= 1 - headroom)
                 "headroom": 1.0 - u,

@@ -8,13 +8,16 @@ time and kernel count, and the agreement with ncu's SOLBottleneck rule). ``docs/
 
 Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``nvtx_path``, ``grid_size``,
 ``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
-``pipe_basis``, ``roof_fraction``, ``headroom``, ``time_at_roof_ns``, ``scores`` ({hbm, l2, l1, compute}:
-0..1), ``explanation``, ``ncu_bottleneck``, ``agrees_with_ncu``, ``utilization`` ({unit: 0..1}, the units of
+``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm), ``partial`` (the
+verdict stands on the measured units only; an unmeasured one could change it), ``recipes`` ({figure: the
+recipe that computed it}, ``ncu_roofline.quantities.RECIPES``), ``pipe_basis``, ``roof_fraction``,
+``headroom``, ``time_at_roof_ns``, ``scores`` ({hbm, l2, l1, compute}: 0..1), ``explanation``,
+``ncu_bottleneck``, ``agrees_with_ncu``, ``utilization`` ({unit: 0..1}, the units of
 ``ncu_roofline.classify.UNIT_COLUMNS``), ``memory`` (list of {level, achieved_bytes_per_s, peak_bytes_per_s,
-fraction}: the three bandwidth roofs, whatever the precision), ``roofline`` (list of {precision, level,
-dtype, series, achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s,
-ridge_intensity, attainable_flops, roof_fraction, bound}) and ``hints`` (list of {id, severity, source,
-message, advice, evidence, estimated_speedup}).
+fraction, recipe}: the three bandwidth roofs, whatever the precision), ``roofline`` (list of {precision,
+level, dtype, series, achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s,
+ridge_intensity, attainable_flops, roof_fraction, bound, work_recipe, traffic_recipe, estimate}) and
+``hints`` (list of {id, severity, source, message, advice, evidence, estimated_speedup}).
 
 Which roofline rows: the points ncu's hierarchical roofline charts draw, i.e. the precisions (fp64, fp32,
 fp16, and the launch's dominant tensor series) with achieved work above zero, at each of the three levels. A
@@ -65,6 +68,12 @@ def _bool(v: Any) -> bool | None:
     return None if v is None or v is pd.NA else bool(v)
 
 
+def _list(v: Any) -> list[str]:
+    """A comma-separated verdict column as a list ([] where empty)."""
+    text = _str(v)
+    return [] if not text else [x.strip() for x in text.split(",")]
+
+
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row[k] for k in LAUNCH_KEY)
 
@@ -95,6 +104,9 @@ def roofline_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "attainable_flops": _num(x["attainable_flops"]),
             "roof_fraction": _num(x["roof_fraction"]),
             "bound": _str(x["bound"]),
+            "work_recipe": _str(x.get("work_recipe")),
+            "traffic_recipe": _str(x.get("traffic_recipe")),
+            "estimate": _bool(x.get("estimate")),
         }
         for x in keep
     ]
@@ -111,6 +123,7 @@ def memory_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "achieved_bytes_per_s": _num(x["achieved_bytes_per_s"]),
             "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
             "fraction": _num(x["bandwidth_fraction"]),
+            "recipe": _str(x.get("traffic_recipe")),
         }
         for x in first.values()
     ]
@@ -138,10 +151,14 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
     util = _groups(analysis.utilization)
     roof = _groups(analysis.roofline)
     hints = _groups(analysis.hints)
+    recipes = {
+        tuple(key): {str(f): _str(v) for f, v in row.items()}
+        for key, row in zip(analysis.recipes.index, records(analysis.recipes), strict=True)
+    }
     launches = []
     for lrow, vrow in zip(records(analysis.launches), records(analysis.verdicts), strict=True):
         k = _key(lrow)
-        u, r, h = util.get(k), roof.get(k), hints.get(k)
+        u, r, h, rec = util.get(k), roof.get(k), hints.get(k), recipes.get(k)
         launches.append(
             {
                 "report": _str(lrow["report"]),
@@ -159,6 +176,9 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
                 "basis": _str(vrow["basis"]),
                 "reason": _str(vrow["reason"]),
                 "missing": _str(vrow["missing"]),
+                "unmeasured": _list(vrow["unmeasured"]),
+                "partial": _bool(vrow["partial"]),
+                "recipes": {} if rec is None else {f: r for f, r in rec.items() if r is not None},
                 "pipe_basis": _str(vrow["pipe_basis"]),
                 "roof_fraction": _num(vrow["roof_fraction"]),
                 "headroom": _num(vrow["headroom"]),

@@ -50,6 +50,10 @@ def _header(view: ReportView) -> list[str]:
     ]
 
 
+#: Appended to the limiter of a partial verdict (``ncu_roofline.classify``: ``partial``, ``unmeasured``).
+PARTIAL_MARK = "*"
+
+
 def _hint_text(k: KernelRow) -> str:
     h = k.first_hint
     if h is None:
@@ -63,7 +67,9 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str
     share stays)."""
     rank_w = max(1, len(str(len(kernels))))
     limiters = [
-        limiter_label(k.limiter) + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
+        limiter_label(k.limiter)
+        + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
+        + (PARTIAL_MARK if k.partial and k.limiter else "")
         for k in kernels
     ]
     lim_w = min(14, max(len("Limiter"), *(len(x) for x in limiters)))
@@ -117,6 +123,10 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str
         if not inline and h is not None:
             msg = f"{h.label}: {h.message}" if h.message and h.source != "ncu" else h.label
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
+    if any(k.partial and k.limiter for k in kernels):
+        lines.append(
+            f"  {PARTIAL_MARK} partial verdict: a unit the export did not measure could be busier (JSON `unmeasured`)."
+        )
     return lines
 
 

@@ -206,6 +206,8 @@ class KernelRow:
     ncu_rules: tuple[HintItem, ...]
     utilization: tuple[UnitUse, ...]
     launch_rows: tuple[int, ...]
+    #: Some launch's verdict is partial: a unit the export did not measure could change it.
+    partial: bool = False
 
     @property
     def first_hint(self) -> HintItem | None:
@@ -233,6 +235,9 @@ class LaunchRow:
     grid: str | None
     block: str | None
     hints: tuple[str, ...]
+    #: The verdict stands on the measured units only (``unmeasured``: the units the export lacks).
+    partial: bool = False
+    unmeasured: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -503,6 +508,18 @@ def _positions(frame: pd.DataFrame, keys: Sequence[tuple[str | None, int | None,
     return pos.astype(np.int64)
 
 
+def _flag(cols: dict[str, list[Any]], name: str, i: int) -> bool:
+    """A boolean verdict column at row ``i`` (False where <NA>)."""
+    v = cols[name][i]
+    return v is not None and v is not pd.NA and v is True
+
+
+def _units(cols: dict[str, list[Any]], i: int) -> tuple[str, ...]:
+    """The comma-separated ``unmeasured`` verdict column at row ``i`` as a tuple."""
+    text = fmt.text(cols["unmeasured"][i])
+    return tuple(x.strip() for x in text.split(",")) if text else ()
+
+
 def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
     if column not in frame.columns:
         return np.full(len(frame), np.nan)
@@ -715,7 +732,9 @@ def build_view(
             "block_size",
         )
     }
-    vcols = {c: _col(v, c) for c in ("limiter", "compute_pipe", "regime", "utilization", "reason")}
+    vcols = {
+        c: _col(v, c) for c in ("limiter", "compute_pipe", "regime", "utilization", "reason", "partial", "unmeasured")
+    }
     for i, key in enumerate(keys):
         k = int(summary.launch_kernel[i])
         members[k].append(i)
@@ -740,6 +759,8 @@ def build_view(
                 grid=_dims(cols["grid_x"][i], cols["grid_y"][i], cols["grid_z"][i], cols["grid_size"][i]),
                 block=_dims(cols["block_x"][i], cols["block_y"][i], cols["block_z"][i], cols["block_size"][i]),
                 hints=tuple(hint_ids.get(key, ())),
+                partial=bool(_flag(vcols, "partial", i)),
+                unmeasured=_units(vcols, i),
             )
         )
 
@@ -780,6 +801,7 @@ def build_view(
                 ncu_rules=ncu,
                 utilization=_utilization(util_of.get(gkey[i], [])),
                 launch_rows=tuple(members[i]),
+                partial=any(launch_rows[j].partial for j in members[i]),
             )
         )
 

@@ -1,0 +1,107 @@
+"""Partial verdicts, said as partial: a launch gets the verdict its measured units allow, the units that were
+not measured are listed with it (``unmeasured``; JSON, terminal and HTML mark it), "bound" on DRAM is never
+settled while L2 or L1 were not measured, and ``missing`` names only what the file lacks, with the ncu option.
+
+Golden facts: the samples README truth table (stream_triad is HBM bound at 87 % of DRAM; fp32_fma compute
+bound) and the metric lists of the files (what each export has).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import data
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.classify import classify
+from ncu_roofline.device import resolve_peaks
+from ncu_roofline.model import launch_index
+from ncu_roofline.quantities import quantities
+from ncu_roofline.report.jsonout import to_dict
+from ncu_roofline.report.terminal import PARTIAL_MARK, render_terminal
+from ncu_roofline.roofline import roofline
+
+GENE_RAW = Path("/work/shared/ncu-wild/ncu-2022.3/gene_dzv.raw.csv")
+
+
+def _by_id(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.set_index("launch_id")
+
+
+@pytest.fixture(scope="module")
+def nersc() -> ncu_roofline.Report:
+    """The H200 --metrics run of the NERSC recipe: byte counts per level and FP instruction counts, no SOL."""
+    return ncu_roofline.read(data("micro_metrics.raw.csv"))
+
+
+def test_dram_bound_is_not_settled_without_l2_and_l1(micro_full: ncu_roofline.Report) -> None:
+    """stream_triad with only its DRAM figures: HBM bound (86.6 % of DRAM), partial, L2 and L1 listed."""
+    values = micro_full.values.reindex(launch_index(micro_full.launches))
+    keep = [c for c in values.columns if c.startswith(("dram__", "gpu__time_duration"))]
+    values = values[keep]
+    v = _by_id(classify(quantities(values), roofline(values, resolve_peaks(values, "H200"))))
+    triad = v.loc[0]
+    assert triad["limiter"] == "hbm" and triad["regime"] == "bound"
+    assert bool(triad["partial"]) is True
+    assert triad["unmeasured"] == "l2, l1, compute"
+    assert "partial: l2, l1, compute not measured (could be busier)" in triad["reason"]
+    assert "--metrics lts__t_bytes.sum.per_second" in triad["missing"]
+
+
+def test_latency_is_never_claimed_with_units_unmeasured(micro_full: ncu_roofline.Report) -> None:
+    """l2_reread (L2 56 %, DRAM 2 %) with only DRAM measured: no verdict, not "latency"."""
+    values = micro_full.values.reindex(launch_index(micro_full.launches))
+    values = values[[c for c in values.columns if c.startswith(("dram__", "gpu__time_duration"))]]
+    v = _by_id(classify(quantities(values), roofline(values, resolve_peaks(values, "H200"))))
+    assert pd.isna(v.loc[2, "limiter"]) and pd.isna(v.loc[2, "regime"])
+    assert v.loc[2, "unmeasured"] == "l2, l1, compute"
+    assert "no verdict" in v.loc[2, "reason"]
+
+
+def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> None:
+    v = _by_id(analyze(nersc).verdicts)
+    # memory-bound verdicts: the SM's non-FP work was not measured and could be busier
+    assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm"
+    # compute bound on FP32 FLOPs: every memory level was measured, nothing can be busier than compute's bound
+    assert v.loc[5, "limiter"] == "compute" and not bool(v.loc[5, "partial"])
+    # l1_reread gets no verdict: its integer work is invisible to FP counts; missing says what adds the SM
+    assert pd.isna(v.loc[3, "limiter"])
+    assert "sm__throughput" in v.loc[3, "missing"] and "--section SpeedOfLight" in v.loc[3, "missing"]
+
+
+def test_full_exports_are_not_partial(micro_full: ncu_roofline.Report) -> None:
+    v = analyze(micro_full).verdicts
+    assert v["unmeasured"].isna().all()
+    assert not v["partial"].astype(bool).any()
+
+
+def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None:
+    a = analyze(nersc)
+    d = to_dict(a)
+    first = next(x for x in d["launches"] if x["id"] == 0)
+    assert first["unmeasured"] == ["sm"] and first["partial"] is True
+    assert first["recipes"]["l2_bytes_per_s"] == "lts__t_bytes.sum.per_second"
+    assert all(x["unmeasured"] == [] or x["unmeasured"] == ["sm"] for x in d["launches"])
+    text = render_terminal(a, width=120)
+    assert f"HBM{PARTIAL_MARK}" in text and "partial verdict" in text
+    from ncu_roofline.report.html import page_data
+    from ncu_roofline.report.viewmodel import build_view
+
+    page = page_data(build_view(a))
+    triad = next(k for k in page["kernels"] if k["name"] == "stream_triad")
+    assert triad["partial"] is True
+
+
+def test_missing_names_only_what_the_file_lacks() -> None:
+    """gene_dzv (ncu 2022.3 raw page, NERSC time-flops run): cycles, clock and FP64 counts, no bytes. The
+    duration and FP64 work are there (not missing); the memory levels are, with the option that collects them."""
+    v = analyze(ncu_roofline.read(GENE_RAW)).verdicts
+    for text in v["missing"]:
+        assert "gpu__time_duration" not in text  # the duration comes from cycles / clock
+        assert "--metrics dram__bytes.sum.per_second" in text
+        assert "--metrics lts__t_bytes.sum.per_second" in text
+    assert (v["unmeasured"] == "hbm, l2, l1, sm").all()
+    assert v["limiter"].isna().all()  # FP64 at 0.07 % of its peak says nothing while memory is unmeasured
