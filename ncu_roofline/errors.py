@@ -12,7 +12,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FAILURE = 1  # e.g. `diff --fail-if-slower` tripped
 EXIT_USAGE = 2  # bad option or argument (click's own code)
-EXIT_INPUT = 3  # a file is missing, unreadable, or not an ncu export we understand
+EXIT_INPUT = 3  # a file is missing, unreadable, not an ncu export we understand, or a capture of ncu's own error
 EXIT_ANALYSIS = 4  # the report lacks what the analysis needs (e.g. unknown device without peaks)
 EXIT_OUTPUT = 5  # an output file exists (without --force) or cannot be written
 EXIT_MISSING_EXTRA = 6  # an optional dependency (e.g. ncu-report for .ncu-rep) is not installed

@@ -71,14 +71,29 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
 
 
 def _read_plain(p: Path, shown: Path, name: str) -> Report:
+    """Read ``p`` (maybe a decompressed copy of ``shown``); errors name ``shown``."""
     try:
-        return _read_page(p, shown, name)
-    except NotUtf8Error:
+        try:
+            return _read_page(p, shown, name)
+        except NotUtf8Error:
+            pass
         # Program output in another code page around or inside the CSV (e.g. CP949 on a Korean Windows console):
         # read a copy with those bytes replaced; they are in lines that are skipped, or listed as not understood.
         with _utf8_copy(p) as (copy, count):
             note = f"{count} line(s) not in UTF-8 (their bytes replaced)"
-            return _read_page(copy, shown, name, [note])
+            try:
+                return _read_page(copy, shown, name, [note])
+            except InputError as exc:
+                raise _named(exc, copy, p) from None
+    except InputError as exc:
+        raise _named(exc, p, shown) from None
+
+
+def _named(exc: InputError, actual: Path, shown: Path) -> InputError:
+    """The same error naming ``shown`` where it names ``actual`` (a temporary copy)."""
+    if exc.path != str(actual) or actual == shown:
+        return exc
+    return type(exc)(shown, exc.detail, line=exc.line, column=exc.column)
 
 
 @contextlib.contextmanager

@@ -221,6 +221,7 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
                 "launches": _int(x["launches"]),
                 "skipped_lines": _int(x["skipped_lines"]),
                 "skipped": _str(x["skipped"]),
+                "not_understood": _str(x["not_understood"]),
             }
             for x in records(src)
         ],

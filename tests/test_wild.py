@@ -1,0 +1,478 @@
+"""ncu exports in the wild: other ncu versions (2020.1, 2022.3, 2024.2), other GPUs, ncu's own errors.
+
+The files are byte-identical copies (gzip-compressed) of ``../shared/ncu-wild`` (``data/wild/*/README.md`` and
+``SOURCES.md`` say where each came from). Launch counts come from those documents and from the files' own
+``ID``/``Invocations`` columns, counted here with the csv module; values are held against the 2025.3 exports of
+the same report, within the rounding of the printed numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import re
+import shutil
+from pathlib import Path
+
+import derive
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, data
+
+import ncu_roofline
+from ncu_roofline.errors import NcuError
+
+WILD = DATA / "wild"
+V24 = WILD / "ncu-2024.2"
+V22 = WILD / "ncu-2022.3"
+PUBLIC = WILD / "public"
+MICRO_KERNELS = 13  # ../shared/ncu-samples/README.md: 13 kernels, 16 launches (tiny_launch 4 times)
+MICRO_LAUNCHES = 16
+
+
+def text_of(path: Path) -> str:
+    raw = path.read_bytes()
+    return (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
+
+
+def records(path: Path) -> tuple[list[str], list[list[str]]]:
+    """The header and the records after it (csv module; every line after the header that is a CSV record)."""
+    lines = text_of(path).splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(('"ID","Process ID"', '"Process ID"', '"Domain"')))
+    rows = list(csv.reader(lines[start:]))
+    return rows[0], [r for r in rows[1:] if r]
+
+
+def launch_ids(path: Path) -> set[tuple[str, str]]:
+    """Distinct (Process ID, ID) of the records, as the file writes them."""
+    header, rows = records(path)
+    i, p = header.index("ID"), header.index("Process ID")
+    return {(r[p], r[i]) for r in rows if len(r) > max(i, p) and r[i].isdigit() and r[p].isdigit()}
+
+
+# --------------------------------------------------------------------------- every file, with its launch count
+
+#: (file, launches) as documented: SOURCES.md (public), the folders' READMEs (4 launches of one kernel; the
+#: 16 launches of micro_roof), cross-checked with the files' own ID columns below.
+DOCUMENTED = {
+    "public/v100_summit_gene_dzv.csv.gz": 4,
+    "public/a100_opinsight_pooling.csv.gz": 240,
+    "ncu-2022.3/gene_dzv.details-nvtx.csv.gz": 4,
+    "ncu-2022.3/gene_dzv.raw.csv.gz": 4,
+    "ncu-2022.3/gene_dzv.raw-base.csv.gz": 4,
+    "ncu-2024.2/micro_roof.details.csv.gz": MICRO_LAUNCHES,
+    "ncu-2024.2/micro_roof.details-names.csv.gz": MICRO_LAUNCHES,
+    "ncu-2024.2/micro_roof.raw.csv.gz": MICRO_LAUNCHES,
+    "ncu-2024.2/micro_roof.raw-base.csv.gz": MICRO_LAUNCHES,
+    # ncu 2024.2 --print-details all wrote launch 0 only (4,815 rows, every ID "0"): the file's own count
+    "ncu-2024.2/micro_roof.details-all.csv.gz": 1,
+}
+
+
+def test_every_wild_file_is_covered() -> None:
+    names = {p.relative_to(WILD).as_posix() for p in WILD.glob("*/*") if not p.name.endswith(".md")}
+    summaries = {n for n in names if ".summary-" in n}
+    others = {"public/edge_errperm_nodata.csv", "public/v100_summit_gene_dzv.ncu-rep.gz",
+              "ncu-2024.2/micro_roof.session.csv.gz"}  # fmt: skip
+    assert names == set(DOCUMENTED) | summaries | others
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTED))
+def test_reads_with_its_documented_launch_count(name: str) -> None:
+    path = WILD / name
+    report = ncu_roofline.read(path)
+    assert len(report.launches) == DOCUMENTED[name] == len(launch_ids(path))
+    got = {(str(p), str(i)) for p, i in report.launches[["process_id", "launch_id"]].itertuples(index=False)}
+    assert got == launch_ids(path)
+    assert (report.launches["invocations"] == 1).all()
+    assert len(report.metrics) > 0 and report.metrics["value"].notna().any()
+
+
+def test_ncu_rep_of_the_v100_report() -> None:
+    pytest.importorskip("ncu_report")
+    report = ncu_roofline.read(PUBLIC / "v100_summit_gene_dzv.ncu-rep.gz")
+    assert len(report.launches) == 4
+
+
+def test_session_page_of_2024_2() -> None:
+    s = ncu_roofline.read(V24 / "micro_roof.session.csv.gz").session
+    attrs = dict(zip(s["attribute"], s["value"], strict=False))
+    assert attrs["display_name"] == "NVIDIA H200"
+
+
+# ------------------------------------------------------------------------------------------- summary pages
+
+
+def summary_groups(path: Path) -> list[tuple[str, ...]]:
+    """One tuple per distinct group of the page (its columns before Section Name), with its Invocations last;
+    rows cut by ncu 2024.2 (fewer fields than the header) are rejoined first by the page's own layout."""
+    header, rows = records(path)
+    si, inv = header.index("Section Name"), header.index("Invocations")
+    fields = [f for r in rows for f in (r[:-1] if len(r) != len(header) and r[-1] == "" else r)]
+    groups: dict[tuple[str, ...], None] = {}
+    k = 0
+    while k < len(fields):
+        row = fields[k : k + len(header)]
+        if row[si + 1 : si + 1 + 3] == row[:3]:  # identity and section only: a metric without data
+            k += si + 1
+            continue
+        assert row[inv].isdigit(), row
+        groups[(*row[:si], row[inv])] = None
+        k += len(header)
+    return list(groups)
+
+
+@pytest.mark.parametrize(
+    ("name", "groups", "invocations"),
+    [
+        ("ncu-2022.3/gene_dzv.summary-per-kernel.csv.gz", 1, 4),  # one kernel, 4 launches
+        ("ncu-2022.3/gene_dzv.summary-per-nvtx.csv.gz", 4, 4),  # one per eRK stage range
+        ("ncu-2024.2/micro_roof.summary-per-kernel.csv.gz", MICRO_KERNELS, MICRO_LAUNCHES),
+        ("ncu-2024.2/micro_roof.summary-per-nvtx.csv.gz", MICRO_KERNELS, MICRO_LAUNCHES),
+    ],
+)
+def test_summary_pages_give_one_row_per_group(name: str, groups: int, invocations: int) -> None:
+    path = WILD / name
+    report = ncu_roofline.read(path)
+    launches = report.launches
+    expected = summary_groups(path)
+    assert len(launches) == groups == len(expected)
+    assert int(launches["invocations"].sum()) == invocations == sum(int(g[-1]) for g in expected)
+    assert launches["invocations"].tolist() == [int(g[-1]) for g in expected]
+
+
+def test_ncu_2024_2_summary_rows_without_their_metric_are_skipped_and_reported() -> None:
+    path = V24 / "micro_roof.summary-per-kernel.csv.gz"
+    header, rows = records(path)
+    # ncu wrote 13 rows of 11 fields (10 and a lone comma) on a 15-column page: one per kernel group
+    assert sum(1 for r in rows if len(r) == 11 and r[-1] == "") == MICRO_KERNELS
+    report = ncu_roofline.read(path)
+    assert report.source["skipped_lines"].iloc[0] == MICRO_KERNELS
+    assert "summary row without its metric" in report.source["skipped"].iloc[0]
+    # the metric ncu wrote without data: the details page of the same report says "no data" for it
+    details = ncu_roofline.read(V24 / "micro_roof.details.csv.gz").metrics
+    no_data = set(details.loc[details["text"] == "no data", "label"])
+    assert "Local Memory Spilling Request Overhead" in no_data
+    m = report.metrics
+    assert not (m["label"] == "Local Memory Spilling Request Overhead").any()
+    # every other row of the page is read: 15-column rows of the rejoined stream
+    fields = sum(len(r) - (1 if len(r) == 11 else 0) for r in rows)
+    assert len(m) * len(header) + MICRO_KERNELS * (header.index("Section Name") + 1) == fields
+
+
+def test_summary_averages_equal_the_details_values() -> None:
+    # Launches that ran once: the summary's Average is the details page's value (same report, same version).
+    details = ncu_roofline.read(V24 / "micro_roof.details.csv.gz")
+    summary = ncu_roofline.read(V24 / "micro_roof.summary-per-kernel.csv.gz")
+    d = details.metrics.merge(details.launches[["launch_id", "kernel_name"]], on="launch_id")
+    s = summary.metrics.merge(summary.launches[["launch_id", "kernel_name", "invocations"]], on="launch_id")
+    s = s[s["invocations"] == 1]
+    joined = s.merge(d, on=["kernel_name", "section", "label"], suffixes=("_s", "_d"))
+    joined = joined[joined["value_d"].notna()]
+    assert len(joined) > 500
+    assert close_within_rounding(joined, "_s", "_d").all()
+
+
+def test_nvtx_ranges_of_every_version_and_page() -> None:
+    # 2022.3 details (push/pop column, thread id prefix) and per-NVTX summary (Domain + Range columns) of the
+    # same report name the same 8-deep stacks, outermost first.
+    details = ncu_roofline.read(V22 / "gene_dzv.details-nvtx.csv.gz").launches
+    summary = ncu_roofline.read(V22 / "gene_dzv.summary-per-nvtx.csv.gz").launches
+    header, rows = records(V22 / "gene_dzv.details-nvtx.csv.gz")
+    col = header.index("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg")
+    # each quoted item is "<default domain>:<range>:<6 payload fields>"; the range is the second field
+    by_id = {r[0]: "/".join(item.split(":")[1] for item in re.findall(r'"([^"]*)"', r[col])) for r in rows}
+    assert details["nvtx_path"].tolist() == [by_id[str(i)] for i in details["launch_id"]]
+    assert by_id["0"] == "GENE/gsub/timeloop/t_loop/eRK_standard/eRK_stage_1/CalFRhs0/dzv_ak"
+    assert sorted(summary["nvtx_path"]) == sorted(by_id.values())
+    # 2024.2: the ranges of the per-NVTX summary are those of the details page, kernel by kernel
+    d24 = ncu_roofline.read(V24 / "micro_roof.details.csv.gz").launches
+    s24 = ncu_roofline.read(V24 / "micro_roof.summary-per-nvtx.csv.gz").launches
+    assert set(zip(s24["nvtx_path"], s24["kernel_name"], strict=True)) == set(
+        zip(d24["nvtx_path"], d24["kernel_name"], strict=True)
+    )
+    assert set(s24["nvtx_path"]) == {"memory", "compute", "pathologies"}  # ../shared/ncu-samples/README.md
+
+
+# ------------------------------------------------------------ the same report in ncu 2024.2 and 2025.3 exports
+
+
+def half_unit(text: pd.Series, value: pd.Series) -> np.ndarray:
+    """Half a unit of the last printed digit of each cell, in the value's (base) units."""
+    plain = text.astype(str).str.replace(",", "", regex=False)
+    decimals = plain.str.extract(r"\.(\d+)$")[0].str.len().fillna(0).to_numpy(dtype=float)
+    number = pd.to_numeric(plain, errors="coerce").to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(number != 0, value.to_numpy(dtype=float) / number, 1.0)
+    return np.abs(0.5 * 10.0**-decimals * factor)
+
+
+def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
+    """Values ``value<a>`` and ``value<b>`` agree within the rounding of their printed texts."""
+    va, vb = frame[f"value{a}"], frame[f"value{b}"]
+    tol = half_unit(frame[f"text{a}"], va) + half_unit(frame[f"text{b}"], vb)
+    same = (va - vb).abs() <= tol * (1 + 1e-9) + 1e-12 * va.abs()
+    return same | (va.isna() & vb.isna())
+
+
+@pytest.mark.parametrize("flavour", ["details", "details-names"])
+def test_2024_2_details_values_equal_2025_3(flavour: str) -> None:
+    new = ncu_roofline.read(data("micro_roof.details.csv")).metrics
+    old = ncu_roofline.read(V24 / f"micro_roof.{flavour}.csv.gz").metrics
+    # labels (details) or names (details-names): join on the metric name where the label table knows it
+    key = ["launch_id", "section", "label"] if flavour == "details" else ["launch_id", "metric"]
+    joined = new.merge(old, on=key, suffixes=("_25", "_24"))
+    joined = joined[joined["value_25"].notna()]
+    assert joined["launch_id"].nunique() == MICRO_LAUNCHES
+    assert len(joined) >= 0.9 * new["value"].notna().sum()
+    ok = close_within_rounding(joined, "_25", "_24")
+    assert ok.all(), joined.loc[~ok, [*key, "text_25", "unit_25", "text_24", "unit_24"]].head().to_string()
+
+
+@pytest.mark.parametrize("flavour", ["raw", "raw-base"])
+def test_2024_2_raw_values_equal_2025_3(flavour: str) -> None:
+    # The 2024.2 raw page writes dimensionless rates as 1/cycle, 1/ns, 1/s and one percentage as "%/",
+    # where 2025.3 leaves the unit empty or writes "%": read, every value equals 2025.3's.
+    old = ncu_roofline.read(V24 / f"micro_roof.{flavour}.csv.gz")
+    assert pd.isna(old.source["not_understood"].iloc[0])
+    units = set(records(V24 / "micro_roof.raw.csv.gz")[1][0])
+    assert {"1/cycle", "1/ns", "1/s", "%/"} <= units
+    new = ncu_roofline.read(data("micro_roof.raw.csv")).metrics
+    joined = new.merge(old.metrics, on=["launch_id", "metric"], suffixes=("_25", "_24"))
+    joined = joined[joined["value_25"].notna()]
+    assert joined["launch_id"].nunique() == MICRO_LAUNCHES
+    assert joined["metric"].nunique() >= 0.95 * new.loc[new["value"].notna(), "metric"].nunique()
+    ok = close_within_rounding(joined, "_25", "_24")
+    assert ok.all(), joined.loc[~ok, ["launch_id", "metric", "text_25", "unit_25", "text_24", "unit_24"]].head()
+    # one of them by hand: ncu 2025.3 prints 444,028,573,834,586.50 (no unit), 2024.2 prints 444028.573835 1/ns
+    bf16 = joined["metric"] == "sm__ops_path_tensor_src_bf16_dst_fp32.sum.per_second"
+    pick = joined[bf16 & (joined["launch_id"] == 8)]
+    assert pick["text_25"].iloc[0] == "444,028,573,834,586.50"
+    assert pick["value_24"].iloc[0] == pytest.approx(444_028_573_834_586.5, rel=1e-9)
+    if flavour == "raw":
+        assert pick["text_24"].iloc[0] == "444028.573835" and pick["unit_24"].iloc[0] == "1/ns"
+
+
+def test_2022_3_raw_equals_the_2020_1_details_of_the_same_report() -> None:
+    # v100_summit_gene_dzv.csv is ncu 2020.1's own export (12 columns, Kernel Time, --units base); the 2022.3
+    # raw page is a re-export of the same .ncu-rep: the NERSC recipe metrics agree within print rounding.
+    old = ncu_roofline.read(PUBLIC / "v100_summit_gene_dzv.csv.gz").metrics
+    new = ncu_roofline.read(V22 / "gene_dzv.raw.csv.gz").metrics
+    joined = old.merge(new, on=["launch_id", "metric"], suffixes=("_20", "_22"))
+    assert "sm__sass_thread_inst_executed_op_dfma_pred_on.sum" in set(joined["metric"])
+    assert len(joined) == len(old) == 20  # 5 metrics x 4 launches, every one found again
+    assert close_within_rounding(joined, "_20", "_22").all()
+
+
+# ------------------------------------------------------------------------------------------ ncu's own errors
+
+
+def test_err_nvgpuctrperm_capture_says_what_ncu_said(tmp_path: Path) -> None:
+    path = PUBLIC / "edge_errperm_nodata.csv"
+    with pytest.raises(NcuError) as info:
+        ncu_roofline.read(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}:2: ncu could not read the GPU performance counters (ERR_NVGPUCTRPERM)")
+    assert "https://developer.nvidia.com/ERR_NVGPUCTRPERM" in message
+    assert info.value.exit_code == 3
+
+
+def test_no_kernels_profiled(tmp_path: Path) -> None:
+    text = text_of(PUBLIC / "edge_errperm_nodata.csv")
+    no_error = "".join(ln for ln in text.splitlines(keepends=True) if "==ERROR==" not in ln)
+    p = tmp_path / "capture.csv"
+    p.write_text(no_error)
+    with pytest.raises(NcuError, match=r"capture.csv:\d+: ncu profiled no kernel \('No kernels were profiled'\)"):
+        ncu_roofline.read(p)
+    # the same, glued to the end of the program's last line (no line break before ncu's message)
+    lines = no_error.splitlines(keepends=True)
+    glued = "".join(lines[:-2]) + lines[-2].rstrip("\n") + lines[-1]
+    p.write_text(glued)
+    with pytest.raises(NcuError, match="No kernels were profiled"):
+        ncu_roofline.read(p)
+
+
+def test_other_ncu_error_is_quoted(tmp_path: Path) -> None:
+    p = tmp_path / "capture.csv"
+    p.write_text("==PROF== Connected to process 7 (/app)\nhello\n==ERROR== Failed to prepare kernel for profiling\n")
+    with pytest.raises(NcuError, match=r":3: ncu reported an error and wrote no CSV: Failed to prepare kernel"):
+        ncu_roofline.read(p)
+
+
+# ------------------------------------------------------------- program output in any encoding, CRLF, glued lines
+
+CP949 = "프로그램 출력: 완료, 결과 = 3\n".encode("cp949")
+
+
+def test_cp949_program_output_around_and_inside_the_csv(tmp_path: Path) -> None:
+    base = data("direct_details.stdout.csv").read_bytes()
+    lines = base.splitlines(keepends=True)
+    header = next(i for i, ln in enumerate(lines) if ln.startswith(b'"ID","Process ID"'))
+    # before the CSV, after a record in the middle, and at the end (a line ending without a break)
+    mixed = b"".join([CP949, *lines[: header + 5], CP949, *lines[header + 5 :], CP949.rstrip(b"\n")])
+    p = tmp_path / "windows.csv"
+    p.write_bytes(mixed)
+    plain = ncu_roofline.read(data("direct_details.stdout.csv"))
+    report = ncu_roofline.read(p)
+    assert len(report.launches) == len(plain.launches) == 16
+    pd.testing.assert_series_equal(report.metrics["value"], plain.metrics["value"])
+    assert report.source["skipped_lines"].iloc[0] == plain.source["skipped_lines"].iloc[0] + 3
+    assert "not in UTF-8" in report.source["not_understood"].iloc[0]
+    assert str(report.source["path"].iloc[0]) == str(p)
+
+
+def test_crlf_capture_reads_the_same(tmp_path: Path) -> None:
+    for name in ("direct_details.stdout.csv", "direct_summary.stdout.csv"):
+        text = data(name).read_bytes()
+        p = tmp_path / name
+        p.write_bytes(text.replace(b"\n", b"\r\n"))
+        a, b = ncu_roofline.read(data(name)), ncu_roofline.read(p)
+        assert len(a.launches) == len(b.launches) > 0
+        pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
+    # and an ncu 2024.2 summary page with its cut rows
+    p = tmp_path / "summary.csv"
+    p.write_bytes(text_of(V24 / "micro_roof.summary-per-kernel.csv.gz").replace("\n", "\r\n").encode())
+    assert ncu_roofline.read(p).launches["invocations"].sum() == MICRO_LAUNCHES
+
+
+def test_header_glued_to_program_output(tmp_path: Path) -> None:
+    text = data("direct_details.stdout.csv").read_text()
+    i = text.index('"ID","Process ID"')
+    before = text[:i].rstrip("\n")  # the program's last line had no line break
+    p = tmp_path / "glued.csv"
+    p.write_text(before + "Done." + text[i:])
+    plain = ncu_roofline.read(data("direct_details.stdout.csv"))
+    report = ncu_roofline.read(p)
+    assert len(report.launches) == len(plain.launches) == 16
+    # the program's last line, with the header glued to it, is still one skipped line of program output
+    assert report.source["skipped_lines"].iloc[0] == plain.source["skipped_lines"].iloc[0]
+    pd.testing.assert_series_equal(report.metrics["value"], plain.metrics["value"])
+
+
+# ------------------------------------------------------------------- older layouts made from real exports
+
+
+def test_derived_18_column_details_page(tmp_path: Path) -> None:
+    # ncu 2022-2023: the 2025 layout without "Estimated Speedup Type/Estimated Speedup" (18 columns without
+    # NVTX, as the A100 file of SOURCES.md; here with its rule rows), derived from a real 2025.3 export.
+    rows = derive.rows(text_of(data("micro_roof.details.csv")))
+    header = rows[0]
+    a100 = records(PUBLIC / "a100_opinsight_pooling.csv.gz")[0]
+    keep = [i for i, c in enumerate(header) if c in a100]
+    assert [header[i] for i in keep] == a100
+    vi = header.index("Metric Value")
+    out = [[header[i] for i in keep]]
+    for r in rows[1:]:  # metric rows stop after Metric Value (and a trailing comma), rule rows fill all 18
+        out.append([r[i] for i in keep if i <= vi] if len(r) <= vi + 2 else [r[i] for i in keep])
+    assert len(out[0]) == 18
+    p = tmp_path / "eighteen.csv"
+    p.write_text(derive.write(out, ragged_from=out[0].index("Metric Value") + 1))
+    a, b = ncu_roofline.read(data("micro_roof.details.csv")), ncu_roofline.read(p)
+    assert len(b.launches) == len(a.launches) == MICRO_LAUNCHES
+    assert len(b.rules) == len(a.rules) > 0
+    pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
+
+
+# ------------------------------------------------------------------------------ folders with stray files
+
+
+def test_folder_with_a_stray_text_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ncu_roofline.cli import main
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(V24 / "micro_roof.raw.csv.gz", folder / "micro_roof.raw.csv.gz")
+    (folder / "notes.txt").write_text("profiled on Tuesday, see the wiki\n")
+    shutil.copy(PUBLIC / "edge_errperm_nodata.csv", folder / "failed.csv")
+    result = CliRunner().invoke(main, [str(folder), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.stderr.splitlines() if "warning: skipped" in ln]
+    assert len(warnings) == 2
+    assert any("notes.txt: no ncu CSV header found" in w for w in warnings)
+    assert any("failed.csv:2: ncu could not read the GPU performance counters" in w or
+               "failed.csv: ncu could not read" in w for w in warnings)  # fmt: skip
+    doc = __import__("json").loads(result.stdout)
+    assert len(doc["launches"]) == MICRO_LAUNCHES
+    # the stray file named explicitly is still an error (exit 3), and so is the failed capture
+    named = CliRunner().invoke(main, [str(folder / "notes.txt"), "--format", "json"])
+    assert named.exit_code == 3 and "no ncu CSV header found" in named.stderr
+    failed = CliRunner().invoke(main, [str(folder / "failed.csv"), "--format", "json"])
+    assert failed.exit_code == 3
+    assert "ncu could not read the GPU performance counters (ERR_NVGPUCTRPERM)" in failed.stderr
+    assert len(failed.stderr.strip().splitlines()) == 1
+    # a folder where nothing is an export: the first file's own error
+    (folder / "micro_roof.raw.csv.gz").unlink()
+    empty = CliRunner().invoke(main, [str(folder), "--format", "json"])
+    assert empty.exit_code == 3 and "ERR_NVGPUCTRPERM" in empty.stderr
+
+
+def test_gzip_errors_name_the_file_given(tmp_path: Path) -> None:
+    p = tmp_path / "capture.csv.gz"
+    p.write_bytes(gzip.compress(text_of(PUBLIC / "edge_errperm_nodata.csv").encode()))
+    with pytest.raises(NcuError) as info:
+        ncu_roofline.read(p)
+    assert str(info.value).startswith(f"{p}:2: ")
+
+
+# ---------------------------------------------------------------------------------------------------- units
+
+
+def units_of(path: Path) -> set[str]:
+    """Every unit a CSV export writes: its ``Metric Unit`` column, or a raw page's units row."""
+    header, rows = records(path)
+    if "Invocations" in header:  # a summary page: only its whole rows (ncu 2024.2 cuts some across lines)
+        n = header.index("Section Name") + 1
+        rows = [r for r in rows if len(r) == len(header) and r[0] == rows[0][0] and r[n] != r[0]]
+    if "Metric Unit" in header:
+        i = header.index("Metric Unit")
+        return {r[i] for r in rows if len(r) > i and r[i]}
+    return {u for u in rows[0] if u}  # raw page: the row after the header
+
+
+REAL_EXPORTS = sorted(
+    p
+    for p in [*DATA.glob("*.csv*"), *WILD.glob("*/*.csv*")]
+    if "session" not in p.name and "edge_" not in p.name and "direct_" not in p.name
+)
+
+
+def test_every_unit_of_every_real_export_is_understood() -> None:
+    from ncu_roofline.units import unit_or_none
+
+    seen: set[str] = set()
+    for path in REAL_EXPORTS:
+        seen |= units_of(path)
+    assert {"1/cycle", "1/ns", "1/s", "%/", "%/register", "%/Kbyte", "cycle/second", "inst"} <= seen
+    assert sorted(u for u in seen if unit_or_none(u) is None) == []
+    for path in REAL_EXPORTS:
+        said = ncu_roofline.read(path).source["not_understood"].iloc[0]
+        assert pd.isna(said) or "unit '" not in said, (path, said)
+
+
+@pytest.mark.parametrize(
+    ("unit", "factor", "base"),
+    [
+        # per nanosecond is 1e9 per second: 2024.2's "444028.573835 1/ns" is 2025.3's 444,028,573,834,586.50
+        ("1/ns", 1e9, "1/s"),
+        ("1/cycle", 1.0, "1/cycle"),
+        ("1/s", 1.0, "1/s"),
+        ("%/", 1.0, "%"),  # 2024.2's derived__pct_occupancy_per_block_size, "%" in 2025.3 with the same values
+        ("nsecond", 1e-9, "s"),  # ncu 2020-2022 spellings
+        ("usecond", 1e-6, "s"),
+        ("cycle/second", 1.0, "hz"),  # the V100 file of SOURCES.md: 1,311,197,574.27 cycle/second
+        ("cycle/nsecond", 1e9, "hz"),
+        ("Gbyte/second", 1e9, "byte/s"),
+        ("%/register", 1.0, "%/register"),
+        ("%/Kbyte", 1e3, "%/byte"),  # ncu scales the number (README: 2.614 %/Kbyte = 2,614 %/byte)
+        ("byte/1", 1.0, "byte"),  # ncu --query-metrics
+    ],
+)
+def test_units_ncu_prints(unit: str, factor: float, base: str) -> None:
+    from ncu_roofline.units import parse_unit
+
+    parsed = parse_unit(unit)
+    assert parsed.factor == factor and parsed.base == base
