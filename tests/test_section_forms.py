@@ -423,3 +423,38 @@ def test_load_section_of_the_written_files_round_trips(tmp_path: Path) -> None:
     written_paths = sections.copy_sections(tmp_path, form=FORMS["2022.3"])
     for path in written_paths:
         assert load_section(path).identifier in IDENTIFIERS  # the newest schema reads every older form too
+
+
+# --- The re-exports of tools/reexport_ncu_rep.py (fixtures for the cross-version tests) ----------------------------
+
+REEXPORT = Path(__file__).resolve().parent / "data" / "reexport"
+
+
+def test_reexport_fixtures_are_the_files_their_readme_lists() -> None:
+    readme = (REEXPORT / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `(ncu-[\d.]+/[^`]+\.csv\.gz)` \| `ncu ", readme, flags=re.MULTILINE))
+    present = {str(p.relative_to(REEXPORT)) for p in REEXPORT.rglob("*.csv.gz")}
+    assert listed == present
+    assert len(present) >= 50
+
+
+@pytest.mark.parametrize(
+    ("version", "report", "flavour", "options"),
+    [
+        ("2022.3", "v100_summit_gene_dzv.ncu-rep", "gene_dzv.raw", ("--page", "raw")),
+        ("2024.2", "v100_summit_gene_dzv.ncu-rep", "gene_dzv.summary-per-kernel", ("--print-summary", "per-kernel")),
+    ],
+)
+def test_reexport_fixture_is_what_real_ncu_prints(
+    version: str, report: str, flavour: str, options: tuple[str, ...]
+) -> None:
+    """Spot check: the fixture is byte for byte what the real ncu prints today (the whole set: --check)."""
+    import gzip
+
+    ncu = require_ncu(version)
+    source = SHARED / "ncu-wild" / "public" / report
+    if not source.exists():
+        pytest.skip(f"{source} is not next to the repository")
+    done = subprocess.run([str(ncu), "-i", str(source), "--csv", *options], capture_output=True, check=True)
+    fixture = REEXPORT / f"ncu-{version}" / f"{flavour}.csv.gz"
+    assert gzip.decompress(fixture.read_bytes()) == done.stdout
