@@ -16,7 +16,7 @@ import pandas as pd
 from .chart import chart_points, fill_from_chart
 from .classify import classify, unit_table, utilization
 from .device import resolve_peaks
-from .hints import build_frame, evaluate, ncu_rule_hints
+from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
 from .model import LAUNCH_KEY, Report, launch_index
 from .quantities import breakdown_quantities, quantities, recipes
 from .roofline import roofline
@@ -124,7 +124,7 @@ def analyze(
     verdicts = verdicts.copy()
     verdicts["not_checked"] = not_checked.to_numpy()
     verdicts["not_checked"] = verdicts["not_checked"].astype("string")
-    hints = pd.concat([ours, ncu_rule_hints(all_rules)], ignore_index=True)
+    hints = pd.concat([ours, cap_ncu_estimates(ncu_rule_hints(all_rules), verdicts)], ignore_index=True)
     return Analysis(
         report=report,
         launches=launches,

@@ -1230,6 +1230,24 @@ def ncu_rule_hints(rules: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
+def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+    """ncu's rule hints (``ncu_rule_hints``) with ``estimated_speedup`` capped at the launch's headroom, like
+    ours (NaN where the launch has no verdict); ncu's own figure is kept in the evidence ("ncu estimate").
+    Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom)."""
+    if not len(hints):
+        return hints
+    pos = launch_index(verdicts).get_indexer(launch_index(hints))
+    room = np.clip(verdicts["headroom"].to_numpy(dtype=np.float64), 0.0, 1.0)
+    head = np.where(pos >= 0, room[np.where(pos >= 0, pos, 0)], np.nan) if len(room) else np.full(len(pos), np.nan)
+    est = hints["estimated_speedup"].to_numpy(dtype=np.float64)
+    out = hints.copy()
+    out["estimated_speedup"] = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
+    value = _json_num(est)
+    ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + value + "}]"
+    out["evidence"] = pd.array(np.where(np.isnan(est), "[]", ev.to_numpy(dtype=object)), dtype="string")
+    return out
+
+
 def hints_markdown() -> str:
     """The hint registry as Markdown: per rule, what it finds, the evidence it needs (and the ncu option
     collecting it) and how its estimate is bounded."""

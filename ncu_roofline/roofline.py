@@ -67,6 +67,7 @@ from ncu_roofline.device import (
 )
 from ncu_roofline.model import LAUNCH_KEY
 from ncu_roofline.quantities import RECIPES, TENSOR_FLOP_PER_INSTRUCTION, derive
+from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -391,3 +392,25 @@ __all__ = [
     "parse_series",
     "roofline",
 ]
+
+
+def fp16_register_moves(roof: pd.DataFrame) -> np.ndarray:
+    """Per roofline row: True for FP16 rows that are not FP16 work, to leave off the FP16 chart.
+
+    The compiler moves registers with HFMA2.MMA in integer and FP32 kernels, which ncu counts as FP16 FLOPs: an
+    FP16 rate under FP16_MOVE_SHARE of the FP16 peak and below the launch's FP32/FP64 work, or under
+    FP16_MOVE_NOISE with no other FP work, is such a move. Takes ROOFLINE_COLUMNS."""
+    if not len(roof):
+        return np.zeros(0, dtype=bool)
+    keys = [roof[k] for k in ("report", "process_id", "launch_id")]
+    prec = roof["precision"].astype("string").fillna("")
+    flops = roof["achieved_flops"].to_numpy(dtype=np.float64)
+    other = pd.Series(np.where(prec.isin(["fp32", "fp64"]).to_numpy(), flops, np.nan), index=roof.index)
+    other_max = other.groupby(keys, dropna=False).transform("max").to_numpy(dtype=np.float64)
+    frac = roof["compute_fraction"].to_numpy(dtype=np.float64)
+    fp16 = (prec == "fp16").to_numpy()
+    with np.errstate(invalid="ignore"):
+        below = (frac < FP16_MOVE_SHARE) & (flops <= np.nan_to_num(other_max, nan=0.0))
+        noise = frac < FP16_MOVE_NOISE
+    out: np.ndarray = fp16 & (below | noise)
+    return out

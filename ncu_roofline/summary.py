@@ -82,8 +82,10 @@ HINT_GROUP_COLUMNS: dict[str, str] = {
     "severity": "string",  # the most severe the hint was given with
     "launches": "Int64",
     "kernels": "Int64",
-    "duration_ns": "float64",  # GPU time of the launches it fires on
+    "duration_ns": "float64",  # GPU time of the launches it fires on ("time touched", context)
     "share": "float64",
+    "recoverable_ns": "float64",  # sum over those launches of estimated_speedup x duration (the ranking key)
+    "recoverable_share": "float64",  # of the report's GPU time
 }
 
 #: ``Summary.kernel_hints``: one row per kernel and hint, as given on the kernel's longest launch that has it.
@@ -237,9 +239,15 @@ def _launch_frame(analysis: Analysis) -> pd.DataFrame:
 
 def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
     """GPU time per value of a verdict column (limiter or regime): ``column``, duration_s, launches, share
-    (of the report's GPU time), sorted by time. A launch without a verdict counts under <NA>."""
+    (of the report's GPU time), sorted by time. A launch without a verdict counts under <NA>.
+
+    By limiter, only bound launches count under their limiter: a latency- or launch-bound launch is held by no
+    roof, so its time is its own row, "latency" or "launch" (the regime)."""
     v = analysis.verdicts.copy()
     v["duration_s"] = analysis.quantities["duration"].to_numpy()
+    if column == "limiter" and "regime" in v.columns:
+        regime = v["regime"].astype("string")
+        v["limiter"] = v["limiter"].astype("string").where(regime.isna() | (regime == "bound"), regime)
     g = v.groupby(column, dropna=False).agg(duration_s=("duration_s", "sum"), launches=("launch_id", "size"))
     total = float(np.nansum(v["duration_s"]))
     g["share"] = g["duration_s"] / total if total > 0 else np.nan
@@ -497,8 +505,9 @@ def range_groups(analysis: Analysis, *, depth: int = 1) -> pd.DataFrame:
 
 
 def hint_groups(analysis: Analysis) -> pd.DataFrame:
-    """Per hint (and source): how many launches and kernels it fires on and the GPU time those launches
-    hold, sorted by that time. A launch counts once per hint even where the hint appears twice for it.
+    """Per hint (and source): how many launches and kernels it fires on, the GPU time those launches hold
+    (context) and the GPU time a fix could recover (sum of estimated_speedup x duration; a launch counts once
+    per hint, with its largest estimate), sorted by recoverable time, then by time touched.
 
     Takes ``analysis.hints`` (KEY, hint, source, severity) and ``analysis.launches``. Returns
     HINT_GROUP_COLUMNS."""
@@ -507,12 +516,15 @@ def hint_groups(analysis: Analysis) -> pd.DataFrame:
         return _empty(HINT_GROUP_COLUMNS)
     lf = _launch_frame(analysis)[[*LAUNCH_KEY, "kernel_name", "duration_ns"]]
     total = float(np.nansum(lf["duration_ns"]))
-    m = h[[*LAUNCH_KEY, "hint", "source", "severity"]].merge(lf, on=list(LAUNCH_KEY), how="left")
+    m = h[[*LAUNCH_KEY, "hint", "source", "severity", "estimated_speedup"]].merge(lf, on=list(LAUNCH_KEY), how="left")
+    m["_gain"] = m["estimated_speedup"].astype("float64") * m["duration_ns"].astype("float64")
     m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
     m.loc[m["severity"].isna().to_numpy(), "_sev"] = np.inf
     keys = ["hint", "source"]
     gid = m.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
     m["_gid"] = gid
+    gain = m.groupby(["_gid", *LAUNCH_KEY], sort=False, dropna=False)["_gain"].max()
+    recoverable = gain.groupby(level="_gid").sum(min_count=1)
     once = m.drop_duplicates(["_gid", *LAUNCH_KEY])
     og = once.groupby("_gid", sort=True)
     first = m.groupby("_gid", sort=True).head(1).set_index("_gid")
@@ -527,10 +539,14 @@ def hint_groups(analysis: Analysis) -> pd.DataFrame:
             "launches": og.size(),
             "kernels": og["kernel_name"].nunique(),
             "duration_ns": og["duration_ns"].sum(min_count=1),
+            "recoverable_ns": recoverable.reindex(first.index),
         }
     )
     frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
-    frame = frame.sort_values(["duration_ns", "hint"], ascending=[False, True], kind="stable", na_position="last")
+    frame["recoverable_share"] = frame["recoverable_ns"] / total if total > 0 else np.nan
+    frame = frame.sort_values(
+        ["recoverable_ns", "duration_ns", "hint"], ascending=[False, False, True], kind="stable", na_position="last"
+    )
     result: pd.DataFrame = frame[list(HINT_GROUP_COLUMNS)].astype(HINT_GROUP_COLUMNS).reset_index(drop=True)
     return result
 

@@ -212,6 +212,11 @@ FP16_MOVE_SHARE = _t(
     "FP16 points under 1 % of the FP16 peak and below the launch's other FP work are register moves the "
     "compiler makes with HFMA2.MMA (in integer or FP32 kernels), not FP16 arithmetic: not drawn.",
 )  # fmt: skip
+FP16_MOVE_NOISE = _t(
+    "FP16_MOVE_NOISE", 0.001, "fraction of FP16 peak", "FP16 chart",
+    "... and under 0.1 % of the FP16 peak in a kernel with no other FP work (an integer kernel's moves: "
+    "train_step's index kernels reach 0.0002 %): not drawn either.",
+)  # fmt: skip
 
 
 def markdown_table() -> str:

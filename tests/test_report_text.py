@@ -28,10 +28,15 @@ def test_terminal_summary_of_the_training_step() -> None:
     lines = text.splitlines()
     assert lines[0] == "ncu-roofline · train_step.raw.csv.gz"
     assert "382 launches of 48 kernels" in lines[1] and "8.00 ms" in lines[1]
-    # one line per limiter with its share of the GPU time
-    shares = a.verdicts.assign(d=a.launches["duration_ns"].to_numpy()).groupby("limiter")["d"].sum()
+    # one line per limiter with the share of the GPU time of the launches it binds, then latency- and
+    # launch-bound time on their own lines (no roof holds those)
+    v = a.verdicts.assign(d=a.launches["duration_ns"].to_numpy())
+    key_of = v["limiter"].where(v["regime"] == "bound", v["regime"])
+    shares = v.groupby(key_of)["d"].sum()
     shares = shares / shares.sum()
-    for key, label in (("hbm", "HBM"), ("l2", "L2"), ("l1", "L1"), ("compute", "Compute")):
+    rows = (("hbm", "HBM"), ("l2", "L2"), ("l1", "L1"), ("compute", "Compute"), ("latency", "Latency-bound"),
+            ("launch", "Launch-bound"))  # fmt: skip
+    for key, label in rows:
         (line,) = [x for x in lines if x.startswith(f"  {label} ")]
         assert f"{shares.get(key, 0.0) * 100:.1f}%" in line
     regimes = a.verdicts.assign(d=a.launches["duration_ns"].to_numpy()).groupby("regime")["d"].sum()

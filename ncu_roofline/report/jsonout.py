@@ -10,9 +10,11 @@ Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``
 ``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
 ``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm), ``partial`` (the
 verdict stands on the measured units only; an unmeasured one could change it), ``recipes`` ({figure: the
-recipe that computed it}, ``ncu_roofline.quantities.RECIPES``), ``pipe_basis``, ``roof_fraction``,
-``headroom``, ``time_at_roof_ns``, ``scores`` ({hbm, l2, l1, compute}: 0..1), ``explanation``,
-``ncu_bottleneck``, ``agrees_with_ncu``, ``utilization`` ({unit: 0..1}, the units of
+recipe that computed it}, ``ncu_roofline.quantities.RECIPES``), ``pipe_basis``, ``roof_fraction`` (the
+limiter's score, "% of roof" everywhere; = 1 - ``headroom``), ``headroom``, ``time_at_roof_ns``, ``scores``
+({hbm, l2, l1, compute}: 0..1), ``explanation``, ``ncu_bottleneck``, ``agrees_with_ncu``, ``not_checked``
+(hint rules that lacked their evidence, each "<rule>: <metric> not collected (<ncu option>)"),
+``utilization`` ({unit: 0..1}, the units of
 ``ncu_roofline.classify.UNIT_COLUMNS``), ``memory`` (list of {level, achieved_bytes_per_s, peak_bytes_per_s,
 fraction, recipe}: the three bandwidth roofs, whatever the precision), ``roofline`` (list of {precision,
 level, dtype, series, achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s,
@@ -187,6 +189,7 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
                 "explanation": _str(vrow["explanation"]),
                 "ncu_bottleneck": _str(vrow["ncu_bottleneck"]),
                 "agrees_with_ncu": _bool(vrow["agrees_with_ncu"]),
+                "not_checked": [] if _str(vrow.get("not_checked")) is None else str(vrow["not_checked"]).split("; "),
                 "utilization": {}
                 if u is None
                 else {str(x["unit"]): _num(x["value"]) for x in u if not str(x["unit"]).startswith("limiter_")},
@@ -267,6 +270,8 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
                     "kernels": _int(x["kernels"]),
                     "duration_ns": _num(x["duration_ns"]),
                     "share": _num(x["share"]),
+                    "recoverable_ns": _num(x["recoverable_ns"]),
+                    "recoverable_share": _num(x["recoverable_share"]),
                 }
                 for x in records(summary.findings)
             ],

@@ -23,6 +23,7 @@ from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..model import LAUNCH_KEY
 from ..quantities import BY_NAME
+from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, summarize
 from . import fmt
 
@@ -34,6 +35,8 @@ PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
 
 LIMITER_LABELS = {"hbm": "HBM", "l2": "L2", "l1": "L1", "compute": "Compute"}
+#: Rows of "GPU time by limiter" for launches no roof holds (their regime).
+UNBOUND_LABELS = {"latency": "Latency-bound", "launch": "Launch-bound"}
 REGIME_LABELS = {"bound": "Bound", "latency": "Latency", "launch": "Launch"}
 PRECISION_LABELS = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor"}
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
@@ -77,7 +80,7 @@ LEAD_MIN_SHARE = 0.05
 
 
 def limiter_label(value: str | None) -> str:
-    return LIMITER_LABELS.get(value, value) if value else UNCLASSIFIED
+    return LIMITER_LABELS.get(value, UNBOUND_LABELS.get(value, value)) if value else UNCLASSIFIED
 
 
 def regime_label(value: str | None) -> str:
@@ -85,7 +88,7 @@ def regime_label(value: str | None) -> str:
 
 
 def limiter_color(value: str | None) -> str:
-    return LIMITER_COLORS.get(value or "", MISSING_COLOR)
+    return LIMITER_COLORS.get(value or "", REGIME_COLORS.get(value or "", MISSING_COLOR))
 
 
 def regime_color(value: str | None) -> str:
@@ -267,6 +270,9 @@ class Finding:
     advice: str | None
     #: The kernels it fires on with the most GPU time (indices into ``ReportView.kernels``).
     top_kernels: tuple[int, ...]
+    #: GPU time a fix could recover (sum of estimate x duration) and its share of the report's GPU time.
+    recoverable_ns: float | None = None
+    recoverable_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -544,6 +550,10 @@ def _roofline_panel(
     sel = (roof["precision"] == precision).fillna(False).to_numpy(dtype=bool)
     if not sel.any():
         return replace(empty, note=f"No {label} roofline in this analysis.")
+    if precision == "fp16":  # HFMA2.MMA register moves in integer/FP32 kernels are not FP16 work
+        sel &= ~fp16_register_moves(roof)
+        if not sel.any():
+            return replace(empty, note=f"No launch does {label} work (FP16 instructions counted are register moves).")
     r = roof[sel]
     pos = roof_pos[sel]
     flops = _floats(r, "achieved_flops")
@@ -562,7 +572,8 @@ def _roofline_panel(
     rank = np.array([LEVELS.index(lv) if lv in LEVELS else len(LEVELS) for lv in levels])
     idx = np.flatnonzero(ok)
     idx = idx[np.lexsort((rank[idx], pos[idx]))]
-    frac = _floats(r, "roof_fraction")[idx]
+    # "% of roof" is the launch's one figure (the limiter's score), the same as in the tables, not this point's
+    frac = np.array([np.nan if launches[p].peak_fraction is None else launches[p].peak_fraction for p in pos[idx]])
     pts = RooflinePoints(
         launch=pos[idx].tolist(),
         kernel=[launches[p].kernel for p in pos[idx]],
@@ -647,15 +658,17 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
             f"{parts[0].upper()}{parts[1:]} GPU time: those launches keep every unit {under}, so more work per "
             "launch (occupancy, larger grids) or fewer, fused launches help them more than a faster unit would."
         )
+    # the largest row of all (bound limiters, latency- and launch-bound time) leads
     lim = sorted((t for t in by_limiter if t.key is not None and (t.share or 0) > 0), key=lambda t: -(t.share or 0))
     if lim:
         top = lim[0]
-        kernels_top = [k for k in kernels if k.limiter == top.key][:2]
+        unbound = top.key in UNBOUND_LABELS
+        kernels_top = [
+            k for k in kernels if (k.regime == top.key if unbound else (k.limiter == top.key and k.regime == "bound"))
+        ][:2]
         names = " and ".join(k.display_name for k in kernels_top)
-        out.append(
-            f"{top.label} limits the most GPU time ({fmt.percent(top.share)})"
-            + (f", led by {names}." if names else ".")
-        )
+        what = f"{top.label} launches hold the most GPU time" if unbound else f"{top.label} limits the most GPU time"
+        out.append(f"{what} ({fmt.percent(top.share)})" + (f", led by {names}." if names else "."))
     named = [r for r in ranges if r.range is not None][:2]
     if named:
         out.append(
@@ -667,7 +680,12 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
             "Hints: "
             + "; ".join(
                 f"{f.label.lower()} on {f.kernels} kernel{'s' if f.kernels != 1 else ''} "
-                f"({fmt.percent(f.share)} of GPU time)"
+                + (
+                    f"(up to {fmt.percent(f.recoverable_share)} of GPU time recoverable, "
+                    f"{fmt.percent(f.share)} touched)"
+                    if f.recoverable_share is not None
+                    else f"({fmt.percent(f.share)} of GPU time)"
+                )
                 for f in ours[:3]
             )
             + "."
@@ -678,7 +696,7 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
 def _regime_help() -> str:
     bound = getattr(classify, "BOUND_THRESHOLD", None)
     short = getattr(classify, "LAUNCH_DURATION_S", None)
-    idle = getattr(classify, "LAUNCH_UTILIZATION", None)
+    idle = bound
     b = f" at or above {fmt.percent(bound, 0)} of its peak" if bound is not None else ""
     s = f" shorter than {fmt.duration_ns(short * 1e9)}" if short is not None else " very short"
     i = f" under {fmt.percent(idle, 0)}" if idle is not None else " nearly idle"
@@ -806,7 +824,7 @@ def build_view(
         )
 
     # time
-    by_limiter = _time_shares(summary.by_limiter, "limiter", LIMITERS)
+    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS))
     by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
     header = _header(analysis, summary)
 
@@ -844,10 +862,12 @@ def build_view(
                 share=fmt.number(r.get("share")),
                 advice=advice,
                 top_kernels=tuple(k.index for k in with_it[:3]),
+                recoverable_ns=fmt.number(r.get("recoverable_ns")),
+                recoverable_share=fmt.number(r.get("recoverable_share")),
             )
         )
-    # ours first (they carry advice), then ncu's rules, each by GPU time
-    findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.share or 0.0), f.hint))
+    # ours first (they carry advice), then ncu's rules, each by recoverable GPU time, then by time touched
+    findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.recoverable_share or 0.0), -(f.share or 0.0), f.hint))
 
     roof = analysis.roofline
     roof_pos = _positions(roof, [(r.report, r.process_id, r.launch_id) for r in launch_rows])
