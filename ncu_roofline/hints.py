@@ -28,6 +28,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -140,7 +141,8 @@ class Frame:
         """A string verdict column as an object array ("" where missing)."""
         if column not in self.verdicts.columns:
             return np.full(self.n, "", dtype=object)
-        out: Arr = self.verdicts[column].astype("string").fillna("").to_numpy(dtype=object)
+        col = self.verdicts[column]
+        out: Arr = np.asarray(col.to_numpy(dtype=object, na_value=""), dtype=object)
         return out
 
     def number(self, column: str) -> Arr:
@@ -879,7 +881,8 @@ def low_cache_hit_rate(f: Frame) -> Found:
     bound="1 - time at the TF32 tensor roof (capped by the launch's memory roofs) / time now, capped at the headroom.",
 )
 def fp32_instead_of_tensor(f: Frame) -> Found:
-    named = np.array([bool(GEMM_NAME.search(str(k))) for k in f.kernel_name], dtype=bool)
+    names, inverse = np.unique(f.kernel_name.astype(str), return_inverse=True)
+    named = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[np.asarray(inverse).reshape(-1)]
     roof32, rule32 = f.unit("fp32"), f.ncu_figure("ncu_fp32_pct") / 100.0
     fp32 = np.where(np.isnan(roof32), rule32, roof32)
     ffma, fadd, fmul = f.get("ffma_per_cycle"), f.get("fadd_per_cycle"), f.get("fmul_per_cycle")
@@ -1017,8 +1020,8 @@ def non_fp_compute(f: Frame) -> Found:
     have_pipe = ~np.isnan(pv).all(axis=0)
     top = np.full(f.n, np.nan)
     top[have_pipe] = np.nanmax(pv[:, have_pipe], axis=0)
-    top_name = np.array(pipes, dtype=object)[np.argmax(np.nan_to_num(pv, nan=-1.0), axis=0)]
-    top_label = np.array([str(p)[5:].upper() for p in top_name], dtype=object)
+    top_at = np.argmax(np.nan_to_num(pv, nan=-1.0), axis=0)
+    top_label = np.array([p[5:].upper() for p in pipes], dtype=object)[top_at]
     sm = f.unit("sm")
     return Found(
         fires=applies & measured & _lt(best, NON_FP_FLOP_MAX),
@@ -1039,7 +1042,7 @@ def non_fp_compute(f: Frame) -> Found:
         evidence=(
             Ev("best FLOP roof fraction", best, NON_FP_FLOP_MAX, "<"),
             Ev("sm__throughput (fraction)", sm, None, "=="),
-            Ev(np.array(["pipe_" + str(p)[5:] + " (fraction)" for p in top_name], dtype=object), top, None, "=="),
+            Ev(np.array([p + " (fraction)" for p in pipes], dtype=object)[top_at], top, None, "=="),
         ),
         applies=applies,
     )
@@ -1049,8 +1052,9 @@ def non_fp_compute(f: Frame) -> Found:
 
 
 def _json_num(values: Arr) -> pd.Series:
+    """JSON numbers (numpy's shortest round-trip repr, as ``json.dumps`` writes a float); null where not finite."""
     v = np.asarray(values, dtype=np.float64)
-    return pd.Series([repr(float(x)) if np.isfinite(x) else "null" for x in v], dtype=object)
+    return pd.Series(np.where(np.isfinite(v), v.astype(str), "null"), dtype=object)
 
 
 def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
@@ -1062,11 +1066,13 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
         keep = ~np.isnan(value)
         if e.when is not None:
             keep &= np.asarray(e.when, dtype=bool)[idx]
-        metric = (
-            pd.Series([json.dumps(str(m)) for m in np.asarray(e.metric, dtype=object)[idx]], dtype=object)
-            if isinstance(e.metric, np.ndarray)
-            else json.dumps(e.metric)
-        )
+        if not keep.any():
+            continue
+        if isinstance(e.metric, np.ndarray):
+            names, inv = np.unique(np.asarray(e.metric, dtype=object)[idx].astype(str), return_inverse=True)
+            metric: pd.Series | str = pd.Series(np.array([json.dumps(m) for m in names], dtype=object)[inv])
+        else:
+            metric = json.dumps(e.metric)
         if e.threshold is None:
             threshold: pd.Series | str = "null"
         elif isinstance(e.threshold, np.ndarray):
@@ -1076,63 +1082,82 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
         item = '{"metric": ' + metric + ', "op": ' + json.dumps(e.op) + ', "threshold": ' + threshold
         item = item + ', "value": ' + _json_num(value) + "}"
         parts.append(pd.Series(np.where(keep, item, ""), dtype=object))
+    if not parts:
+        return pd.Series(np.full(len(idx), "[]", dtype=object))
     return "[" + _join(parts, ", ") + "]"
 
 
-def _not_checked(rule_: Rule, f: Frame, applies: Arr) -> Arr:
-    """Per launch: "<rule>: <metric> not collected (<option>)" where the rule applies and lacks evidence."""
-    text = np.full(f.n, "", dtype=object)
-    for need in rule_.needs:
-        missing = applies & ~need.present(f)
-        note = f"{need.metric} not collected ({need.option})"
-        text = np.where(missing, np.where(text == "", note, text + ", " + note), text)
-    return np.where(text == "", "", f"{rule_.id}: " + text)
+def _not_checked(notes: list[tuple[str, Arr]], n: int) -> pd.Series:
+    """Per launch, "; "-joined notes ("<rule>: <metric> not collected (<option>)") whose mask is True there;
+    <NA> where none. The text is built once per distinct combination of notes, not per launch."""
+    if not notes or n == 0:
+        return pd.Series(pd.array([None] * n, dtype="string"))
+    masks = np.vstack([m for _, m in notes]).T  # launch x note
+    combos, inverse = np.unique(masks, axis=0, return_inverse=True)
+    texts = []
+    for row in combos:
+        grouped: dict[str, list[str]] = {}
+        for (text, _), on in zip(notes, row, strict=True):
+            if on:
+                rule_id, note = text.split(": ", 1)
+                grouped.setdefault(rule_id, []).append(note)
+        texts.append("; ".join(f"{r}: {', '.join(ns)}" for r, ns in grouped.items()) or None)
+    out = np.array(texts, dtype=object)[np.asarray(inverse).reshape(-1)]
+    return pd.Series(pd.array(out, dtype="string"))
+
+
+def _column(x: Any, n: int) -> Arr:
+    """A per-row Series as an object array, or a constant repeated ``n`` times."""
+    if isinstance(x, pd.Series):
+        out: Arr = x.to_numpy(dtype=object)
+        return out
+    return np.full(n, x, dtype=object)
 
 
 def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
-    """Every registered rule over every launch: (HINT_COLUMNS, one row per launch and rule that fires;
-    ``not_checked`` per launch, positional: "; "-joined "<rule>: <metric> not collected (<option>)", <NA>
-    where every rule had its evidence). Estimates are capped at the launch's headroom."""
+    """Every registered rule over every launch: (HINT_COLUMNS, one row per launch and rule that fires, in
+    launch order; ``not_checked`` per launch, positional: "; "-joined "<rule>: <metric> not collected
+    (<option>)", <NA> where every rule had its evidence). Estimates are capped at the launch's headroom."""
     headroom = np.clip(f.number("headroom"), 0.0, 1.0)
-    frames: list[pd.DataFrame] = []
-    notes: list[pd.Series] = []
+    parts: dict[str, list[Arr]] = {c: [] for c in [*HINT_COLUMNS, "_pos"]}
+    notes: list[tuple[str, Arr]] = []
+    keys = {k: f.keys[k].to_numpy() for k in LAUNCH_KEY}
     for hint_id, r in RULES.items():
-        found = r.fn(f)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            found = r.fn(f)
         applies = np.ones(f.n, dtype=bool) if found.applies is None else np.asarray(found.applies, dtype=bool)
-        notes.append(pd.Series(_not_checked(r, f, applies), dtype=object))
+        for need in r.needs:
+            missing = applies & ~need.present(f)
+            if missing.any():
+                notes.append((f"{hint_id}: {need.metric} not collected ({need.option})", missing))
         idx = np.flatnonzero(np.asarray(found.fires, dtype=bool))
         if not len(idx):
             continue
         t = Text(idx)
         est = np.full(f.n, np.nan) if found.estimate is None else np.asarray(found.estimate, dtype=np.float64)
-        with np.errstate(invalid="ignore"):
-            bounded = np.fmin(np.clip(est, 0.0, 1.0), headroom)
+        bounded = np.fmin(np.clip(est, 0.0, 1.0), headroom)
         bounded = np.where(np.isnan(est) | np.isnan(headroom), np.nan, bounded)
-        sev = found.severity
-        message = found.message(t)
-        advice = found.advice(t)
-        frames.append(
-            pd.DataFrame(
-                {
-                    **{k: f.keys[k].to_numpy()[idx] for k in LAUNCH_KEY},
-                    "hint": hint_id,
-                    "severity": np.asarray(sev, dtype=object)[idx] if isinstance(sev, np.ndarray) else sev,
-                    "source": "ncu-roofline",
-                    "message": message.to_numpy(dtype=object) if isinstance(message, pd.Series) else message,
-                    "advice": advice.to_numpy(dtype=object) if isinstance(advice, pd.Series) else advice,
-                    "evidence": _evidence_json(found.evidence, idx).to_numpy(dtype=object),
-                    "estimated_speedup": bounded[idx],
-                    "_pos": idx,
-                }
-            )
-        )
-    columns = [*HINT_COLUMNS, "_pos"]
-    hints = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    hints = hints.sort_values("_pos", kind="stable").drop(columns="_pos").reset_index(drop=True)
-    result: pd.DataFrame = hints[list(HINT_COLUMNS)].astype(HINT_COLUMNS)
-    joined = _join(notes, "; ") if notes else pd.Series([""] * f.n, dtype=object)
-    not_checked = pd.Series(joined.to_numpy(dtype=object), dtype="string").replace("", pd.NA)
-    return result, not_checked
+        sev, message, advice = found.severity, found.message(t), found.advice(t)
+
+        for k in LAUNCH_KEY:
+            parts[k].append(keys[k][idx])
+        parts["hint"].append(_column(hint_id, len(idx)))
+        severity = np.asarray(sev, dtype=object)[idx] if isinstance(sev, np.ndarray) else _column(sev, len(idx))
+        parts["severity"].append(severity)
+        parts["source"].append(_column("ncu-roofline", len(idx)))
+        parts["message"].append(_column(message, len(idx)))
+        parts["advice"].append(_column(advice, len(idx)))
+        parts["evidence"].append(_evidence_json(found.evidence, idx).to_numpy(dtype=object))
+        parts["estimated_speedup"].append(bounded[idx])
+        parts["_pos"].append(idx)
+    if parts["_pos"]:
+        order = np.argsort(np.concatenate(parts["_pos"]), kind="stable")
+        data = {c: np.concatenate(parts[c])[order] for c in HINT_COLUMNS}
+    else:
+        data = {c: np.array([], dtype=object) for c in HINT_COLUMNS}
+    frame = pd.DataFrame(data, columns=list(HINT_COLUMNS))
+    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
+    return result, _not_checked(notes, f.n)
 
 
 # ------------------------------------------------------------------------------------------------ building

@@ -277,3 +277,14 @@ def test_the_fp16_chart_shows_fp16_work_only() -> None:
     llm = build_view(sample("llm_full.raw.csv"))
     (fp16,) = [p for p in llm.rooflines if p.precision == "fp16"]
     assert not {8, 9, 11} & set(fp16.points.launch_id)
+
+
+def test_kernels_say_what_was_not_checked() -> None:
+    # llm_full's default details page has no FLOP counts: the compute-bound softmax (5) cannot be told to do
+    # non-FP work, and says which section would tell (the raw page of the same run measures 17 % of FP32)
+    a = sample("llm_full.details.csv")
+    v = build_view(a)
+    name = a.launches.set_index("launch_id").loc[5, "display_name"]
+    (k,) = [k for k in v.kernels if k.display_name == name]
+    assert k.not_checked is not None
+    assert "non_fp_compute: FLOP counts" in k.not_checked and "not collected (--section" in k.not_checked

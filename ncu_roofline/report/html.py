@@ -114,6 +114,7 @@ def _kernel(
         "partial": k.partial,
         "peak": _round(k.peak_fraction),
         "reason": k.reason,
+        "nc": k.not_checked,
         "nvtx": k.nvtx,
         "nvtx_n": k.nvtx_ranges,
         "nvtx_all": nvtx_all,

@@ -211,6 +211,8 @@ class KernelRow:
     launch_rows: tuple[int, ...]
     #: Some launch's verdict is partial: a unit the export did not measure could change it.
     partial: bool = False
+    #: Hint rules that lacked their evidence on the kernel's longest launch ("<rule>: <metric> not collected").
+    not_checked: str | None = None
 
     @property
     def first_hint(self) -> HintItem | None:
@@ -693,6 +695,14 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _longest(values: Sequence[str | None], rows: Sequence[int], launches: Sequence[LaunchRow]) -> str | None:
+    """``values[j]`` of the longest launch among ``rows``."""
+    if not rows:
+        return None
+    j = max(rows, key=lambda r: launches[r].duration_ns or 0.0)
+    return values[j] if j < len(values) else None
+
+
 def _regime_help() -> str:
     bound = getattr(classify, "BOUND_THRESHOLD", None)
     short = getattr(classify, "LAUNCH_DURATION_S", None)
@@ -795,6 +805,7 @@ def build_view(
         shown = fmt.text(name) or (short_name(kname) if fmt.text(kname) else None) or "(unnamed kernel)"
         base_names.append(shown)
     names = _unique_names(base_names)
+    nc = [fmt.text(x) for x in (v["not_checked"] if "not_checked" in v.columns else [None] * n)]
     kernels = []
     for i, g in enumerate(_records(sk)):
         ours, ncu = _hint_items(hints_of.get(i, []))
@@ -820,6 +831,7 @@ def build_view(
                 utilization=_utilization(util_of.get(gkey[i], [])),
                 launch_rows=tuple(members[i]),
                 partial=any(launch_rows[j].partial for j in members[i]),
+                not_checked=_longest(nc, members[i], launch_rows),
             )
         )
 

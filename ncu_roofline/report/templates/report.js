@@ -335,6 +335,7 @@
     fact("Regime", regime(k.regime));
     fact("% of roof", pct(k.peak, 0) + (k.launches > 1 ? " (time-weighted over launches)" : ""));
     if (k.reason) fact("Why", k.reason + (k.launches > 1 ? " (longest launch)" : ""));
+    if (k.nc) fact("Not checked", k.nc);
     if (k.nvtx) fact("NVTX range", k.nvtx + (k.nvtx_n > 1 ? " and " + (k.nvtx_n - 1) + " more" : ""));
     if (DATA.multi_report && k.report) fact("Report", k.report);
     add(left, el("h4", null, "Utilisation per unit" + (k.launches > 1 ? " (time-weighted over launches)" : "")));
