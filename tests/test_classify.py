@@ -411,3 +411,27 @@ def test_time_by_adds_up(micro: Analysis) -> None:
     assert r.loc["launch", "launches"] == 4
     # the four tiny launches: 2.08 + 1.952 + 2.016 + 1.92 us (ncu's gpu__time_duration.sum)
     assert r.loc["launch", "duration_s"] == pytest.approx(7.968e-6, rel=1e-3)
+
+
+def test_latency_verdicts_lead_with_the_regime_and_name_the_stalls(micro: Analysis) -> None:
+    # low_occupancy (10): every unit under 10 %; ncu's Warp State Statistics put 49.55 of its 53.47 warp cycles
+    # per issued instruction on long scoreboard (smsp__average_warps_issue_stalled_long_scoreboard_per_issue_
+    # active / smsp__average_warp_latency_per_inst_issued): 93 %
+    v = _by_id(micro.verdicts)
+    reason = str(v.loc[10, "reason"])
+    assert reason.startswith("latency-bound (every unit under 60%)")
+    assert "busiest unit hbm at 7.0%" in reason
+    assert "stalls: long scoreboard 93%" in reason
+    assert "limiter" not in reason
+    assert str(v.loc[12, "reason"]).startswith("launch-bound")
+    # a bound launch keeps its limiter first
+    assert str(v.loc[0, "reason"]).startswith("hbm at 87% of its peak")
+
+
+def test_latency_verdicts_name_the_section_when_stalls_were_not_collected() -> None:
+    # train_step's details page has SpeedOfLight, LaunchStats and Occupancy only (samples README)
+    a = analyze(ncu_roofline.read(data("train_step.details.csv")))
+    lat = a.verdicts[a.verdicts["regime"] == "latency"]
+    assert len(lat)
+    for r in lat["reason"]:
+        assert "stall reasons not collected (--section WarpStateStats" in str(r)

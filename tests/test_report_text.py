@@ -18,6 +18,7 @@ from ncu_roofline.report.exports import (
     render_markdown,
 )
 from ncu_roofline.report.terminal import render_terminal
+from ncu_roofline.report.viewmodel import build_view, limiter_label
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -142,3 +143,14 @@ def test_parquet_files_are_the_export_layout() -> None:
     assert len(roof) == len(a.roofline) and list(roof.columns) == [c for c in a.roofline.columns if c != "report"]
     rules = pq.read_table(io.BytesIO(files["rules/report=micro_full.raw/part-0.parquet"]))
     assert rules.num_rows == len(a.report.rules)
+
+
+def test_latency_bound_kernels_show_their_busiest_unit_as_context() -> None:
+    a = sample("train_step.raw.csv")
+    text = render_terminal(a, width=160)
+    v = build_view(a)
+    lat = [k for k in v.kernels[:15] if k.regime == "latency" and k.limiter]
+    assert lat
+    for k in lat:
+        (line,) = [x for x in text.splitlines() if k.display_name[:20] in x and "latency" in x][:1]
+        assert "(" + limiter_label(k.limiter) in line

@@ -84,6 +84,8 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
             lim = limiter_label(k.limiter) + (
                 f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else ""
             )
+            if k.regime in ("latency", "launch") and k.limiter:
+                lim = f"({lim} busiest)"  # no roof holds it: the busiest unit is context, not the limiter
             out.append(
                 f"| {i} | {md_code(k.display_name)} | {k.launches:,} | {fmt.duration_ns(k.duration_ns)} | "
                 f"{fmt.percent(k.share)} | {md_text(lim)} | {md_text(k.regime or '–')} | "

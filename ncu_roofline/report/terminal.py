@@ -72,6 +72,11 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str
         + (PARTIAL_MARK if k.partial and k.limiter else "")
         for k in kernels
     ]
+    # a latency- or launch-bound kernel has no limiter: its busiest unit is context, in parentheses
+    limiters = [
+        f"({x})" if k.regime in ("latency", "launch") and k.limiter else x
+        for x, k in zip(limiters, kernels, strict=True)
+    ]
     lim_w = min(14, max(len("Limiter"), *(len(x) for x in limiters)))
     cols: list[tuple[str, int, str]] = [
         ("Launches", 8, ">"),

@@ -331,7 +331,8 @@
     var fact = function (label, value) { add(dl, el("dt", null, label)); var dd = add(dl, el("dd")); if (value instanceof Node) dd.appendChild(value); else dd.textContent = value; };
     fact("GPU time", dur(k.dur) + " (" + pct(k.share) + " of the report)");
     fact("Launches", k.launches.toLocaleString("en-US") + (k.launches > 1 ? ", mean " + dur(k.mean) : ""));
-    fact("Limiter", badge(k.limiter, k.pipe, k.partial));
+    fact(k.regime === "latency" || k.regime === "launch" ? "Busiest unit (no roof holds it)" : "Limiter",
+      badge(k.limiter, k.pipe, k.partial));
     fact("Regime", regime(k.regime));
     fact("% of roof", pct(k.peak, 0) + (k.launches > 1 ? " (time-weighted over launches)" : ""));
     if (k.reason) fact("Why", k.reason + (k.launches > 1 ? " (longest launch)" : ""));
