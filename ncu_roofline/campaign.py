@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from .analysis import Analysis, analyze
 from .device import PEAK_COLUMNS
-from .errors import EXIT_INTERNAL, NcuRooflineError, NoLaunchesError, OutputError
+from .errors import EXIT_INTERNAL, FormatError, NcuRooflineError, NoLaunchesError, OutputError
 from .filters import filter_analysis
 from .io import read_one
 
@@ -130,6 +130,7 @@ class ExportResult:
     message: str = ""
     exit_code: int = 0
     traceback: str = ""
+    not_an_export: bool = False  # the file is not an ncu export (FormatError): a folder's stray file is skipped
 
 
 def dataset_tables(analysis: Analysis, *, metrics: bool = True) -> dict[str, pa.Table]:
@@ -180,7 +181,14 @@ def export_one(path: str, report: str, root: str, options: ExportOptions) -> Exp
             raise OutputError(f"{root}: cannot write the partition of {report}: {exc.strerror or exc}") from exc
         return ExportResult(path, report, "ok", launches=len(analysis.launches), files=tuple(str(f) for f in files))
     except NcuRooflineError as exc:
-        return ExportResult(path, report, "failed", message=str(exc), exit_code=exc.exit_code)
+        return ExportResult(
+            path,
+            report,
+            "failed",
+            message=str(exc),
+            exit_code=exc.exit_code,
+            not_an_export=isinstance(exc, FormatError),
+        )
     except Exception as exc:
         return ExportResult(
             path,

@@ -40,7 +40,6 @@ from .files import (
     check_writable,
     default_output,
     expand_arguments,
-    expand_inputs,
     input_stem,
     prepare_folder,
     uncompressed_size,
@@ -715,15 +714,20 @@ def export_command(
     from .campaign import ExportOptions, ExportResult, default_jobs, export
     from .io import report_names
 
-    paths = expand_inputs(reports)
+    paths, in_folder = expand_arguments(reports)
     names = report_names(paths)
     options = ExportOptions(device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, metrics=metrics, force=force)
     workers = min(jobs or default_jobs(), len(paths))
     detail(f"{len(paths)} reports, {workers} worker process{'es' if workers != 1 else ''}")
     show_bar = not settings().quiet and _is_tty(sys.stderr) and len(paths) > 1
 
+    def stray(result: ExportResult) -> bool:
+        return result.status == "failed" and result.not_an_export and Path(result.path) in in_folder
+
     def report(result: ExportResult) -> None:
-        if result.status == "failed":
+        if stray(result):
+            note(f"warning: skipped {_one_line(result.message)}")
+        elif result.status == "failed":
             click.echo(f"{PROG}: error: {_one_line(result.message)}", err=True)
             if settings().debug and result.traceback:
                 click.echo(result.traceback, err=True, nl=False)
@@ -742,7 +746,7 @@ def export_command(
         results = export(list(zip(paths, names, strict=True)), folder, options, jobs=workers, on_result=report)
 
     ok = [r for r in results if r.status == "ok"]
-    failed = [r for r in results if r.status == "failed"]
+    failed = [r for r in results if r.status == "failed" and not stray(r)]
     skipped = len(results) - len(ok) - len(failed)
     launches = sum(r.launches for r in ok)
     extra = f", {skipped} without launches to export" if skipped else ""

@@ -375,6 +375,41 @@ def test_derived_18_column_details_page(tmp_path: Path) -> None:
     pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
 
 
+@pytest.mark.parametrize("trailing", [True, False])
+def test_derived_2021_layout_kernel_time_with_rule_columns(tmp_path: Path, trailing: bool) -> None:
+    # ncu 2021 (SOURCES.md): the 12 columns with "Kernel Time", then "Rule Name, Rule Type, Rule Description":
+    # 15 columns, metric rows shorter than rule rows (with or without an empty field after the value).
+    rows = derive.rows(text_of(data("micro_roof.details.csv")))
+    header = rows[0]
+    old = [*derive.LAYOUT_12, "Rule Name", "Rule Type", "Rule Description"]
+    vi, mi = header.index("Metric Value"), header.index("Metric Name")
+    out = [old]
+    for r in rows[1:]:
+        row = [("2021-Jun-01 10:00:00" if c == "Kernel Time" else (r[header.index(c)] if header.index(c) < len(r)
+                else "")) for c in old]  # fmt: skip
+        out.append(row[: old.index("Metric Value") + 1] if len(r) <= vi + 2 and r[mi] else row)
+    p = tmp_path / "kernel-time-rules.csv"
+    p.write_text(derive.write(out, ragged_from=old.index("Metric Value") + 1 if trailing else None))
+    a, b = ncu_roofline.read(data("micro_roof.details.csv")), ncu_roofline.read(p)
+    assert len(b.launches) == len(a.launches) == MICRO_LAUNCHES
+    assert len(b.rules) == len(a.rules) > 0
+    pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
+    assert b.launches["block_size"].isna().all()  # that layout has no launch shape
+
+
+def test_per_gpu_summary_of_a_one_kernel_report(tmp_path: Path) -> None:
+    # --print-summary per-gpu groups by device only; for a report of one kernel on one GPU (gene_dzv: 4 launches
+    # of one kernel, SOURCES.md) its rows are the per-kernel page's without the kernel columns.
+    header, rows = records(V22 / "gene_dzv.summary-per-kernel.csv.gz")
+    keep = [i for i, c in enumerate(header) if c not in {"Process ID", "Process Name", "Host Name", "Kernel Name",
+                                                         "Block Size", "Grid Size"}]  # fmt: skip
+    p = tmp_path / "per-gpu.csv"
+    p.write_text(derive.write([[r[i] for i in keep] for r in [header, *rows]]))
+    per_gpu, per_kernel = ncu_roofline.read(p), ncu_roofline.read(V22 / "gene_dzv.summary-per-kernel.csv.gz")
+    assert len(per_gpu.launches) == 1 and int(per_gpu.launches["invocations"].iloc[0]) == 4
+    pd.testing.assert_series_equal(per_gpu.metrics["value"], per_kernel.metrics["value"])
+
+
 # ------------------------------------------------------------------------------ folders with stray files
 
 
@@ -476,3 +511,22 @@ def test_units_ncu_prints(unit: str, factor: float, base: str) -> None:
 
     parsed = parse_unit(unit)
     assert parsed.factor == factor and parsed.base == base
+
+
+def test_export_skips_a_folders_stray_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ncu_roofline.cli import main
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(V22 / "gene_dzv.raw.csv.gz", folder / "gene_dzv.raw.csv.gz")
+    (folder / "notes.txt").write_text("profiled on Tuesday\n")
+    out = tmp_path / "dataset"
+    result = CliRunner().invoke(main, ["export", str(folder), "--parquet", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "warning: skipped" in result.stderr and "notes.txt" in result.stderr
+    assert "exported 1 of 2 reports (4 launches)" in result.stderr
+    # named explicitly, the stray file fails the export (exit 3)
+    named = CliRunner().invoke(main, ["export", str(folder / "notes.txt"), "--parquet", str(tmp_path / "d2")])
+    assert named.exit_code == 3

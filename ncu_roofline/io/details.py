@@ -5,8 +5,10 @@ Layouts handled (columns found by name, never by position):
   Block Size, Grid Size, Device, CC, Section Name, [Body Item Label], Metric Name, Metric Unit, Metric Value,
   Rule Name, Rule Type, Rule Description, Estimated Speedup Type, Estimated Speedup``; metric rows are
   ragged (they stop after ``Metric Value`` plus one empty field), rule rows fill every column;
-- 2023.x: the 15 columns up to ``Metric Value``, no rule columns;
-- 2021-2022: 12 columns with ``Kernel Time`` and no launch shape, device or CC.
+- 2022-2023: the 18 columns up to ``Rule Description`` (metric rows ragged), or the 15 up to ``Metric Value``;
+- 2019.5-2021: 12 columns with ``Kernel Time`` and no launch shape, device or CC, and 2021's 15 with the three
+  rule columns after them.
+Ragged metric rows stop after ``Metric Value``, with or without one empty field after it.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
             # a metric row (its Metric Name field is set)
             if len(fields) == value_index + 2 and fields[-1] == "":
                 return value_index + 2
+            if len(fields) == value_index + 1:  # ragged without the trailing empty field
+                return value_index + 1
             return width
     return width
 
@@ -83,8 +87,8 @@ def read_details(loc: Located, report: str) -> Page:
         raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
     vi = header.index("Metric Value")
     width = _metric_row_width(loc, vi)
-    ragged = width == vi + 2 and width != len(header)
-    names = [*header[: vi + 1], "__trailing__"] if ragged else list(header)
+    ragged = width in (vi + 1, vi + 2) and width != len(header)
+    names = [*header[: vi + 1], *(["__trailing__"] if width == vi + 2 else [])] if ragged else list(header)
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
     fast = ragged or "Rule Name" not in header
     parsed = _parse_fast(loc, names, identity) if fast else None
@@ -98,7 +102,7 @@ def read_details(loc: Located, report: str) -> Page:
     classified = classify_odd_rows(
         loc, odd, record_width=len(names), rule_width=len(header) if ragged else None, header=header
     )
-    if ragged:
+    if "__trailing__" in names:
         trailing = column(table, "__trailing__")
         if pc.any(pc.not_equal(trailing, "")).as_py():
             raise ParseError(loc.path, "a metric row has a value after 'Metric Value' (expected none)")

@@ -47,8 +47,8 @@ IDENTITY_COLUMNS: Mapping[str, str] = {
 
 
 def is_nvtx_column(name: str) -> bool:
-    """Whether a column of an ncu CSV header holds NVTX ranges (named by its format string)."""
-    return bool(NVTX_COLUMN.search(name)) and ":" in name
+    """Whether a column of an ncu CSV header holds NVTX ranges (named by its format string, or just "Range")."""
+    return (bool(NVTX_COLUMN.search(name)) and ":" in name) or name == "Range"
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,12 @@ def nvtx_ranges(cell: str | None, column: str | None = None, domain: str | None 
         return []
     fmt = nvtx_format(column)
     out = []
-    for item in _NVTX_ITEM.findall(cell):
+    items = _NVTX_ITEM.findall(cell)
+    if not items:  # no quoted items: the cell after its scope id is one range
+        items = [re.sub(r"^\s*\d+\s+", "", cell).strip()]
+    for item in items:
+        if not item:
+            continue
         parts = item.split(":", fmt.before) if fmt.before else [item]
         if len(parts) <= fmt.before:
             out.append(item)

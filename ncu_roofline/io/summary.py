@@ -10,7 +10,9 @@ Headers seen (columns found by name):
   Device Id`` (2020-2022) or ``Device, CC`` (2023-2025), ``Invocations, Section Name, Metric Name, Metric Unit,
   Minimum, Maximum, Average``;
 - per NVTX range: no process columns; ``Domain`` and ``Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``
-  (each range of the stack a quoted item) before ``Kernel Name``.
+  (each range of the stack a quoted item) before ``Kernel Name``;
+- per GPU: the device columns only.
+Every column before ``Section Name`` (but ``Invocations``) names the group.
 
 ncu 2024.2 writes a row for a metric without data (its value "no data" in the details page) as the group's
 identity and section only, without a line break, so that the line breaks of the rows after it fall
@@ -27,7 +29,7 @@ import pyarrow.compute as pc
 
 from ..errors import FormatError, ParseError
 from ..model import LongMetrics
-from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
+from .identity import build_launches, main_cc
 from .metricframe import check_units, long_metrics, unknown_labels
 from .page import Page
 from .records import (
@@ -43,9 +45,7 @@ from .records import (
 )
 from .sniff import PROF_LINE, Located, Skipped, fields_of
 
-REQUIRED = ("Kernel Name", "Invocations", "Section Name", "Metric Name", "Metric Unit", "Average")
-#: Identity columns of a summary page besides IDENTITY_COLUMNS and the NVTX range column.
-GROUP_EXTRA = ("Domain",)
+REQUIRED = ("Invocations", "Section Name", "Metric Name", "Metric Unit", "Average")
 _PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
 
 
@@ -56,7 +56,8 @@ def read_summary(loc: Located, report: str) -> Page:
     if missing:
         raise FormatError(loc.path, f"summary page without column(s) {missing}", line=loc.header_line)
     si = header.index("Section Name")
-    group_cols = [c for c in header[:si] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in GROUP_EXTRA]
+    # every column before "Section Name" but the count names the group (per kernel, per NVTX range, per GPU)
+    group_cols = [c for c in header[:si] if c != "Invocations"]
     dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"}
     table, odd = read_records(loc, list(header), string_columns(list(header), dict_cols))
     if _misaligned(header, table, odd):
@@ -70,7 +71,9 @@ def read_summary(loc: Located, report: str) -> Page:
         pid = np.zeros(table.num_rows, dtype=np.int64)
     # A group = the identity columns before "Section Name"; number groups by first appearance.
     codes = np.stack(
-        [column(table, c).indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in group_cols], axis=1
+        [column(table, c).indices.to_numpy(zero_copy_only=False).astype(np.int64) for c in group_cols]
+        or [np.zeros(table.num_rows, dtype=np.int64)],
+        axis=1,
     )
     _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -83,6 +86,7 @@ def read_summary(loc: Located, report: str) -> Page:
     ident["ID"] = np.arange(len(rows)).astype(str)
     if "Process ID" not in header:
         ident["Process ID"] = "0"
+    ident["Invocations"] = column(table, "Invocations").take(pa.array(rows)).cast(pa.string()).to_pylist()
     launches = build_launches(ident, report)
     style = number_style(loc, column(table, "Average"))
     unit = column(table, "Metric Unit")
