@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..labels import resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
@@ -84,28 +83,32 @@ def resolve_names(
 
 
 def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | None, cc: str | None) -> list[str]:
-    """The (section, label) pairs of metric rows whose label the label table does not know, in file order.
+    """The (section, label) pairs of metric rows whose label the label table does not know.
 
-    Rows of a chart's body items (``--print-details all``) are not labels and are not listed."""
-    if body_item is not None:
-        plain = pc.equal(body_item.dictionary_decode() if isinstance(body_item.type, pa.DictionaryType)
-                         else body_item, "")  # fmt: skip
-        section, field = section.filter(plain), field.filter(plain)
-    if len(field) == 0:
-        return []
+    Rows of a chart's body items (``--print-details all``) are not labels and are not listed. One pass over the
+    rows' dictionary codes (no sort); each distinct pair is resolved once."""
     sec, fld = categorical(section), categorical(field)
-    n_f = len(fld.categories) + 1
+    n_s, n_f = len(sec.categories) + 1, len(fld.categories) + 1
     pair = (sec.codes.astype(np.int64) + 1) * n_f + (fld.codes.astype(np.int64) + 1)
-    _uniq, first = np.unique(pair, return_index=True)
+    if body_item is not None:
+        body = categorical(body_item)
+        pair = pair[body.codes < 0]  # an empty Body Item Label: a header metric, not a chart item
+    if n_s * n_f <= 1 << 24:
+        seen = np.zeros(n_s * n_f, dtype=bool)
+        seen[pair] = True
+        pairs = np.flatnonzero(seen)
+    else:  # pragma: no cover - millions of distinct labels
+        pairs = np.unique(pair)
     out = []
-    for i in np.sort(first):
-        s_i, f_i = int(sec.codes[i]), int(fld.codes[i])
-        if f_i < 0:
+    for p in pairs.tolist():
+        s_i, f_i = divmod(p, n_f)
+        if f_i == 0:
             continue
-        name_, _label = resolve(str(sec.categories[s_i]) if s_i >= 0 else "", str(fld.categories[f_i]), cc)
+        sec_name = str(sec.categories[s_i - 1]) if s_i > 0 else ""
+        name_, _label = resolve(sec_name, str(fld.categories[f_i - 1]), cc)
         if name_ is None:
-            where = f" in {sec.categories[s_i]!r}" if s_i >= 0 else ""
-            out.append(f"label {fld.categories[f_i]!r}{where}")
+            where = f" in {sec_name!r}" if sec_name else ""
+            out.append(f"label {fld.categories[f_i - 1]!r}{where}")
     return out
 
 
