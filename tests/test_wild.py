@@ -530,3 +530,64 @@ def test_export_skips_a_folders_stray_file(tmp_path: Path) -> None:
     # named explicitly, the stray file fails the export (exit 3)
     named = CliRunner().invoke(main, ["export", str(folder / "notes.txt"), "--parquet", str(tmp_path / "d2")])
     assert named.exit_code == 3
+
+
+# ------------------------------------------- every flavour ncu 2022.3 and 2024.2 write (tools/reexport_ncu_rep.py)
+
+REEXPORT = DATA / "reexport"
+REEXPORTS = sorted(p.relative_to(REEXPORT).as_posix() for p in REEXPORT.glob("*/*.csv.gz"))
+
+
+@pytest.mark.parametrize("name", REEXPORTS)
+def test_every_reexported_flavour_reads(name: str) -> None:
+    path = REEXPORT / name
+    if ".source-" in name:  # --page source: SASS lines, no metrics per launch
+        with pytest.raises(ncu_roofline.FormatError, match="source page"):
+            ncu_roofline.read(path)
+        return
+    if ".session" in name:
+        assert len(ncu_roofline.read(path).session) > 0
+        return
+    _header, rows = records(path)
+    if not rows:  # ncu 2024.2 --print-details body of the V100 report: the header and nothing else
+        with pytest.raises(ncu_roofline.ParseError, match="header but no rows"):
+            ncu_roofline.read(path)
+        return
+    report = ncu_roofline.read(path)
+    if ".summary-" in name:
+        groups = summary_groups(path)
+        assert len(report.launches) == len(groups)
+        assert report.launches["invocations"].tolist() == [int(g[-1]) for g in groups]
+        assert int(report.launches["invocations"].sum()) == (4 if "gene_dzv" in name else MICRO_LAUNCHES)
+    else:
+        assert len(report.launches) == len(launch_ids(path))
+        # ncu 2024.2's --print-details all/body of micro_roof stop after launch 0 (every ID "0")
+        truncated = name.startswith("ncu-2024.2/micro_roof.details-") and ("-all" in name or "-body" in name)
+        assert len(report.launches) == (4 if "gene_dzv" in name else 1 if truncated else MICRO_LAUNCHES)
+    said = report.source["not_understood"].iloc[0]
+    assert pd.isna(said) or "unit '" not in said, said
+
+
+@pytest.mark.parametrize(
+    "flavour", ["details-base", "details-fp", "details-function", "details-mangled", "details-nvtx-rename"]
+)
+def test_every_2024_2_details_flavour_equals_2025_3(flavour: str) -> None:
+    new = ncu_roofline.read(data("micro_roof.details.csv")).metrics
+    old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
+    joined = new.merge(old, on=["launch_id", "section", "label"], suffixes=("_25", "_24"))
+    joined = joined[joined["value_25"].notna()]
+    assert joined["launch_id"].nunique() == MICRO_LAUNCHES
+    assert len(joined) >= 0.9 * new["value"].notna().sum()
+    assert close_within_rounding(joined, "_25", "_24").all()
+
+
+@pytest.mark.parametrize("flavour", ["raw-fp", "raw-instances", "raw-instance-details", "details-label-names"])
+def test_every_2024_2_name_flavour_equals_2025_3(flavour: str) -> None:
+    new = ncu_roofline.read(data("micro_roof.raw.csv")).metrics
+    old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
+    joined = new.merge(old, on=["launch_id", "metric"], suffixes=("_25", "_24"))
+    joined = joined[joined["value_25"].notna() & joined["value_24"].notna()]
+    assert joined["launch_id"].nunique() == MICRO_LAUNCHES
+    assert len(joined) > 500
+    ok = close_within_rounding(joined, "_25", "_24")
+    assert ok.all(), joined.loc[~ok, ["launch_id", "metric", "text_25", "unit_25", "text_24", "unit_24"]].head()

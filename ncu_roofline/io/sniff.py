@@ -175,6 +175,13 @@ def locate(path: Path) -> Located:
             stripped = stripped[glued.start() :]
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
+            if fields[:2] == ["Address", "Source"]:
+                raise FormatError(
+                    path,
+                    "this is ncu's source page (--page source: instructions, no metrics per launch): export the "
+                    "details or raw page (ncu -i REPORT.ncu-rep --csv --page raw > report.csv)",
+                    line=number,
+                )
             flavour = _classify_header(fields)
             if flavour == "session":
                 # A session page starts with a bare title line above its first attribute block.
