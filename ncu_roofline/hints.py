@@ -884,7 +884,10 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
     names, inverse = np.unique(f.kernel_name.astype(str), return_inverse=True)
     named = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[np.asarray(inverse).reshape(-1)]
     roof32, rule32 = f.unit("fp32"), f.ncu_figure("ncu_fp32_pct") / 100.0
-    fp32 = np.where(np.isnan(roof32), rule32, roof32)
+    # the FP32 level: the FLOP roof, else ncu's SOLFPRoofline text, else the FMA pipe where the verdict's pipe
+    # is FP32 (a raw page without FLOP counters)
+    fma_pipe32 = np.where(_is(f, "compute_pipe", "fp32"), f.unit("pipe_fma"), np.nan)
+    fp32 = np.where(np.isnan(roof32), np.where(np.isnan(rule32), fma_pipe32, rule32), roof32)
     ffma, fadd, fmul = f.get("ffma_per_cycle"), f.get("fadd_per_cycle"), f.get("fmul_per_cycle")
     fma_share = _div(2 * ffma, 2 * ffma + fadd + fmul)
     loads = np.fmax(
@@ -927,6 +930,13 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
                 FP32_GEMM_MIN_FRACTION * 100,
                 ">=",
                 np.isnan(roof32) & ~np.isnan(rule32),
+            ),
+            Ev(
+                "FMA pipe (fraction; FP32 FLOPs not collected)",
+                fma_pipe32,
+                FP32_GEMM_MIN_FRACTION,
+                ">=",
+                np.isnan(roof32) & np.isnan(rule32),
             ),
             Ev("FFMA share of FP32 FLOPs", fma_share, FMA_FLOP_SHARE, ">="),
             Ev("shared/global load instructions per instruction", load_share, OPERAND_LOAD_SHARE, ">="),

@@ -427,3 +427,16 @@ def test_low_occupancy_limited_by_design_gets_no_register_advice(micro: Analysis
     assert row["severity"] == "low"
     assert "by design" in row["message"]
     assert "registers" not in row["advice"] and "smaller tiles" not in row["advice"]
+
+
+def test_fp32_instead_of_tensor_from_the_fma_pipe(llm: Analysis) -> None:
+    # a raw page without FLOP counters: the SGEMM's FMA pipe (ncu's sm__inst_executed_pipe_fma) and its
+    # verdict's FP32 pipe still show FP32 FMA work with the tensor pipe idle
+    f = _frame(llm)
+    units = f.units.copy()
+    for c in ("fp64", "fp32", "fp16", "tensor"):
+        units[c] = np.nan
+    nan = [math.nan] * f.n
+    blind = dataclasses.replace(f, units=units).with_quantity("ffma_per_cycle", nan)
+    hints, _ = evaluate(blind)
+    assert set(hints[hints["hint"] == "fp32_instead_of_tensor"]["launch_id"].astype(int)) == {11}
