@@ -74,8 +74,9 @@
   function limiterLabel(k) { return k ? (LAB.limiter[k] || k) : "unclassified"; }
   function limiterColor(k) { return (k && LAB.limiter_colors[k]) || LAB.missing_color; }
   function regimeColor(k) { return (k && LAB.regime_colors[k]) || LAB.missing_color; }
-  function badge(k, pipe, partial) {
+  function badge(k, pipe, partial, reg) {
     var text = limiterLabel(k) + (pipe && pipe !== "other" ? " " + pipe : "") + (partial && k ? "*" : "");
+    if (k && (reg === "latency" || reg === "launch")) text = "(" + text + ")";  // busiest unit: context, no roof holds it
     return el("span", { "class": "badge", style: "background:" + limiterColor(k),
       title: partial && k ? "partial verdict: a unit the export did not measure could be busier" : null }, text);
   }
@@ -161,7 +162,7 @@
     add(tr, el("td", { "class": "num" }, dur(L.dur[j])));
     add(tr, el("td", { "class": "num" }, ""));
     add(tr, el("td", { "class": "num" }, ""));
-    add(add(tr, el("td")), badge(L.limiter[j], L.pipe[j], L.partial[j]));
+    add(add(tr, el("td")), badge(L.limiter[j], L.pipe[j], L.partial[j], L.regime[j]));
     add(add(tr, el("td")), regime(L.regime[j]));
     add(tr, el("td", { "class": "num", title: L.reason[j] || "" }, pct(L.peak[j], 0)));
     add(tr, el("td", { "class": "hint" }, L.hints[j].join(", ")));
@@ -187,7 +188,7 @@
     add(tr, el("td", { "class": "num" }, dur(k.dur)));
     add(tr, el("td", { "class": "num" }, pct(k.share)));
     add(tr, el("td", { "class": "num" }, dur(k.mean)));
-    add(add(tr, el("td")), badge(k.limiter, k.pipe, k.partial));
+    add(add(tr, el("td")), badge(k.limiter, k.pipe, k.partial, k.regime));
     add(add(tr, el("td")), regime(k.regime));
     add(tr, el("td", { "class": "num", title: k.reason || "" }, pct(k.peak, 0)));
     var h = add(tr, el("td", { "class": "hint", title: k.first ? (k.first.message || "") : "" }));
@@ -332,7 +333,7 @@
     fact("GPU time", dur(k.dur) + " (" + pct(k.share) + " of the report)");
     fact("Launches", k.launches.toLocaleString("en-US") + (k.launches > 1 ? ", mean " + dur(k.mean) : ""));
     fact(k.regime === "latency" || k.regime === "launch" ? "Busiest unit (no roof holds it)" : "Limiter",
-      badge(k.limiter, k.pipe, k.partial));
+      badge(k.limiter, k.pipe, k.partial, k.regime));
     fact("Regime", regime(k.regime));
     fact("% of roof", pct(k.peak, 0) + (k.launches > 1 ? " (time-weighted over launches)" : ""));
     if (k.reason) fact("Why", k.reason + (k.launches > 1 ? " (longest launch)" : ""));
