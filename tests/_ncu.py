@@ -21,6 +21,29 @@ VERSIONS = ("2022.3", "2024.2")
 CHIPS = {"gv100": "7.0", "tu102": "7.5", "ga100": "8.0", "ga102": "8.6", "ad102": "8.9", "gh100": "9.0"}
 
 
+#: Chip name prefix -> compute capability, for the chips ``ncu --list-chips`` names (first match wins).
+CHIP_CC = (
+    ("gv100", "7.0"),
+    ("gv11b", "7.2"),
+    ("tu1", "7.5"),
+    ("ga100", "8.0"),
+    ("ga10b", "8.7"),
+    ("ga10", "8.6"),
+    ("ad10", "8.9"),
+    ("gh100", "9.0"),
+)
+
+
+def chip_cc(chip: str) -> str | None:
+    return next((cc for start, cc in CHIP_CC if chip.startswith(start)), None)
+
+
+def list_chips(ncu: Path) -> list[str]:
+    """``ncu --list-chips`` (no GPU needed)."""
+    done = subprocess.run([str(ncu), "--list-chips"], capture_output=True, text=True, timeout=120, check=True)
+    return [chip.strip() for chip in done.stdout.replace("\n", ",").split(",") if chip.strip()]
+
+
 def prefix() -> Path:
     return Path(os.environ.get("NCU_ROOFLINE_NCU_PREFIX") or DEFAULT_PREFIX)
 
