@@ -1,22 +1,91 @@
 """Regenerate ncu_roofline/data/labels.csv: (section display name, metric label) -> ncu metric name.
 
-The table is ncu's own mapping, read off two exports of the same report that differ only in
-``--print-metric-name`` (labels vs names): their rows align one to one.
+Two sources, both ncu's own:
 
-    python tools/make_label_table.py ../shared/ncu-samples/h200-micro/micro_full.details.csv \
-        ../shared/ncu-samples/h200-micro/micro_full.details-names.csv
+1. ``labels-by-version.csv`` (``../shared/ncu-reference``): the ``Header`` and ``Body`` labels of every stock
+   section of every ncu version 2019.5-2025.3 with their metric names, as the section files declare them (section
+   display names of every version: "GPU Speed Of Light" up to 2021, "GPU Speed Of Light Throughput" after);
+2. two exports of the same report that differ only in ``--print-metric-name`` (labels vs names): their rows
+   align one to one, so they show which of a label's names a real export printed (ncu 2025.3.1, H200).
+
+Per (section, label) the names are listed best first: those the real export printed, then by the newest ncu
+version that uses the name. A name that only exists on some architectures gets its compute-capability range
+(``ARCH_RANGES``); the reader picks the name by the export's CC (``ncu_roofline.labels.resolve``).
+
+Left out, so that a label never stands for the wrong metric: empty and templated labels ("{UNIT}: ..."), names
+that are not whole metrics (the tensor chart's per-series stems), and
+labels one version's section uses for several metrics that are not architecture alternatives (the tensor
+chart's "Theoretical Tensor Operations" is one label per series; body items are read by role, in
+``ncu_roofline.chart``). ncu 2019.5 lists a Pascal and a Volta+ metric under one label; the Volta+ name (the
+one with a rollup, ``name.avg``) is taken: on Pascal the old counter measures the same figure.
+
+    python tools/make_label_table.py            # write the table
+    python tools/make_label_table.py --check    # exit 1 if the table is not what the sources give
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
+import io
+import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "ncu_roofline" / "data" / "labels.csv"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from ncu_roofline.labels import is_metric_name  # noqa: E402
+
+OUT = ROOT / "ncu_roofline" / "data" / "labels.csv"
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "ncu-reference" / "labels-by-version.csv"
+PAIRS = (
+    (
+        SHARED / "ncu-samples" / "h200-micro" / "micro_full.details.csv",
+        SHARED / "ncu-samples" / "h200-micro" / "micro_full.details-names.csv",
+    ),
+)
+HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions")
+
+#: Metric names that exist only on some architectures: (pattern, cc_min, cc_max). From the stock sections'
+#: per-architecture ``Options`` (NCU-FACTS.md): L1 global/local writeback ``_mem_lgds`` on CC 9.0+, ``_mem_lg``
+#: on 7.5-8.9, neither before; ``_v2`` tensor pipe counters on CC 8.9; ``subpipe`` tensor counters on 10.0+.
+ARCH_RANGES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"_mem_lgds\b"), "9.0", "12.1"),
+    (re.compile(r"_mem_lg\b"), "7.5", "8.9"),
+    (re.compile(r"^(derived__)?l1tex__lsu_writeback_(active|bytes)\.sum"), "7.0", "7.2"),
+    (re.compile(r"_v2\b"), "8.9", "8.9"),
+    (re.compile(r"subpipe"), "10.0", "12.1"),
+)
+
+
+def _partial_name(metric: str) -> bool:
+    """A series stem the tensor chart completes per item (``sm__ops_path_tensor_op_hmma_src_bf16``), not a
+    metric: tensor series counters always carry a rollup."""
+    return metric.startswith("sm__ops_path_tensor_") and "." not in metric
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """ "2024.2.0" / "2019.5.x" -> sortable numbers."""
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
+
+
+def arch_range(metric: str) -> tuple[str, str]:
+    for pattern, lo, hi in ARCH_RANGES:
+        if pattern.search(metric):
+            return lo, hi
+    return "", ""
+
+
+def _overlap(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    lo_a, hi_a = float(a[0] or 0), float(a[1] or 99)
+    lo_b, hi_b = float(b[0] or 0), float(b[1] or 99)
+    return lo_a <= hi_b and lo_b <= hi_a
 
 
 def pairs(labels_csv: Path, names_csv: Path) -> dict[tuple[str, str], str]:
+    """(section, label) -> name, from two exports of one report (labels and names)."""
     with labels_csv.open(newline="") as a, names_csv.open(newline="") as b:
         ra, rb = csv.reader(a), csv.reader(b)
         ha, hb = next(ra), next(rb)
@@ -35,21 +104,82 @@ def pairs(labels_csv: Path, names_csv: Path) -> dict[tuple[str, str], str]:
         return out
 
 
-def main(argv: list[str]) -> None:
-    table: dict[tuple[str, str], str] = {}
-    if OUT.exists():
-        with OUT.open(newline="") as fh:
-            for row in csv.DictReader(fh):
-                table[(row["section"], row["label"])] = row["metric"]
-    for i in range(0, len(argv), 2):
-        table.update(pairs(Path(argv[i]), Path(argv[i + 1])))
-    with OUT.open("w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["section", "label", "metric"])
-        for (section, label), metric in sorted(table.items()):
-            w.writerow([section, label, metric])
-    print(f"{OUT}: {len(table)} labels")
+def reference_rows(path: Path) -> Iterable[tuple[str, str, str, str]]:
+    """(version, section display name, label, metric) of the reference table, Pascal names of 2019.5 dropped."""
+    with path.open(newline="") as fh:
+        rows = [(r["version"], r["section_display_name"], r["label"], r["metric_name"]) for r in csv.DictReader(fh)]
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for v, s, lab, m in rows:
+        groups.setdefault((v, s, lab), []).append(m)
+    for v, s, lab, m in rows:
+        if v.startswith("2019.5") and "." not in m and any("." in o for o in groups[(v, s, lab)] if o != m):
+            continue  # the Pascal alternative: take the Volta+ name
+        yield v, s, lab, m
+
+
+def build(reference: Path, exports: Iterable[tuple[Path, Path]]) -> list[tuple[str, ...]]:
+    """The rows of the label table (HEADER), sorted by section and label, best name first."""
+    seen: dict[tuple[str, str], dict[str, set[str]]] = {}
+    per_version: dict[tuple[str, str, str], list[str]] = {}
+    for v, s, lab, m in reference_rows(reference):
+        if not lab.strip() or "{" in lab or not s or not is_metric_name(m) or _partial_name(m):
+            continue
+        seen.setdefault((s, lab), {}).setdefault(m, set()).add(v)
+        names = per_version.setdefault((v, s, lab), [])
+        if m not in names:
+            names.append(m)
+    ambiguous = set()
+    for (_v, s, lab), names in per_version.items():
+        for i, a in enumerate(names):
+            if any(_overlap(arch_range(a), arch_range(b)) for b in names[i + 1 :]):
+                ambiguous.add((s, lab))
+    printed: dict[tuple[str, str], str] = {}
+    for labels_csv, names_csv in exports:
+        printed.update(pairs(labels_csv, names_csv))
+    out: list[tuple[str, ...]] = []
+    for key in sorted(set(seen) | set(printed)):
+        metrics = seen.get(key, {})
+        first = printed.get(key)
+        if key in ambiguous and first is None:
+            continue
+        order = sorted(metrics, key=lambda m: (m != first, [-x for x in version_key(max(metrics[m], key=version_key))]))
+        if first is not None and first not in metrics:
+            order.insert(0, first)
+        if key in ambiguous:
+            # several metrics under one label in one version: only the one a real export printed, and the
+            # names of other architectures that replace it
+            order = [m for m in order if m == first or not _overlap(arch_range(m), arch_range(first or ""))]
+        for m in order:
+            lo, hi = arch_range(m)
+            versions = " ".join(sorted(metrics.get(m, set()), key=version_key))
+            out.append((key[0], key[1], m, lo, hi, versions or "export"))
+    return out
+
+
+def render(rows: list[tuple[str, ...]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADER)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reference", type=Path, default=REFERENCE)
+    ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what the sources give")
+    args = ap.parse_args(argv)
+    text = render(build(args.reference, PAIRS))
+    if args.check:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if current != text:
+            print(f"{OUT} is not current: run python tools/make_label_table.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.write_text(text, encoding="utf-8")
+    print(f"{OUT}: {text.count(chr(10)) - 1} rows")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

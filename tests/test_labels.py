@@ -1,0 +1,110 @@
+"""Every ncu version's labels mean their metrics: the label table is generated from ncu's own section labels
+(``../shared/ncu-reference/labels-by-version.csv``, 2019.5-2025.3) and a real label/name export pair, and is
+current. Golden mappings are read from the reference file itself, never from the code under test."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import importlib.util
+import sys
+from collections import defaultdict
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from ncu_roofline.labels import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = Path("/work/shared/ncu-reference/labels-by-version.csv")
+TABLE = ROOT / "ncu_roofline" / "data" / "labels.csv"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_label_table", ROOT / "tools" / "make_label_table.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["make_label_table"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@functools.cache
+def _reference() -> dict[tuple[str, str, str], list[str]]:
+    out: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    with REFERENCE.open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            out[(r["version"], r["section_display_name"], r["label"])].append(r["metric_name"])
+    return out
+
+
+def test_generated_table_is_current() -> None:
+    tool = _tool()
+    assert TABLE.read_text(encoding="utf-8") == tool.render(tool.build(REFERENCE, tool.PAIRS)), (
+        "run python tools/make_label_table.py"
+    )
+
+
+def test_section_display_names_of_every_version() -> None:
+    sections = {r["section"] for r in csv.DictReader(TABLE.open(newline=""))}
+    assert {"GPU Speed Of Light", "GPU Speed Of Light Throughput"} <= sections
+    for name in ("Memory Workload Analysis", "Compute Workload Analysis", "Occupancy", "Launch Statistics"):
+        assert name in sections
+
+
+@pytest.mark.parametrize(
+    ("section", "label", "version"),
+    [
+        ("GPU Speed Of Light", "SOL FB", "2019.5.x"),
+        ("GPU Speed Of Light", "SOL DRAM", "2020.3.1"),
+        ("GPU Speed Of Light", "Duration", "2021.1.x"),
+        ("GPU Speed Of Light", "SM Frequency", "2019.5.x"),
+        ("GPU Speed Of Light", "Memory Frequency", "2019.5.x"),
+        ("GPU Speed Of Light Throughput", "DRAM Throughput", "2022.3.0"),
+        ("GPU Speed Of Light Throughput", "Duration", "2024.2.0"),
+        ("Memory Workload Analysis", "Memory Throughput", "2022.3.0"),
+    ],
+)
+def test_old_labels_mean_their_metric(section: str, label: str, version: str) -> None:
+    names = _reference()[(version, section, label)]
+    dotted = [n for n in names if "." in n]  # the Volta+ name where 2019.5 also lists a Pascal one
+    name, shown = resolve(section, label)
+    assert name in (dotted or names) and shown == label
+
+
+def test_pascal_alternatives_of_2019_5_take_the_volta_name() -> None:
+    names = _reference()[("2019.5.x", "Compute Workload Analysis", "SM Busy")]
+    assert set(names) == {"sm__instruction_throughput.avg.pct_of_peak_sustained_active", "sm__sol_pct"}
+    assert resolve("Compute Workload Analysis", "SM Busy")[0] != "sm__sol_pct"
+    assert resolve("GPU Speed Of Light", "SOL SM", "6.1")[0] == "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+
+
+def test_architecture_alternatives_follow_the_compute_capability() -> None:
+    section = "GPU Speed Of Light Hierarchical Roofline Chart (Double Precision)"
+    label = "L1 Cache Bandwidth (Global/Local)"
+    names = set(_reference()[("2024.2.0", section, label)])
+    assert resolve(section, label, "9.0")[0] == "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second"
+    assert resolve(section, label, "8.0")[0] == "derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second"
+    assert {resolve(section, label, cc)[0] for cc in ("7.0", "8.0", "9.0")} <= names
+
+
+def test_every_unambiguous_label_of_every_version_resolves_to_one_of_its_names() -> None:
+    """For each version, (section, label) with one metric (after the Pascal rule) resolves to that metric."""
+    checked = 0
+    used: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for (_v, s, lab), ms in _reference().items():
+        used[(s, lab)].update(ms)
+    for (version, section, label), names in _reference().items():
+        if not label.strip() or "{" in label:
+            continue
+        dotted = [n for n in names if "." in n] if version.startswith("2019.5") else names
+        if len(set(dotted)) != 1 or not ("__" in dotted[0]) or dotted[0].startswith("pmsampling:"):
+            continue
+        name, _ = resolve(section, label)
+        if name is None:
+            continue  # left out: the label stands for another metric in some other version or section item
+        checked += 1
+        # another version may spell the same label with a newer name; both must be names ncu used for it
+        assert name in used[(section, label)], (version, section, label, name)
+    assert checked > 300
