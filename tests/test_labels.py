@@ -99,7 +99,7 @@ def test_every_unambiguous_label_of_every_version_resolves_to_one_of_its_names()
         if not label.strip() or "{" in label:
             continue
         dotted = [n for n in names if "." in n] if version.startswith("2019.5") else names
-        if len(set(dotted)) != 1 or not ("__" in dotted[0]) or dotted[0].startswith("pmsampling:"):
+        if len(set(dotted)) != 1 or "__" not in dotted[0] or dotted[0].startswith("pmsampling:"):
             continue
         name, _ = resolve(section, label)
         if name is None:
