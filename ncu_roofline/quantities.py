@@ -116,7 +116,7 @@ QUANTITIES: tuple[Quantity, ...] = (
     # --- Speed Of Light: % of each unit's peak throughput (the SpeedOfLight section header)
     _q(
         "sm_throughput_pct",
-        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "sm__throughput.avg.pct_of_peak_sustained_active"),
         "%",
         "time_mean",
         "Compute (SM) throughput",
@@ -133,6 +133,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         (
             "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
             "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+            "dram__bytes.sum.pct_of_peak_sustained_elapsed",  # a --metrics run: bytes as % of the DRAM peak
         ),
         "%",
         "time_mean",
@@ -140,7 +141,11 @@ QUANTITIES: tuple[Quantity, ...] = (
     ),
     _q(
         "l2_throughput_pct",
-        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        (
+            "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+            "lts__t_bytes.sum.pct_of_peak_sustained_elapsed",
+            "lts__t_sectors.sum.pct_of_peak_sustained_elapsed",
+        ),
         "%",
         "time_mean",
         "L2 cache throughput",
@@ -154,7 +159,7 @@ QUANTITIES: tuple[Quantity, ...] = (
     ),
     _q(
         "l1_throughput_elapsed_pct",
-        "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+        ("l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "l1tex__t_bytes.sum.pct_of_peak_sustained_elapsed"),
         "%",
         "time_mean",
         "L1/TEX cache throughput (of elapsed cycles)",
@@ -993,12 +998,37 @@ def derive(
     return value, recipe
 
 
-def recipes(values: pd.DataFrame) -> pd.DataFrame:
-    """Launch x derived figure: the name of the recipe that gave each figure (<NA> where none applied).
+#: Quantities whose metric (of those listed) is recorded per launch beside the recipes: the Speed Of Light
+#: throughputs the verdict reads.
+RECORDED: tuple[str, ...] = (
+    "sm_throughput_pct",
+    "memory_throughput_pct",
+    "dram_throughput_pct",
+    "l2_throughput_pct",
+    "l1_throughput_pct",
+    "l1_throughput_elapsed_pct",
+)
 
-    Takes ``Report.values``; returns one string column per figure of RECIPES, same index."""
+
+def _source(values: pd.DataFrame, q: Quantity) -> np.ndarray:
+    """Per launch, the metric a ``first`` quantity took (None where none is present)."""
+    out = np.full(len(values.index), None, dtype=object)
+    for m in q.metrics:
+        if m in values.columns:
+            have = ~np.isnan(values[m].to_numpy(dtype=np.float64))
+            out[have & pd.isna(out)] = m
+    return out
+
+
+def recipes(values: pd.DataFrame) -> pd.DataFrame:
+    """Launch x derived figure: the name of the recipe that gave each figure (<NA> where none applied), and
+    for the Speed Of Light throughputs (``RECORDED``) the metric that gave them.
+
+    Takes ``Report.values``; returns one string column per figure of RECIPES and of RECORDED, same index."""
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     out = {f: pd.array(derive(values, f, done)[1], dtype="string") for f in RECIPES}
+    for name in RECORDED:
+        out[name] = pd.array(_source(values, BY_NAME[name]), dtype="string")
     return pd.DataFrame(out, index=values.index)
 
 

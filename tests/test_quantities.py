@@ -147,3 +147,23 @@ def test_tensor_instructions_give_an_estimate_marked_as_such() -> None:
     assert float(t["achieved_flops"].iloc[0]) == pytest.approx(512e9)
     assert bool(t["estimate"].iloc[0]) is True
     assert math.isnan(float(t["achieved_flops"].iloc[1]))  # Hopper: no per-instruction figure, no guess
+
+
+def test_throughput_from_any_pct_of_peak_and_the_metric_is_recorded() -> None:
+    values = pd.DataFrame(
+        {
+            "sm__throughput.avg.pct_of_peak_sustained_active": [40.0],
+            "dram__bytes.sum.pct_of_peak_sustained_elapsed": [86.6],
+            "lts__t_bytes.sum.pct_of_peak_sustained_elapsed": [30.0],
+            "l1tex__t_bytes.sum.pct_of_peak_sustained_elapsed": [12.0],
+        }
+    )
+    q = quantities(values).iloc[0]
+    assert q["sm_throughput_pct"] == 40.0
+    assert q["dram_throughput_pct"] == 86.6
+    assert q["l2_throughput_pct"] == 30.0
+    assert q["l1_throughput_elapsed_pct"] == 12.0
+    r = recipes(values).iloc[0]
+    assert r["dram_throughput_pct"] == "dram__bytes.sum.pct_of_peak_sustained_elapsed"
+    assert r["sm_throughput_pct"] == "sm__throughput.avg.pct_of_peak_sustained_active"
+    assert pd.isna(r["memory_throughput_pct"])
