@@ -553,7 +553,7 @@ def classify(
                     else None,
                     "limiter": None,
                     "unmeasured": unmeasured,
-                    "partial": bool(unknown) if basis else None,
+                    "partial": None,  # no verdict to qualify
                 }
             )
             continue
