@@ -98,7 +98,9 @@ def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None
 def test_missing_names_only_what_the_file_lacks() -> None:
     """gene_dzv (ncu 2022.3 raw page, NERSC time-flops run): cycles, clock and FP64 counts, no bytes. The
     duration and FP64 work are there (not missing); the memory levels are, with the option that collects them."""
-    v = analyze(ncu_roofline.read(GENE_RAW)).verdicts
+    a = analyze(ncu_roofline.read(GENE_RAW))
+    v = a.verdicts
+    assert "unclassified: no verdict: hbm, l2, l1, sm not measured" in render_terminal(a, width=200)
     for text in v["missing"]:
         assert "gpu__time_duration" not in text  # the duration comes from cycles / clock
         assert "--metrics dram__bytes.sum.per_second" in text

@@ -128,6 +128,8 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str
         if not inline and h is not None:
             msg = f"{h.label}: {h.message}" if h.message and h.source != "ncu" else h.label
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
+    for reason in sorted({k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no ")})[:2]:
+        lines.append(fmt.shorten(f"  unclassified: {reason}", width))
     if any(k.partial and k.limiter for k in kernels):
         lines.append(
             f"  {PARTIAL_MARK} partial verdict: a unit the export did not measure could be busier (JSON `unmeasured`)."
