@@ -14,7 +14,7 @@ import shutil
 import sys
 import traceback
 import webbrowser
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -372,7 +372,7 @@ def load(
     return filter_analysis(analysis, kernel, nvtx)
 
 
-def write_output(path: Path, text: str, force: bool) -> None:
+def write_output(path: Path, text: str | Iterable[str], force: bool) -> None:
     _write_text(path, text, force)
     note(f"wrote {path}")
 
@@ -431,10 +431,12 @@ def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> Non
         )
 
 
-def _emit(text: str, output: Path | None, force: bool) -> None:
-    """Text output: to ``-o`` when given (not '-'), else standard output."""
+def _emit(text: str | Iterable[str], output: Path | None, force: bool) -> None:
+    """Text output (a string, or pieces written as they come): to ``-o`` when given (not '-'), else standard
+    output."""
     if output is None or str(output) == "-":
-        click.echo(text, nl=False)
+        for piece in [text] if isinstance(text, str) else text:
+            click.echo(piece, nl=False)
     else:
         write_output(output, text, force)
 
@@ -505,6 +507,7 @@ ANALYZE_FORMATS = ANALYSIS.names
     "'-' for stdout. Default: <input-stem>.roofline.html next to the first input."
 )
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernels in the summary.")
+@click.option("--pretty", is_flag=True, help="JSON indented by two spaces (default: compact, one line).")
 @analysis_options
 @common_options
 def analyze_command(
@@ -514,6 +517,7 @@ def analyze_command(
     force: bool,
     open_browser: bool,
     top: int,
+    pretty: bool,
     kernel: tuple[str, ...],
     nvtx: tuple[str, ...],
     device: str | None,
@@ -538,7 +542,7 @@ def analyze_command(
         ANALYSIS,
         fmt,
         run,
-        Options(top=top),
+        Options(top=top, pretty=pretty),
         output,
         lambda suffix: default_output(paths, f".roofline{suffix}"),
         force,
@@ -580,11 +584,11 @@ def _render(
         if output is not None and str(output) == "-":
             raise click.UsageError(f"{fmt} is a folder of files: -o names the folder, not '-'")
         files = renderer.render(subject, options)
-        assert not isinstance(files, str)
+        assert isinstance(files, Mapping)
         _write_folder(output or default(entry.suffix), files, force)
         return
     text_out = renderer.render(subject, options)
-    assert isinstance(text_out, str)
+    assert not isinstance(text_out, Mapping)
     _emit(text_out, output, force)
 
 

@@ -131,14 +131,19 @@ def check_writable(path: Path, force: bool) -> None:
         raise OutputError(f"{path}: already exists; use --force to overwrite it, or -o to choose another name")
 
 
-def write_text(path: Path, text: str, force: bool = False) -> Path:
-    """Write ``text`` to ``path`` (UTF-8), never replacing a file unless ``force``; atomic (temp + rename)."""
+def write_text(path: Path, text: str | Iterable[str], force: bool = False) -> Path:
+    """Write ``text`` (a string, or pieces written as they come) to ``path`` (UTF-8), never replacing a file
+    unless ``force``; atomic (temp + rename)."""
     check_writable(path, force)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # same folder (rename is atomic), umask honoured
     try:
         try:
             with tmp.open("x", encoding="utf-8", newline="") as fh:
-                fh.write(text)
+                if isinstance(text, str):
+                    fh.write(text)
+                else:
+                    for piece in text:
+                        fh.write(piece)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)

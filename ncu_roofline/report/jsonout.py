@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import __version__
@@ -76,128 +78,270 @@ def _list(v: Any) -> list[str]:
     return [] if not text else [x.strip() for x in text.split(",")]
 
 
-def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return tuple(row[k] for k in LAUNCH_KEY)
+# Whole columns at once: what _num, _str, _int and _bool do to each value, over a column (plain Python values,
+# None for a missing one), so that a launch's object is built from list items, not from per-row records.
 
 
-def _groups(frame: pd.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
-    """The rows of ``frame`` as records, grouped by launch key (one pass, input order kept)."""
-    out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in records(frame):
-        out.setdefault(_key(row), []).append(row)
+def _objects(s: pd.Series) -> list[Any]:
+    """The values of ``s`` as Python objects, None where missing."""
+    a = s.to_numpy(dtype=object, copy=True)
+    a[pd.isna(a)] = None
+    values: list[Any] = a.tolist()
+    return values
+
+
+def _nums(s: pd.Series) -> list[float | None]:
+    try:
+        a = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        a = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    out = a.astype(object)
+    out[~np.isfinite(a)] = None
+    values: list[float | None] = out.tolist()
+    return values
+
+
+def _strs(s: pd.Series) -> list[str | None]:
+    if isinstance(s.dtype, pd.StringDtype):
+        values: list[str | None] = _objects(s)
+        return values
+    return [_str(v) for v in s.tolist()]
+
+
+def _ints(s: pd.Series) -> list[int | None]:
+    return [_int(v) for v in s.tolist()]
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """``frame[name]``, or a column of None where the frame has no such column."""
+    if name in frame.columns:
+        return frame[name]
+    return pd.Series([None] * len(frame), index=frame.index, dtype=object)
+
+
+def _bools(s: pd.Series) -> list[bool | None]:
+    return [_bool(v) for v in s.tolist()]
+
+
+def _positions(launches: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """Group codes by LAUNCH_KEY: one per launch row, one per ``frame`` row (equal codes, equal keys), and the
+    number of codes."""
+    keys = pd.concat([launches[list(LAUNCH_KEY)], frame[list(LAUNCH_KEY)]], ignore_index=True)
+    codes = keys.groupby(list(LAUNCH_KEY), dropna=False, sort=False).ngroup().to_numpy()
+    n = len(launches)
+    return codes[:n], codes[n:], int(codes.max()) + 1 if len(codes) else 0
+
+
+def _grouped(codes: np.ndarray, n: int, items: list[Any]) -> list[list[Any]]:
+    """``items`` (one per frame row) in lists by group code, input order kept."""
+    out: list[list[Any]] = [[] for _ in range(n)]
+    for c, item in zip(codes.tolist(), items, strict=True):
+        out[c].append(item)
     return out
 
 
-def roofline_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The roofline rows of one launch as JSON objects: precisions with achieved work > 0, every level."""
-    keep = [x for x in roof if (_num(x["achieved_flops"]) or 0.0) > 0]
+def _roofline_items(roof: pd.DataFrame) -> tuple[list[dict[str, Any] | None], list[dict[str, Any] | None]]:
+    """Per roofline row: its ``roofline`` object (None unless achieved work > 0) and its ``memory`` object (None
+    unless it is the first row of its launch and level: traffic is precision-independent)."""
+    cols = {
+        c: _nums(roof[c])
+        for c in (
+            "achieved_flops",
+            "achieved_bytes_per_s",
+            "intensity",
+            "peak_flops",
+            "peak_bytes_per_s",
+            "ridge_intensity",
+            "attainable_flops",
+            "roof_fraction",
+            "bandwidth_fraction",
+        )
+    }
+    text = {
+        c: _strs(_column(roof, c))
+        for c in ("precision", "level", "dtype", "series", "bound", "work_recipe", "traffic_recipe")
+    }
+    estimate = _bools(_column(roof, "estimate"))
+    level_key = roof["level"].astype(object).map(str)
+    first = ~pd.concat([roof[list(LAUNCH_KEY)], level_key.rename("_level")], axis=1).duplicated().to_numpy()
+    rows: list[dict[str, Any] | None] = []
+    memory: list[dict[str, Any] | None] = []
+    for i in range(len(roof)):
+        flops = cols["achieved_flops"][i]
+        rows.append(
+            {
+                "precision": text["precision"][i],
+                "level": text["level"][i],
+                "dtype": text["dtype"][i],
+                "series": text["series"][i],
+                "achieved_flops": flops,
+                "achieved_bytes_per_s": cols["achieved_bytes_per_s"][i],
+                "intensity": cols["intensity"][i],
+                "peak_flops": cols["peak_flops"][i],
+                "peak_bytes_per_s": cols["peak_bytes_per_s"][i],
+                "ridge_intensity": cols["ridge_intensity"][i],
+                "attainable_flops": cols["attainable_flops"][i],
+                "roof_fraction": cols["roof_fraction"][i],
+                "bound": text["bound"][i],
+                "work_recipe": text["work_recipe"][i],
+                "traffic_recipe": text["traffic_recipe"][i],
+                "estimate": estimate[i],
+            }
+            if (flops or 0.0) > 0
+            else None
+        )
+        memory.append(
+            {
+                "level": text["level"][i],
+                "achieved_bytes_per_s": cols["achieved_bytes_per_s"][i],
+                "peak_bytes_per_s": cols["peak_bytes_per_s"][i],
+                "fraction": cols["bandwidth_fraction"][i],
+                "recipe": text["traffic_recipe"][i],
+            }
+            if first[i]
+            else None
+        )
+    return rows, memory
+
+
+def _hint_items(hints: pd.DataFrame) -> list[dict[str, Any]]:
+    """One ``hints`` object per hint row; every row's evidence parsed in one pass."""
+    evidence_text = _strs(hints["evidence"])
+    present = [t for t in evidence_text if t]
+    parsed = iter(json.loads("[" + ",".join(present) + "]") if present else [])
+    evidence = [next(parsed) if t else [] for t in evidence_text]
+    ids, severity, source = _strs(hints["hint"]), _strs(hints["severity"]), _strs(hints["source"])
+    message, advice, speedup = _strs(hints["message"]), _strs(hints["advice"]), _nums(hints["estimated_speedup"])
     return [
         {
-            "precision": _str(x["precision"]),
-            "level": _str(x["level"]),
-            "dtype": _str(x["dtype"]),
-            "series": _str(x["series"]),
-            "achieved_flops": _num(x["achieved_flops"]),
-            "achieved_bytes_per_s": _num(x["achieved_bytes_per_s"]),
-            "intensity": _num(x["intensity"]),
-            "peak_flops": _num(x["peak_flops"]),
-            "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
-            "ridge_intensity": _num(x["ridge_intensity"]),
-            "attainable_flops": _num(x["attainable_flops"]),
-            "roof_fraction": _num(x["roof_fraction"]),
-            "bound": _str(x["bound"]),
-            "work_recipe": _str(x.get("work_recipe")),
-            "traffic_recipe": _str(x.get("traffic_recipe")),
-            "estimate": _bool(x.get("estimate")),
+            "id": ids[i],
+            "severity": severity[i],
+            "source": source[i],
+            "message": message[i],
+            "advice": advice[i],
+            "evidence": evidence[i],
+            "estimated_speedup": speedup[i],
         }
-        for x in keep
+        for i in range(len(hints))
     ]
 
 
-def memory_rows(roof: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The three bandwidth roofs of one launch (the first row per level: traffic is precision-independent)."""
-    first: dict[str, dict[str, Any]] = {}
-    for x in roof:
-        first.setdefault(str(x["level"]), x)
-    return [
-        {
-            "level": _str(x["level"]),
-            "achieved_bytes_per_s": _num(x["achieved_bytes_per_s"]),
-            "peak_bytes_per_s": _num(x["peak_bytes_per_s"]),
-            "fraction": _num(x["bandwidth_fraction"]),
-            "recipe": _str(x.get("traffic_recipe")),
-        }
-        for x in first.values()
-    ]
+def _launch_recipes(recipes: pd.DataFrame, launches: pd.DataFrame) -> list[dict[str, str]]:
+    """Per launch (rows of ``launches``): {figure: recipe} of the recipes frame (index LAUNCH_KEY), figures
+    without a recipe left out."""
+    n = len(launches)
+    if not len(recipes.columns) or not len(recipes):
+        return [{} for _ in range(n)]
+    recipes = recipes[~recipes.index.duplicated(keep="last")]
+    keys = pd.MultiIndex.from_frame(launches[list(LAUNCH_KEY)])
+    at = recipes.index.get_indexer(keys)
+    names = [str(f) for f in recipes.columns]
+    columns = [_strs(recipes[f]) for f in recipes.columns]
+    out: list[dict[str, str]] = []
+    for i in range(n):
+        p = int(at[i])
+        row: dict[str, str] = {}
+        if p >= 0:
+            for f, c in zip(names, columns, strict=True):
+                v = c[p]
+                if v is not None:
+                    row[f] = v
+        out.append(row)
+    return out
 
 
-def _hint_rows(hints: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": _str(x["hint"]),
-            "severity": _str(x["severity"]),
-            "source": _str(x["source"]),
-            "message": _str(x["message"]),
-            "advice": _str(x["advice"]),
-            "evidence": json.loads(str(x["evidence"])) if _str(x["evidence"]) else [],
-            "estimated_speedup": _num(x["estimated_speedup"]),
-        }
-        for x in hints
-    ]
+def launch_objects(analysis: Analysis, chunk: int = 1024) -> Iterator[list[dict[str, Any]]]:
+    """The ``launches`` objects (keys in the module docstring), in launch order, ``chunk`` at a time: built
+    from whole columns of the analysis frames, so a large report need not hold every object at once."""
+    lf, vf = analysis.launches, analysis.verdicts
+    n = len(lf)
+    if not n:
+        return
+    util, roof, hints = analysis.utilization, analysis.roofline, analysis.hints
+    # launches come first in each factorisation, so their codes are the same in the three
+    l_codes, u_codes, n_util = _positions(lf, util)
+    _, r_codes, n_roof = _positions(lf, roof)
+    _, h_codes, n_hints = _positions(lf, hints)
+    units = [str(u) for u in util["unit"].tolist()]
+    keep_unit = np.array([not u.startswith("limiter_") for u in units], dtype=bool)
+    unit_values = _nums(util["value"])
+    util_groups = _grouped(
+        u_codes[keep_unit], n_util, [(u, v) for u, v, k in zip(units, unit_values, keep_unit, strict=True) if k]
+    )
+    roof_rows, memory_items = _roofline_items(roof)
+    roof_groups = _grouped(r_codes, n_roof, roof_rows)
+    memory_groups = _grouped(r_codes, n_roof, memory_items)
+    hint_groups = _grouped(h_codes, n_hints, _hint_items(hints))
+
+    lcol = {c: _strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
+    lint = {c: _ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
+    duration = _nums(lf["duration_ns"])
+    vstr = {
+        c: _strs(vf[c])
+        for c in ("limiter", "compute_pipe", "regime", "basis", "reason", "missing", "pipe_basis", "explanation")
+    }
+    vstr["ncu_bottleneck"] = _strs(vf["ncu_bottleneck"])
+    vnum = {c: _nums(vf[c]) for c in ("roof_fraction", "headroom", "time_at_roof_ns")}
+    unmeasured = [_list(v) for v in vf["unmeasured"].tolist()]
+    partial = _bools(vf["partial"])
+    recipes = _launch_recipes(analysis.recipes, lf)
+    not_checked = [[] if t is None else t.split("; ") for t in _strs(_column(vf, "not_checked"))]
+    scores = {lim: _nums(vf[f"score_{lim}"]) for lim in LIMITERS}
+    agrees = _bools(vf["agrees_with_ncu"])
+    codes = l_codes.tolist()
+    for start in range(0, n, chunk):
+        out = []
+        for i in range(start, min(n, start + chunk)):
+            c = codes[i]
+            out.append(
+                {
+                    "report": lcol["report"][i],
+                    "id": lint["launch_id"][i],
+                    "process_id": lint["process_id"][i],
+                    "kernel": lcol["kernel_name"][i],
+                    "display_name": lcol["display_name"][i],
+                    "nvtx_path": lcol["nvtx_path"][i],
+                    "grid_size": lint["grid_size"][i],
+                    "block_size": lint["block_size"][i],
+                    "duration_ns": duration[i],
+                    "limiter": vstr["limiter"][i],
+                    "compute_pipe": vstr["compute_pipe"][i],
+                    "regime": vstr["regime"][i],
+                    "basis": vstr["basis"][i],
+                    "reason": vstr["reason"][i],
+                    "missing": vstr["missing"][i],
+                    "unmeasured": unmeasured[i],
+                    "partial": partial[i],
+                    "recipes": recipes[i],
+                    "pipe_basis": vstr["pipe_basis"][i],
+                    "roof_fraction": vnum["roof_fraction"][i],
+                    "headroom": vnum["headroom"][i],
+                    "time_at_roof_ns": vnum["time_at_roof_ns"][i],
+                    "scores": {lim: scores[lim][i] for lim in LIMITERS},
+                    "explanation": vstr["explanation"][i],
+                    "ncu_bottleneck": vstr["ncu_bottleneck"][i],
+                    "agrees_with_ncu": agrees[i],
+                    "not_checked": not_checked[i],
+                    "utilization": dict(util_groups[c]),
+                    "memory": [x for x in memory_groups[c] if x is not None],
+                    "roofline": [x for x in roof_groups[c] if x is not None],
+                    "hints": list(hint_groups[c]),
+                }
+            )
+        yield out
 
 
 def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any]:
     """The JSON document as Python objects (see the module docstring for the keys); the ``summary`` part
     serialises ``summary`` (``ncu_roofline.summary.summarize(analysis)`` unless given)."""
+    doc = _document(analysis, summary)
+    doc["launches"] = [x for part in launch_objects(analysis) for x in part]
+    return doc
+
+
+def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
+    """The document without its ``launches``."""
     summary = summarize(analysis) if summary is None else summary
-    util = _groups(analysis.utilization)
-    roof = _groups(analysis.roofline)
-    hints = _groups(analysis.hints)
-    recipes = {
-        tuple(key): {str(f): _str(v) for f, v in row.items()}
-        for key, row in zip(analysis.recipes.index, records(analysis.recipes), strict=True)
-    }
-    launches = []
-    for lrow, vrow in zip(records(analysis.launches), records(analysis.verdicts), strict=True):
-        k = _key(lrow)
-        u, r, h, rec = util.get(k), roof.get(k), hints.get(k), recipes.get(k)
-        launches.append(
-            {
-                "report": _str(lrow["report"]),
-                "id": _int(lrow["launch_id"]),
-                "process_id": _int(lrow["process_id"]),
-                "kernel": _str(lrow["kernel_name"]),
-                "display_name": _str(lrow["display_name"]),
-                "nvtx_path": _str(lrow["nvtx_path"]),
-                "grid_size": _int(lrow["grid_size"]),
-                "block_size": _int(lrow["block_size"]),
-                "duration_ns": _num(lrow["duration_ns"]),
-                "limiter": _str(vrow["limiter"]),
-                "compute_pipe": _str(vrow["compute_pipe"]),
-                "regime": _str(vrow["regime"]),
-                "basis": _str(vrow["basis"]),
-                "reason": _str(vrow["reason"]),
-                "missing": _str(vrow["missing"]),
-                "unmeasured": _list(vrow["unmeasured"]),
-                "partial": _bool(vrow["partial"]),
-                "recipes": {} if rec is None else {f: r for f, r in rec.items() if r is not None},
-                "pipe_basis": _str(vrow["pipe_basis"]),
-                "roof_fraction": _num(vrow["roof_fraction"]),
-                "headroom": _num(vrow["headroom"]),
-                "time_at_roof_ns": _num(vrow["time_at_roof_ns"]),
-                "scores": {lim: _num(vrow[f"score_{lim}"]) for lim in LIMITERS},
-                "explanation": _str(vrow["explanation"]),
-                "ncu_bottleneck": _str(vrow["ncu_bottleneck"]),
-                "agrees_with_ncu": _bool(vrow["agrees_with_ncu"]),
-                "not_checked": [] if _str(vrow.get("not_checked")) is None else str(vrow["not_checked"]).split("; "),
-                "utilization": {}
-                if u is None
-                else {str(x["unit"]): _num(x["value"]) for x in u if not str(x["unit"]).startswith("limiter_")},
-                "memory": [] if r is None else memory_rows(r),
-                "roofline": [] if r is None else roofline_rows(r),
-                "hints": [] if h is None else _hint_rows(h),
-            }
-        )
 
     def time_rows(column: str, t: pd.DataFrame) -> list[dict[str, Any]]:
         return [
@@ -228,7 +372,6 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
             }
             for x in records(src)
         ],
-        "launches": launches,
         "summary": {
             "by_limiter": time_rows("limiter", summary.by_limiter),
             "by_regime": time_rows("regime", summary.by_regime),
@@ -283,13 +426,30 @@ def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any
     }
 
 
-def render_json(analysis: Analysis, summary: Summary | None = None) -> str:
-    """The JSON document as text: sorted keys, two-space indent, deterministic."""
-    return json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
+def json_chunks(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> Iterator[str]:
+    """The JSON document as text, in pieces (write each as it comes: a large report's document is never whole in
+    memory): sorted keys, deterministic; compact (no spaces) unless ``pretty`` (two-space indent)."""
+    if pretty:
+        yield json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
+        return
+    encode = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":")).encode
+    rest = _document(analysis, summary)
+    assert min(rest) > "launches"  # sorted keys: "launches" comes first
+    yield '{"launches":['
+    first = True
+    for part in launch_objects(analysis):
+        yield ("" if first else ",") + encode(part)[1:-1]
+        first = False
+    yield "]," + encode(rest)[1:] + "\n"
 
 
-def _render(run: Run, _options: Options) -> str:
-    return render_json(run.analysis, run.summary)
+def render_json(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> str:
+    """The JSON document as text (``json_chunks`` joined)."""
+    return "".join(json_chunks(analysis, summary, pretty=pretty))
+
+
+def _render(run: Run, options: Options) -> Iterator[str]:
+    return json_chunks(run.analysis, run.summary, pretty=options.pretty)
 
 
 JSON: FunctionRenderer[Run] = FunctionRenderer("json", ".json", _render)

@@ -2,7 +2,8 @@
 
 A renderer is an object with a ``name`` (the ``--format`` value), a ``suffix`` (the file suffix of its output:
 ``-o x.json`` picks the renderer whose suffix is ``.json``) and ``render(subject, options)``, which returns the
-output: text, or for a folder format (Parquet) the files as ``{relative path: bytes}``. Renderers never compute
+output: text (whole, or in pieces), or for a folder format (Parquet) the files as ``{relative path: bytes}``.
+Renderers never compute
 a metric: an analysis is rendered from its :class:`Run`, which builds the Summary and the view model once and
 shares them between every renderer of the run.
 
@@ -13,7 +14,7 @@ registry imports a renderer's module only when that format is used, so the comma
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Generic, Protocol, TypeVar
@@ -23,8 +24,9 @@ from ..diff import Diff
 from ..summary import Summary, summarize
 from .viewmodel import ReportView, build_view
 
-#: What ``render`` returns: text, or the files of a folder format by relative path.
-Output = str | Mapping[str, bytes]
+#: What ``render`` returns: text, text in pieces (an iterator of str, written as they come, so a large output is
+#: never whole in memory), or the files of a folder format by relative path.
+Output = str | Iterator[str] | Mapping[str, bytes]
 
 S_contra = TypeVar("S_contra", contravariant=True)
 S = TypeVar("S")
@@ -41,6 +43,8 @@ class Options:
     color: bool = False
     #: Page title (HTML); the input names when None.
     title: str | None = None
+    #: Indented JSON (two spaces) instead of compact.
+    pretty: bool = False
 
 
 class Renderer(Protocol[S_contra]):
