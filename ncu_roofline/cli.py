@@ -779,7 +779,7 @@ def sections_command(dest: Path | None, ncu_spec: str | None, force: bool) -> No
     commands to profile with them. With --copy, write them in the form that ncu loads (ncu 2022.3 and newer)."""
     from .errors import NcuRooflineError
     from .sectionforms import NEWEST_FORM, FormChoice
-    from .sections import copy_sections, describe, ncu_report, resolve_ncu, section_folder
+    from .sections import COPY_PLACEHOLDER, copy_sections, describe, ncu_report, resolve_ncu, section_folder
 
     if force and dest is None:
         raise click.UsageError("--force goes with --copy DIR")
@@ -793,7 +793,10 @@ def sections_command(dest: Path | None, ncu_spec: str | None, force: bool) -> No
         note(f"wrote {', '.join(p.name for p in copied)} to {dest} in the ncu {form_choice.form.version} form")
         folder = dest.resolve()  # the printed commands work from any folder
     lines, check = ncu_report(choice, folder)
-    click.echo(describe(folder, lines), nl=False)
+    # the printed commands: with the files this ncu loads, run by the ncu named with --ncu (else the one on PATH)
+    profile_folder = Path(COPY_PLACEHOLDER) if dest is None and check is not None and not check.loads() else None
+    run_with = choice.command if ncu_spec is not None and choice.command is not None else "ncu"
+    click.echo(describe(folder, lines, profile_folder=profile_folder, ncu=run_with), nl=False)
     if dest is not None and check is not None and not check.loads():
         raise NcuRooflineError(f"ncu {choice.version} does not load the files written to {dest} (listed above)")
 

@@ -240,26 +240,28 @@ class ProfileCommand:
     command: str
 
 
-def profile_steps(folder: Path, app: str = APP_PLACEHOLDER) -> list[ProfileCommand]:
-    """The ncu command lines that profile ``app`` with the sections in ``folder``, each with its purpose."""
+def profile_steps(folder: Path, app: str = APP_PLACEHOLDER, ncu: str = "ncu") -> list[ProfileCommand]:
+    """The ncu command lines that profile ``app`` with the sections in ``folder``, each with its purpose
+    (``ncu``: the ncu executable to name in them)."""
     where = shlex.quote(str(folder))
+    run = shlex.quote(ncu)
     full, lite = VARIANTS["full"][1], VARIANTS["lite"][1]
     return [
         ProfileCommand(
             "one run, details CSV straight to a file (ncu-roofline skips the application's own output in it)",
-            f"ncu --section-folder {where} --section {full} --csv {app} > report.csv",
+            f"{run} --section-folder {where} --section {full} --csv {app} > report.csv",
         ),
         ProfileCommand(
             "or keep a report (opens in the ncu GUI with the roofline charts): writes report.ncu-rep",
-            f"ncu --section-folder {where} --section {full} -o report {app}",
+            f"{run} --section-folder {where} --section {full} -o report {app}",
         ),
         ProfileCommand(
             "... and export its details page later, on any machine with ncu",
-            "ncu -i report.ncu-rep --csv > report.csv",
+            f"{run} -i report.ncu-rep --csv > report.csv",
         ),
         ProfileCommand(
             "long applications: the lite variant, fewer replay passes (no tensor roofline, no SOL %)",
-            f"ncu --section-folder {where} --section {lite} --csv {app} > report.csv",
+            f"{run} --section-folder {where} --section {lite} --csv {app} > report.csv",
         ),
     ]
 
@@ -305,17 +307,26 @@ def ncu_report(choice: NcuChoice, folder: Path) -> tuple[list[str], LoadCheck | 
     return lines, check
 
 
-def describe(folder: Path | None = None, ncu_lines: list[str] | None = None) -> str:
+def describe(
+    folder: Path | None = None,
+    ncu_lines: list[str] | None = None,
+    *,
+    profile_folder: Path | None = None,
+    ncu: str = "ncu",
+) -> str:
     """What ``ncu-roofline sections`` prints: the folder, the files, what the ncu at hand makes of them
-    (``ncu_lines``, from :func:`ncu_report`), and the commands to profile with them."""
+    (``ncu_lines``, from :func:`ncu_report`), and the commands to profile with them: with the sections in
+    ``profile_folder`` (default: ``folder``; the copy to write, where the ncu at hand does not load ``folder``),
+    run by ``ncu``."""
     folder = folder or section_folder()
     lines = [f"ncu-roofline section files: {folder}"]
     for variant, (file_name, identifier, set_name) in VARIANTS.items():
         lines.append(f"  {identifier:<16} {file_name:<26} variant {variant}, set {set_name}")
     if ncu_lines:
         lines += ["", *ncu_lines]
-    lines += ["", f"Profile (replace {APP_PLACEHOLDER} with your application and its arguments):"]
-    for step in profile_steps(folder):
+    where = "" if profile_folder is None else f", once the files are written to {profile_folder}"
+    lines += ["", f"Profile (replace {APP_PLACEHOLDER} with your application and its arguments{where}):"]
+    for step in profile_steps(profile_folder or folder, ncu=ncu):
         lines += [f"  # {step.purpose}", f"  {step.command}"]
     lines += [
         "",

@@ -294,6 +294,13 @@ def test_sections_says_the_files_do_not_load_and_gives_the_command(tmp_path: Pat
     assert "do not load in it" in output
     assert 'Unknown enumeration value of "CC_100"' in output
     assert f"ncu-roofline sections --copy ./ncu-roofline-sections --ncu {ncu}" in output
+    # the profile commands use the files it will load, not the ones it refused
+    assert "ncu --section-folder ncu-roofline-sections --section NcuRoofline --csv ./app" in output
+    assert f"--section-folder {sections.section_folder()} --section" not in output
+    # an ncu named with --ncu is the one the commands run
+    code, output = run_cli("sections", "--ncu", str(ncu), path="/usr/bin:/bin")
+    assert code == EXIT_OK, output
+    assert f"{ncu} --section-folder ncu-roofline-sections --section NcuRooflineLite --csv ./app" in output
 
 
 def test_without_ncu_the_copy_is_the_newest_form_and_says_how_to_write_an_older_one(tmp_path: Path) -> None:
