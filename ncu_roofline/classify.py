@@ -450,7 +450,7 @@ def stall_summary(quant: pd.DataFrame) -> np.ndarray:
     for k in range(order.shape[1]):
         pick = order[:, k]
         val = share[np.arange(n), pick]
-        part = names[pick] + " " + np.array([f"{v:.0%}" for v in val], dtype=object)
+        part = names[pick] + " " + np.rint(val * 100).astype(np.int64).astype(str).astype(object) + "%"
         keep = val >= STALL_SHARE
         text = np.where(keep, np.where(text == "", part, text + ", " + part), text)
     found = np.where(text == "", f"no stall reason above {STALL_SHARE:.0%} of the warp cycles", "stalls: " + text)

@@ -225,7 +225,10 @@ class Text:
 
     def f(self, values: Arr, spec: str) -> pd.Series:
         vals = np.asarray(values, dtype=np.float64)[self.idx]
-        return pd.Series([format(float(v), spec) for v in vals], dtype=object)
+        # each distinct value formatted once (repeated launches of a kernel share most figures)
+        uniq, inverse = np.unique(vals, return_inverse=True)
+        text = np.array([format(float(v), spec) for v in uniq], dtype=object)
+        return pd.Series(text[np.asarray(inverse).reshape(-1)] if len(uniq) else text, dtype=object)
 
     def pick(self, cond: Arr, yes: str | pd.Series, no: str | pd.Series) -> pd.Series:
         c = np.asarray(cond, dtype=bool)[self.idx]
