@@ -333,6 +333,13 @@ def _is(f: Frame, column: str, *values: str) -> Arr:
     return out
 
 
+def gemm_named(f: Frame) -> Arr:
+    """True where the kernel name says matrix multiply or convolution (GEMM_NAME), matched once per name."""
+    names, inverse = np.unique(f.kernel_name.astype(str), return_inverse=True)
+    out: Arr = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[np.asarray(inverse).reshape(-1)]
+    return out
+
+
 def idle_issue_share(f: Frame) -> Arr:
     """Latency evidence: the share of scheduler cycles with no instruction issued (1 - One or More Eligible),
     else 1 - the SM's issue-slot use. The most a latency fix can save (capped at the headroom)."""
@@ -467,8 +474,13 @@ def low_occupancy(f: Frame) -> Found:
     one_block = np.zeros(f.n, dtype=bool)
     for k in ("occupancy_limit_registers", "occupancy_limit_shared_mem"):
         one_block |= lim[k] & (f.get(k) == 1)
-    near = _ge(f.unit("pipe_tensor"), NEAR_ROOF) | _ge(f.number("utilization"), NEAR_ROOF)
-    by_design = one_block & near
+    # limited by design: one block per SM by registers/shared memory and either near a roof (tensor pipe or the
+    # limiting unit at NEAR_ROOF) or a matrix-multiply kernel using its tensor cores (a warp-specialised GEMM
+    # whose tensor work the SOL figures may not count)
+    tensor = f.unit("pipe_tensor")
+    near = _ge(tensor, NEAR_ROOF) | _ge(f.number("utilization"), NEAR_ROOF)
+    gemm_tiles = gemm_named(f) & (_ge(tensor, TENSOR_IDLE) | np.isnan(tensor))
+    by_design = one_block & (near | gemm_tiles)
     gap = _lt(achieved, OCCUPANCY_GAP * theoretical)
 
     def message(t: Text) -> pd.Series:
@@ -884,8 +896,7 @@ def low_cache_hit_rate(f: Frame) -> Found:
     bound="1 - time at the TF32 tensor roof (capped by the launch's memory roofs) / time now, capped at the headroom.",
 )
 def fp32_instead_of_tensor(f: Frame) -> Found:
-    names, inverse = np.unique(f.kernel_name.astype(str), return_inverse=True)
-    named = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[np.asarray(inverse).reshape(-1)]
+    named = gemm_named(f)
     roof32, rule32 = f.unit("fp32"), f.ncu_figure("ncu_fp32_pct") / 100.0
     # the FP32 level: the FLOP roof, else ncu's SOLFPRoofline text, else the FMA pipe where the verdict's pipe
     # is FP32 (a raw page without FLOP counters)

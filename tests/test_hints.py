@@ -440,3 +440,17 @@ def test_fp32_instead_of_tensor_from_the_fma_pipe(llm: Analysis) -> None:
     blind = dataclasses.replace(f, units=units).with_quantity("ffma_per_cycle", nan)
     hints, _ = evaluate(blind)
     assert set(hints[hints["hint"] == "fp32_instead_of_tensor"]["launch_id"].astype(int)) == {11}
+
+
+def test_low_occupancy_of_a_gemm_by_design(micro: Analysis) -> None:
+    # the same one-block-per-SM launch named like a warp-specialised GEMM with its tensor pipe busy at 20 %
+    # (its SOL figures low: the case of a Blackwell GEMM): limited by design, no register/tile advice
+    f = _frame(micro)
+    units = f.units.copy()
+    units.loc[10, "pipe_tensor"] = 0.20
+    names = f.kernel_name.copy()
+    names[10] = "sm100_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x64_warpspecialized"
+    hints, _ = evaluate(dataclasses.replace(f, units=units, kernel_name=names))
+    row = hints[(hints["hint"] == "low_occupancy") & (hints["launch_id"] == 10)].iloc[0]
+    assert row["severity"] == "low" and "by design" in row["message"]
+    assert "registers" not in row["advice"] and "smaller tiles" not in row["advice"]
