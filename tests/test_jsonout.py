@@ -109,3 +109,21 @@ def test_cli_json() -> None:
     result = CliRunner().invoke(main, [str(data("micro_full.raw.csv")), "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["launches"][0]["limiter"] == "hbm"
+
+
+def test_json_says_what_was_not_checked_and_what_a_fix_recovers() -> None:
+    # llm_full's details page has no FLOP counts: the compute-bound softmax (5) lists non_fp_compute as not
+    # checked; every estimate stays within its launch's headroom; findings carry recoverable GPU time
+    d = to_dict(analyze(ncu_roofline.read(data("llm_full.details.csv"))))
+    by_id = {x["id"]: x for x in d["launches"]}  # type: ignore[index,union-attr]
+    nc = by_id[5]["not_checked"]
+    assert isinstance(nc, list) and any(s.startswith("non_fp_compute: FLOP counts") for s in nc)
+    for x in d["launches"]:  # type: ignore[union-attr]
+        assert x["roof_fraction"] is None or x["roof_fraction"] == pytest.approx(1 - x["headroom"])
+        for h in x["hints"]:
+            if h["estimated_speedup"] is not None:
+                assert h["estimated_speedup"] <= x["headroom"] + 1e-12
+    findings = d["summary"]["findings"]  # type: ignore[index]
+    assert all("recoverable_share" in f for f in findings)
+    ours = [f for f in findings if f["source"] == "ncu-roofline" and f["recoverable_share"] is not None]
+    assert [f["recoverable_share"] for f in ours] == sorted((f["recoverable_share"] for f in ours), reverse=True)
