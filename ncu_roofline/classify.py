@@ -44,7 +44,7 @@ import pandas as pd
 
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY, launch_index
-from .ncurules import fp_roofline, high_pipe, sol_bottleneck
+from .ncurules import cpi_stall, fp_roofline, high_pipe, sol_bottleneck
 from .quantities import STALL_REASONS
 from .sections import profile_commands, section_folder
 
@@ -427,14 +427,24 @@ def _finite(v: Any) -> bool:
 STALL_SECTION = "--section WarpStateStats, exported with --page raw"
 
 
-def stall_summary(quant: pd.DataFrame) -> np.ndarray:
+def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | None = None) -> np.ndarray:
     """Per launch (positional): the dominant warp stall reasons, "stalls: long scoreboard 45 %, ..." (each
-    reason's share of the warp cycles per issued instruction, those at or above STALL_SHARE, at most three),
-    else where the export has no stall breakdown, the section that collects it. Takes the quantities
-    (``stall_*`` columns, ``warp_cycles_per_issue``)."""
+    reason's share of the warp cycles per issued instruction, those at or above STALL_SHARE, at most three);
+    without the stall metrics, ncu's CPIStall rule message (a details page); else the section that collects
+    them. Takes the quantities (``stall_*`` columns, ``warp_cycles_per_issue``, index LAUNCH_KEY) and ncu's
+    rule rows."""
     n = len(quant)
     cols = [f"stall_{r}" for r in STALL_REASONS if f"stall_{r}" in quant.columns and r != "selected"]
     missing = np.full(n, f"stall reasons not collected ({STALL_SECTION})", dtype=object)
+    if rules is not None and len(rules) and "rule" in rules.columns:
+        cpi = cpi_stall(rules).reindex(quant.index)
+        what = cpi["ncu_stall"].astype("string").fillna("").to_numpy(dtype=object)
+        cyc = cpi["ncu_stall_cycles"].to_numpy(dtype=float)
+        said = (
+            "stalls (ncu's CPIStall rule): " + np.char.mod("%.1f", cyc).astype(object)
+            + " cycles per instruction " + what
+        )  # fmt: skip
+        missing = np.where(what != "", said, missing)
     if not cols:
         return missing
     stalls = quant[cols].to_numpy(dtype=np.float64)
@@ -501,7 +511,7 @@ def classify(
     limiter, value = pick_limiter(score)
     duration = _col(quant, "duration")
     waves = _col(quant, "waves_per_sm")
-    stalls = stall_summary(quant)
+    stalls = stall_summary(quant, rules)
     rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
     pipe_rules = ncu_figures(rules, quant.index)
     command = profile_command()

@@ -147,3 +147,36 @@ def fp_roofline(rules: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame({"ncu_fp32_pct": fp32, "ncu_fp64_pct": fp64}, index=launch_index(r), dtype=float)
     out: pd.DataFrame = frame[~frame.index.duplicated(keep="first")]
     return out
+
+
+#: CPIStall: "each warp of this workload spends <x> cycles being stalled <what>." and IssueSlotUtilization:
+#: "each scheduler only issues an instruction every <y> cycles".
+_CPI_STALL = re.compile(r"spends (?P<cycles>[\d.]+) cycles being stalled (?P<what>[^.]+?)\.(?:\s|$)")
+_ISSUE_EVERY = re.compile(r"issues an instruction every (?P<cycles>[\d.]+) cycles")
+
+
+def cpi_stall(rules: pd.DataFrame) -> pd.DataFrame:
+    """ncu's dominant warp stall per launch, from its CPIStall rule message (the details page says in words
+    what the raw page's ``smsp__average_warps_issue_stalled_*`` metrics count): ncu_stall (what the warps wait
+    on), ncu_stall_cycles, and ncu_cycles_per_issue (IssueSlotUtilization). Index LAUNCH_KEY."""
+    r = _by_rule(rules, "CPIStall")
+    what: list[str | None] = []
+    cycles: list[float] = []
+    for text in r["description"].astype(str):
+        m = _CPI_STALL.search(text)
+        what.append(m.group("what").strip() if m else None)
+        cycles.append(float(m.group("cycles")) if m else np.nan)
+    frame = pd.DataFrame(
+        {"ncu_stall": pd.array(what, dtype="string"), "ncu_stall_cycles": np.array(cycles, dtype=float)},
+        index=launch_index(r),
+    )
+    frame = frame[frame["ncu_stall"].notna().to_numpy()]
+    frame = frame[~frame.index.duplicated(keep="first")]
+    issue = _by_rule(rules, "IssueSlotUtilization")
+    every = [
+        float(m.group("cycles")) if (m := _ISSUE_EVERY.search(t)) else np.nan for t in issue["description"].astype(str)
+    ]
+    per = pd.Series(every, index=launch_index(issue), dtype=float)
+    per = per[~per.index.duplicated(keep="first")]
+    frame["ncu_cycles_per_issue"] = per.reindex(frame.index).to_numpy(dtype=float)
+    return frame

@@ -435,3 +435,16 @@ def test_latency_verdicts_name_the_section_when_stalls_were_not_collected() -> N
     assert len(lat)
     for r in lat["reason"]:
         assert "stall reasons not collected (--section WarpStateStats" in str(r)
+
+
+def test_latency_verdicts_on_a_details_page_name_ncus_stall() -> None:
+    # micro_full's details page has no stall metrics, but ncu's CPIStall rule says it in words: low_occupancy's
+    # warps spend 49.5 cycles per instruction waiting on an L1TEX scoreboard dependency (the raw page's long
+    # scoreboard stall, 49.55)
+    a = analyze(ncu_roofline.read(data("micro_full.details.csv")))
+    reason = str(_by_id(a.verdicts).loc[10, "reason"])
+    assert reason.startswith("latency-bound")
+    assert (
+        "stalls (ncu's CPIStall rule): 49.5 cycles per instruction waiting for a scoreboard dependency on a L1TEX"
+        in reason
+    )

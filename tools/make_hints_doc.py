@@ -32,7 +32,8 @@ Each hint is a rule evaluated over every launch at once (`ncu_roofline.hints`). 
 
 Verdicts: a launch is *bound* when its limiting unit reaches `BOUND_THRESHOLD` of its peak; *latency*-bound
 when every unit is below it (the verdict leads with the regime, names the busiest unit as context and the
-dominant stall reasons, or the section that collects them); *launch*-bound when it is also shorter than
+dominant stall reasons (from the stall metrics, or ncu's CPIStall rule on a details page), or the section that
+collects them); *launch*-bound when it is also shorter than
 `LAUNCH_DURATION_S`. "% of roof" is one number everywhere (kernel table, terminal, chart hover, Markdown, CSV,
 JSON `roof_fraction`): the limiter's fraction of its peak, `1 - headroom`. GPU time by limiter counts bound
 launches only; latency- and launch-bound time are their own rows.
