@@ -22,7 +22,7 @@ from .quantities import breakdown_quantities, quantities, recipes
 from .roofline import roofline
 
 
-@dataclass
+@dataclass(repr=False)
 class Analysis:
     """Everything ncu-roofline concludes about a report.
 
@@ -46,6 +46,13 @@ class Analysis:
     verdicts: pd.DataFrame
     hints: pd.DataFrame
     recipes: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+
+    def __repr__(self) -> str:
+        """One line: the report, launches, kernels and GPU time (``print(analysis)`` does not dump the frames)."""
+        kernels = self.launches["kernel_name"].nunique() if "kernel_name" in self.launches else 0
+        d = pd.to_numeric(self.launches["duration_ns"], errors="coerce") if "duration_ns" in self.launches else None
+        t = "no GPU time" if d is None or d.isna().all() else f"{float(d.sum()) / 1e6:.3f} ms GPU time"
+        return f"<Analysis of {self.report!r}: {len(self.launches)} launches of {kernels} kernels, {t}>"
 
 
 def device_names(report: Report) -> pd.Series:

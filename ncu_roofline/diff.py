@@ -464,8 +464,11 @@ def kernel_changes(
         if group in points.index:
             row.update({str(k): v for k, v in points.loc[group].items()})
         hb, ha = hints_b.get(group, empty_hints), hints_a.get(group, empty_hints)
-        appeared = [h for h in ha.index if h not in hb.index] if len(lb) else []
-        gone = [h for h in hb.index if h not in ha.index] if len(la) else []
+        # ncu's own rules are compared only where both sides have rule results (a raw page has none): else every
+        # rule of the side that has them would read as a change (the caveat says so once)
+        appeared = [h for h in ha.index if h not in hb.index and (rules_b or ha.loc[h, "source"] != "ncu")]
+        gone = [h for h in hb.index if h not in ha.index and (rules_a or hb.loc[h, "source"] != "ncu")]
+        appeared, gone = (appeared if len(lb) else []), (gone if len(la) else [])
         row["hints_appeared"] = ", ".join(appeared) or None
         row["hints_gone"] = ", ".join(gone) or None
         mb, ma = measured_b.get(group, frozenset()), measured_a.get(group, frozenset())
@@ -525,6 +528,13 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
     da = sorted({str(x) for x in after.launches["device_name"].dropna()})
     if db and da and db != da:
         out.append(f"different GPUs: BEFORE ran on {', '.join(db)}, AFTER on {', '.join(da)}")
+    rb, ra = len(before.report.rules) > 0, len(after.report.rules) > 0
+    if rb != ra:
+        side, other = ("AFTER", "BEFORE") if rb else ("BEFORE", "AFTER")
+        out.append(
+            f"{side} has no ncu rule results (a raw or summary page), so ncu's own rules are not compared: "
+            f"those of {other} are not listed as changes; export the details page of both for them"
+        )
     vb = sorted({str(x) for x in before.report.source["ncu_version"].dropna()})
     va = sorted({str(x) for x in after.report.source["ncu_version"].dropna()})
     if vb and va and vb != va:

@@ -119,6 +119,36 @@ def uncompressed_size(path: Path) -> int:
     return size
 
 
+#: What the outputs ncu-roofline writes carry, so that a re-run may replace them without --force: the HTML pages'
+#: generator tag and the Markdown summary's first line (at the start), the JSON documents' ``tool`` (at the end,
+#: sorted keys). CSV and plain text carry none: an existing one needs --force.
+HEAD_MARKERS: tuple[bytes, ...] = (b'<meta name="generator" content="ncu-roofline', b"### ncu-roofline: ")
+TAIL_MARKERS: tuple[bytes, ...] = (b'"name": "ncu-roofline"',)
+MARKER_WINDOW = 4096
+
+
+def written_by_us(path: Path) -> bool:
+    """Whether ``path`` is a file ncu-roofline wrote (it carries one of the markers), or a folder holding only
+    a Parquet dataset in its layout (``<frame>/report=<name>/part-0.parquet``)."""
+    try:
+        if path.is_dir():
+            files = [p for p in path.rglob("*") if p.is_file()]
+            return bool(files) and all(
+                len(p.relative_to(path).parts) == 3
+                and p.name == "part-0.parquet"
+                and p.parent.name.startswith("report=")
+                for p in files
+            )
+        with path.open("rb") as fh:
+            head = fh.read(MARKER_WINDOW)
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - MARKER_WINDOW))
+            tail = fh.read()
+    except OSError:
+        return False
+    return any(m in head for m in HEAD_MARKERS) or any(m in tail for m in TAIL_MARKERS)
+
+
 def check_writable(path: Path, force: bool) -> None:
     """Raise ``OutputError`` unless ``path`` can be written: its folder exists, and it is not there already
     (or ``force``) and not a folder."""
@@ -127,8 +157,11 @@ def check_writable(path: Path, force: bool) -> None:
         raise OutputError(f"{path}: cannot write: the folder {parent} does not exist")
     if path.is_dir():
         raise OutputError(f"{path}: is a folder; name an output file")
-    if path.exists() and not force:
-        raise OutputError(f"{path}: already exists; use --force to overwrite it, or -o to choose another name")
+    if path.exists() and not force and not written_by_us(path):
+        raise OutputError(
+            f"{path}: already exists and ncu-roofline did not write it; use --force to overwrite it, "
+            "or -o to choose another name"
+        )
 
 
 def write_text(path: Path, text: str | Iterable[str], force: bool = False) -> Path:
@@ -154,7 +187,8 @@ def write_text(path: Path, text: str | Iterable[str], force: bool = False) -> Pa
 
 
 def prepare_folder(folder: Path, force: bool = False) -> Path:
-    """An output folder that is new or empty; a non-empty one only with ``force`` (its contents are removed).
+    """An output folder that is new or empty; a non-empty one only with ``force`` or when it holds only a dataset
+    ncu-roofline wrote (:func:`written_by_us`); its contents are then removed.
 
     Its parent must exist (a typo in a path should not create a tree of folders)."""
     if folder.exists() and not folder.is_dir():
@@ -163,7 +197,7 @@ def prepare_folder(folder: Path, force: bool = False) -> Path:
         raise OutputError(f"{folder}: cannot create: the folder {folder.parent} does not exist")
     try:
         if folder.exists() and any(folder.iterdir()):
-            if not force:
+            if not force and not written_by_us(folder):
                 raise OutputError(f"{folder}: folder is not empty; use --force to replace its contents")
             for child in folder.iterdir():
                 if child.is_dir() and not child.is_symlink():

@@ -352,6 +352,18 @@ class Report:
     def __len__(self) -> int:
         return len(self.launches)
 
+    def __repr__(self) -> str:
+        """One line: launches, reports, flavours, rule rows (``print(report)`` does not dump the frames)."""
+        src = self.source
+        names = ", ".join(str(x) for x in src["report"].dropna().unique()[:3]) if "report" in src else ""
+        more = " …" if "report" in src and src["report"].nunique() > 3 else ""
+        flavours = ", ".join(sorted({str(x) for x in src["flavour"].dropna()})) if "flavour" in src else ""
+        return (
+            f"<Report {names}{more}: {len(self.launches)} launches, {len(self.rules)} rule rows"
+            + (f", {flavours} page" if flavours else "")
+            + ">"
+        )
+
 
 def launch_index(frame: pd.DataFrame) -> pd.MultiIndex:
     """The LAUNCH_KEY columns of a frame as a MultiIndex (NA process IDs allowed)."""

@@ -72,11 +72,17 @@ def test_default_prints_the_summary_and_writes_html_next_to_the_input(work: Path
 
 def test_never_overwrites_without_force(work: Path) -> None:
     assert run("micro_full.raw.csv").exit_code == EXIT_OK
+    # a page the tool wrote itself is replaced on a re-run (its generator tag); anything else needs --force
+    assert run("micro_full.raw.csv").exit_code == EXIT_OK
+    assert run("micro_full.raw.csv", "--format", "json", "-o", "a.json").exit_code == EXIT_OK
+    assert run("micro_full.raw.csv", "--format", "json", "-o", "a.json").exit_code == EXIT_OK
+    assert run("micro_full.raw.csv", "--format", "csv", "-o", "a.csv").exit_code == EXIT_OK
+    assert run("micro_full.raw.csv", "--format", "csv", "-o", "a.csv").exit_code == EXIT_OUTPUT  # no marker
     target = work / "micro_full.raw.roofline.html"
     target.write_text("mine")
     r = run("micro_full.raw.csv")
     assert r.exit_code == EXIT_OUTPUT
-    assert "already exists; use --force" in one_error_line(r)
+    assert "already exists and ncu-roofline did not write it; use --force" in one_error_line(r)
     assert r.stdout == ""  # the check comes before any output
     assert target.read_text() == "mine"
     assert run("micro_full.raw.csv", "--force").exit_code == EXIT_OK
@@ -143,6 +149,8 @@ def test_parquet_folder(work: Path) -> None:
     assert [p.relative_to(work / "campaign") for p in exported] == [p.relative_to(folder) for p in files]
     for ours, theirs in zip(files, exported, strict=True):
         assert pq.read_table(ours).equals(pq.read_table(theirs))
+    assert run("micro_full.raw.csv", "--format", "parquet").exit_code == EXIT_OK  # its own dataset: replaced
+    (folder / "notes.txt").write_text("mine")
     again = run("micro_full.raw.csv", "--format", "parquet")
     assert again.exit_code == EXIT_OUTPUT
     assert "not empty; use --force" in one_error_line(again)

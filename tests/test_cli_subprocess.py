@@ -60,6 +60,7 @@ def test_analyze_default_and_no_overwrite(work: Path) -> None:
     assert "wmma_bf16" in p.stdout
     html = work / "micro_full.raw.roofline.html"
     assert "<html" in html.read_text()
+    html.write_text("<html>not ours</html>")
     p = ncu_roofline("micro_full.raw.csv", "--open", cwd=work)
     assert p.returncode == EXIT_OUTPUT
     assert p.stderr.count("\n") == 1 and "already exists" in p.stderr

@@ -153,3 +153,25 @@ def test_html_lists_unmatched_launches(removed: Diff, tmp_path: Path) -> None:
     page = render_diff_html(removed)
     assert "Launches that could not be matched" in page
     assert "only in BEFORE" in page
+
+
+def test_one_sided_ncu_rules_are_not_changes_and_a_side_without_points_says_why(roof_full: Diff) -> None:
+    """A raw page has no ncu rule results and a summary page no roofline point: against the details page of the
+    same run, ncu's rules are not listed as appeared (a caveat says why), and the page says why the summary
+    side has no arrows."""
+    from _analyses import sample
+
+    from ncu_roofline.report.diff_html import chart_note
+
+    raw, details = sample("micro_full.raw.csv"), sample("micro_full.details.csv")
+    assert len(raw.report.rules) == 0 and len(details.report.rules) > 0  # the premise, from the files
+    d = compare(raw, details)
+    assert not d.hints["hint"].str.startswith("ncu:").any()
+    assert any("no ncu rule results" in c and c.startswith("BEFORE") for c in d.caveats)
+    assert "+ ncu:" not in render_diff_text(d)
+    summary = sample("micro_full.summary-per-kernel.csv.gz")
+    s = compare(summary, raw)
+    note = chart_note(s)
+    assert note is not None and note.startswith("No arrows: BEFORE has no roofline point")
+    assert note in render_diff_html(s).replace("&#39;", "'")
+    assert chart_note(roof_full) is None  # both sides have points

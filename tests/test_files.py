@@ -17,6 +17,7 @@ from ncu_roofline.files import (
     prepare_folder,
     uncompressed_size,
     write_text,
+    written_by_us,
 )
 
 
@@ -105,12 +106,31 @@ def test_default_output_is_next_to_the_first_input() -> None:
 def test_write_text_never_overwrites_without_force(tmp_path: Path) -> None:
     target = tmp_path / "out.html"
     write_text(target, "first")
-    with pytest.raises(OutputError, match="already exists; use --force"):
+    with pytest.raises(OutputError, match="already exists and ncu-roofline did not write it; use --force"):
         write_text(target, "second")
     assert target.read_text() == "first"
     write_text(target, "second", force=True)
     assert target.read_text() == "second"
     assert [p.name for p in tmp_path.iterdir()] == ["out.html"]  # no temporary file left
+
+
+def test_what_the_tool_wrote_is_recognised_by_its_marker(tmp_path: Path) -> None:
+    page = tmp_path / "r.html"
+    write_text(page, '<!DOCTYPE html><html><head><meta name="generator" content="ncu-roofline 1.0">')
+    assert written_by_us(page)
+    write_text(page, "replaced without --force")  # ours: replaced
+    assert page.read_text() == "replaced without --force" and not written_by_us(page)
+    doc = tmp_path / "r.json"
+    doc.write_text('{\n  "tool": {\n    "name": "someone else"\n  }\n}\n')
+    assert not written_by_us(doc)
+    doc.write_text('{\n  "tool": {\n    "name": "ncu-roofline",\n    "version": "1"\n  }\n}\n')
+    assert written_by_us(doc)
+    data = tmp_path / "ds"
+    (data / "launches" / "report=a").mkdir(parents=True)
+    (data / "launches" / "report=a" / "part-0.parquet").write_bytes(b"PAR1")
+    assert written_by_us(data)
+    (data / "mine.txt").write_text("x")
+    assert not written_by_us(data)
 
 
 def test_write_text_into_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:

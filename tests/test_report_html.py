@@ -151,3 +151,33 @@ def test_time_figure_stacks_to_the_whole() -> None:
         # each bar is rounded to 4 decimals: six limiter rows may lose 1e-4 each
         assert sum(t.x[0] for t in fig.data if t.y[0] == row) == pytest.approx(100.0, abs=6e-4)
     assert list(figures(view)) == ["fig-time", "fig-roofline-fp32", "fig-roofline-fp16"]
+
+
+@pytest.mark.parametrize("name", ["llm_full.raw.csv.gz", "micro_full.raw.csv", "train_step.raw.csv.gz"])
+def test_ridge_labels_never_overlap(name: str) -> None:
+    """Every ridge label's box, on the narrowest chart the page draws, is clear of every other label's; the
+    tensor chart of llm_full has several data types, each with three ridges."""
+    from ncu_roofline.report import figures as fg
+    from ncu_roofline.report.viewmodel import build_view
+
+    view = build_view(sample(name))
+    labelled = 0
+    for fid, fig in fg.figures(view).items():
+        if not fid.startswith("fig-roofline"):
+            continue
+        lay = fig.layout
+        xr, yr = list(lay.xaxis.range), list(lay.yaxis.range)
+        px_x, px_y = fg.PLOT_MIN_WIDTH_PX / (xr[1] - xr[0]), fg.PLOT_HEIGHT_PX / (yr[1] - yr[0])
+        boxes = []
+        for a in lay.annotations:
+            if not a.showarrow or "ridge" not in a.text:
+                continue
+            cx, cy = (a.x - xr[0]) * px_x, (a.y - yr[0]) * px_y - a.ay  # ay < 0: above the point
+            half = len(a.text) * fg.LABEL_CHAR_PX / 2
+            boxes.append((cx - half, cx + half, cy - fg.LABEL_LINE_PX / 2, cy + fg.LABEL_LINE_PX / 2))
+            assert cy + fg.LABEL_LINE_PX / 2 <= fg.PLOT_HEIGHT_PX + 1e-6  # inside the plot
+        for i, b in enumerate(boxes):
+            for c in boxes[i + 1 :]:
+                assert not (b[0] < c[1] and c[0] < b[1] and b[2] < c[3] and c[2] < b[3]), (fid, b, c)
+        labelled += len(boxes)
+    assert labelled >= 3

@@ -103,3 +103,13 @@ def test_json_terminal_and_page_read_one_summary(train: Analysis) -> None:
     # ncu's own durations: the summary's GPU time is the sum of gpu__time_duration.sum over the launches
     assert s.gpu_time_ns == pytest.approx(float(train.quantities["duration"].sum()) * 1e9)
     assert repr(s).startswith("<Summary: 382 launches of 48 kernels")
+
+
+def test_print_of_a_report_or_analysis_is_one_short_line() -> None:
+    from _analyses import sample
+
+    a = sample("micro_full.raw.csv")  # 16 launches (the sample's README table)
+    assert repr(a.report) == "<Report micro_full.raw: 16 launches, 0 rule rows, raw page>"
+    assert repr(a).startswith("<Analysis of <Report micro_full.raw") and "16 launches" in repr(a)
+    assert "\n" not in repr(a) and len(repr(a)) < 200
+    assert "duration_ns" in a.launches.columns  # each launch's duration, ns

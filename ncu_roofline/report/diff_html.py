@@ -67,6 +67,8 @@ class DiffPage:
     unmatched: list[dict[str, str]]
     caveats: list[str]
     off_chart: list[str]
+    #: Why the chart has no arrows (a whole side without roofline points); None when it has them.
+    chart_note: str | None
     figure_json: str
     plotly_js: str
 
@@ -112,6 +114,26 @@ def _kernel_row(r: Any) -> KernelRow:
 
 def _positive(*values: Any) -> bool:
     return all(math.isfinite(f.floating(v)) and f.floating(v) > 0 for v in values)
+
+
+def chart_note(diff: Diff) -> str | None:
+    """Why the chart has no arrows, when a whole side has no roofline point (None otherwise)."""
+    k = diff.kernels
+    if not len(k):
+        return None
+    missing = [
+        side.upper()
+        for side in ("before", "after")
+        if not any(_positive(a, b) for a, b in zip(k[f"{side}_intensity"], k[f"{side}_flops"], strict=True))
+    ]
+    if not missing:
+        return None
+    return (
+        f"No arrows: {' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no roofline point (no FLOP "
+        "count or no DRAM traffic for any kernel: a page without the roofline metrics). Profile with the "
+        "ncu-roofline section files (`ncu-roofline sections`) or --section "
+        "SpeedOfLight_HierarchicalSingleRooflineChart to see where each kernel moved."
+    )
 
 
 def figure(diff: Diff) -> tuple[dict[str, Any], list[str]]:
@@ -300,6 +322,7 @@ def view(diff: Diff, *, title: str | None = None, top: int | None = None) -> Dif
         unmatched=unmatched,
         caveats=list(diff.caveats),
         off_chart=off,
+        chart_note=chart_note(diff),
         figure_json=_script_json(fig),
         plotly_js=get_plotlyjs(),
     )

@@ -102,6 +102,64 @@ def _log_range(values: list[float], pad: float) -> list[float]:
     return [math.log10(lo) - pad, math.log10(hi) + pad]
 
 
+#: The roofline plot area the label layout assumes: the narrowest a chart gets (a 560 px panel less its margins)
+#: and its height (560 px less the top and bottom margins). Wider charts only spread labels further apart.
+PLOT_MIN_WIDTH_PX = 440.0
+PLOT_HEIGHT_PX = 380.0
+#: A ridge label's size: line height, and width per character of the 10 px font (generous), in px.
+LABEL_LINE_PX = 13.0
+LABEL_CHAR_PX = 6.2
+#: The first label sits this far above its ridge point.
+LABEL_OFFSET_PX = 14.0
+
+
+def place_ridge_labels(
+    labels: list[tuple[float, float, str]], xr: list[float], yr: list[float]
+) -> tuple[list[dict[str, Any]], list[float]]:
+    """Annotations for the ridge points (log10 x, log10 y, text), each above its point at the lowest height
+    where its box overlaps no label placed before it (left to right), on the narrowest chart the page draws;
+    and the y range, raised when the labels need room above the highest roof."""
+    xr_span = xr[1] - xr[0]
+    yr = list(yr)
+    for _ in range(3):  # raising the range shrinks the scale: settle in a few rounds
+        px_x = PLOT_MIN_WIDTH_PX / xr_span
+        px_y = PLOT_HEIGHT_PX / (yr[1] - yr[0])
+        boxes: list[tuple[float, float, float, float]] = []
+        out: list[dict[str, Any]] = []
+        top = 0.0
+        for lx, ly, text in sorted(labels):
+            cx, base = (lx - xr[0]) * px_x, (ly - yr[0]) * px_y
+            half = len(text) * LABEL_CHAR_PX / 2
+            level = 0
+            while True:
+                cy = base + LABEL_OFFSET_PX + LABEL_LINE_PX * level
+                box = (cx - half, cx + half, cy - LABEL_LINE_PX / 2, cy + LABEL_LINE_PX / 2)
+                if not any(b[0] < box[1] and box[0] < b[1] and b[2] < box[3] and box[2] < b[3] for b in boxes):
+                    break
+                level += 1
+            boxes.append(box)
+            top = max(top, box[3])
+            out.append(
+                {
+                    "x": lx,
+                    "y": ly,
+                    "xref": "x",
+                    "yref": "y",
+                    "ax": 0,
+                    "ay": -(cy - base),
+                    "showarrow": True,
+                    "arrowwidth": 0.8,
+                    "arrowcolor": "#999",
+                    "text": _e(text),
+                    "font": {"size": 10, "color": "#555"},
+                }
+            )
+        if top <= PLOT_HEIGHT_PX:
+            return out, yr
+        yr[1] += (top - PLOT_HEIGHT_PX) / px_y + 0.05
+    return out, yr
+
+
 def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
     """The hierarchical roofline chart of one precision (see the module docstring)."""
     pts = panel.points
@@ -124,6 +182,7 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
     x_lo, x_hi = 10 ** xr[0], 10 ** xr[1]
 
     annotations: list[dict[str, Any]] = []
+    ridge_labels: list[tuple[float, float, str]] = []
     for ri, roof in enumerate(panel.roofs):
         ridges = [m.ridge_intensity for m in roof.memory if m.ridge_intensity]
         left = min(ridges) if ridges else x_lo
@@ -154,7 +213,7 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                 "font": {"size": 11, "color": ROOF_COLOR},
             }
         )
-        for li, m in enumerate(roof.memory):
+        for m in roof.memory:
             ridge = m.ridge_intensity or roof.peak_flops / m.peak_bytes_per_s
             bw_text = f"{m.label} {fmt.si(m.peak_bytes_per_s, 'B/s')}"
             fig.add_trace(
@@ -182,22 +241,8 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                     showlegend=False,
                 )
             )
-            # the ridge point, labelled above the roof (staggered so close ridges do not collide)
-            annotations.append(
-                {
-                    "x": math.log10(ridge),
-                    "y": math.log10(roof.peak_flops),
-                    "xref": "x",
-                    "yref": "y",
-                    "ax": 0,
-                    "ay": -(14 + 13 * (li + len(roof.memory) * ri)),
-                    "showarrow": True,
-                    "arrowwidth": 0.8,
-                    "arrowcolor": "#999",
-                    "text": _e(f"{m.label} ridge {fmt.si(ridge)}"),
-                    "font": {"size": 10, "color": "#555"},
-                }
-            )
+            # the ridge point, labelled above the roof; placed below so that no two labels overlap
+            ridge_labels.append((math.log10(ridge), math.log10(roof.peak_flops), f"{m.label} ridge {fmt.si(ridge)}"))
             if ri == 0:
                 # the level's name beside its roof, low on the chart, each level at its own height
                 y = 10 ** (yr[0] + 0.3 + 0.45 * LEVELS.index(m.level) if m.level in LEVELS else yr[0] + 0.3)
@@ -312,6 +357,8 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
             "font": {"size": 11, "color": "#555"},
         }
     )
+    placed, yr = place_ridge_labels(ridge_labels, xr, yr)
+    annotations.extend(placed)
     layout = _base_layout(560)
     layout["margin"] = {"l": 70, "r": 20, "t": 40, "b": 140}
     layout.update(

@@ -1,0 +1,84 @@
+"""The documentation: README.md a front door of at most 12 KB, every link resolving, the JSON output valid against
+docs/schema.json, and (marked ``docs``: CI runs it as its own step) every example output current."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _analyses import sample
+
+from ncu_roofline.report.jsonout import SCHEMA, to_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+#: Documents other engineers of this release are writing (linked from the README already); remove once present.
+PENDING = {"docs/hints.md", "docs/performance.md"}
+
+
+def test_readme_is_a_front_door() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.encode()) <= 12 * 1024
+    first = text[: text.index("## ")]
+    assert "pip install . && ncu-roofline sample_reports/" in first  # install and run on a bundled sample
+    assert "pip install -e '.[dev,ncu-rep]' && python3 -m pytest" in first  # install and test
+    assert "![" in first  # the screenshot
+    for cmd in ("ncu-roofline diff", "ncu-roofline export", "ncu-roofline sections", "ncu-roofline devices"):
+        assert cmd in text
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[p.name for p in DOCS])
+def test_every_link_resolves(doc: Path) -> None:
+    for target in LINK.findall(doc.read_text(encoding="utf-8")):
+        if "://" in target:
+            continue
+        path = (doc.parent / target).resolve()
+        if path.relative_to(ROOT).as_posix() in PENDING:
+            continue
+        assert path.exists(), f"{doc.name}: link to {target}, which does not exist"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "micro_full.raw.csv",
+        "llm_full.details.csv.gz",
+        "train_step.raw.csv.gz",
+        "train_step.summary-per-kernel.csv.gz",
+        "micro_roof.details-all.csv.gz",
+    ],
+)
+def test_json_output_follows_the_schema(name: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["schema"]["const"] == SCHEMA
+    doc = json.loads(json.dumps(to_dict(sample(name))))  # as a reader sees it
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message[:200]}" for e in errors[:5]]
+
+
+def test_the_schema_rejects_an_undocumented_key() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((ROOT / "docs" / "schema.json").read_text(encoding="utf-8"))
+    doc = to_dict(sample("micro_full.raw.csv"))
+    doc["launches"][0]["new_key"] = 1
+    assert not jsonschema.Draft202012Validator(schema).is_valid(json.loads(json.dumps(doc)))
+
+
+@pytest.mark.docs
+def test_docs_are_current() -> None:
+    """Every example output in README.md and docs/ is what the current code prints (tools/make_docs.py)."""
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_docs.py"), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
