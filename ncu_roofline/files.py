@@ -123,7 +123,7 @@ def uncompressed_size(path: Path) -> int:
 #: generator tag and the Markdown summary's first line (at the start), the JSON documents' ``tool`` (at the end,
 #: sorted keys). CSV and plain text carry none: an existing one needs --force.
 HEAD_MARKERS: tuple[bytes, ...] = (b'<meta name="generator" content="ncu-roofline', b"### ncu-roofline: ")
-TAIL_MARKERS: tuple[bytes, ...] = (b'"name": "ncu-roofline"',)
+TAIL_MARKERS: tuple[bytes, ...] = (b'"name": "ncu-roofline"', b'"name":"ncu-roofline"')
 MARKER_WINDOW = 4096
 
 
