@@ -91,26 +91,35 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
     m = metrics.loc[sel, [*LAUNCH_KEY, "body_item", "label", "value"]]
     if m.empty:
         return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
-    items = m["body_item"].astype(str)
-    parts = items.str.extract(_ITEM)
-    keep = parts["level"].notna().to_numpy()
-    m, parts = m[keep], parts[keep]
-    series = parts["series"].where(parts["series"] != "Global/Local")
-    kinds = parts["kind"].to_numpy(dtype=object)
-    labels = m["label"].astype(str).to_numpy(dtype=object)
-    roles = [_role(k, lab) for k, lab in zip(kinds, labels, strict=True)]
+    # the item names and labels repeat per launch: parse each distinct one once
+    item_codes, items = pd.factorize(m["body_item"].astype(str).to_numpy(dtype=object))
+    parts = pd.Series(items, dtype=object).str.extract(_ITEM)
+    level_of = parts["level"].map(_LEVEL).to_numpy(dtype=object)
+    roofline_item = (parts["kind"] == "Roofline").to_numpy(dtype=bool)
+    series_of = (
+        parts["series"]
+        .where(parts["series"] != "Global/Local")
+        .map(series_name, na_action="ignore")
+        .fillna("")
+        .to_numpy(dtype=object)
+    )
+    keep = pd.notna(level_of)[item_codes]
+    label_codes, labels = pd.factorize(m["label"].astype(str).to_numpy(dtype=object))
+    role_roof = np.array([_role("Roofline", str(lab)) for lab in labels], dtype=object)
+    role_achieved = np.array([_role("Achieved Value", str(lab)) for lab in labels], dtype=object)
+    roles = np.where(roofline_item[item_codes], role_roof[label_codes], role_achieved[label_codes])
     frame = pd.DataFrame(
         {
             "report": m["report"].astype(str).to_numpy(dtype=object),
             "process_id": m["process_id"].astype("Int64").to_numpy(dtype=object),
             "launch_id": m["launch_id"].astype("Int64").to_numpy(dtype=object),
-            "precision": precision[sel][keep].to_numpy(dtype=object),
-            "level": parts["level"].map(_LEVEL).to_numpy(dtype=object),
-            "series": series.map(series_name, na_action="ignore").fillna("").to_numpy(dtype=object),
+            "precision": precision[sel].to_numpy(dtype=object),
+            "level": level_of[item_codes],
+            "series": series_of[item_codes],
             "role": roles,
             "value": m["value"].to_numpy(dtype=float),
         }
-    )
+    )[keep]
     keys = ["report", "process_id", "launch_id", "precision", "level", "series"]
     work = frame[frame["role"] == "work"].groupby(keys, sort=False)["value"].sum(min_count=1)
     single = frame[frame["role"] != "work"].groupby([*keys, "role"], sort=False)["value"].first().unstack("role")
