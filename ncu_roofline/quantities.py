@@ -851,9 +851,11 @@ def _fp_recipes(precision: str) -> tuple[Recipe, ...]:
         for op, f in ops.items()
     )
     counts = tuple(_count(op, f) for op, f in ops.items())
+    rates = tuple(tuple((f"{m}.per_second", factor) for m, factor in _count(op, f)) for op, f in ops.items())
     return (
         Recipe("per-cycle rates x SM clock (ncu chart)", per_cycle, times=WORK_CLOCK),
         Recipe("instruction counts / duration (NERSC)", counts, per="duration"),
+        Recipe("instruction rates (.sum.per_second)", rates),
     )
 
 

@@ -167,3 +167,16 @@ def test_throughput_from_any_pct_of_peak_and_the_metric_is_recorded() -> None:
     assert r["dram_throughput_pct"] == "dram__bytes.sum.pct_of_peak_sustained_elapsed"
     assert r["sm_throughput_pct"] == "sm__throughput.avg.pct_of_peak_sustained_active"
     assert pd.isna(r["memory_throughput_pct"])
+
+
+def test_fp_work_from_instruction_rates() -> None:
+    values = pd.DataFrame(
+        {
+            "sm__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second": [1e9],
+            "sm__sass_thread_inst_executed_op_dmul_pred_on.sum.per_second": [2e9],
+            "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.per_second": [3e9],
+        }
+    )
+    value, recipe = derive(values, "fp64_flops")
+    assert value[0] == pytest.approx(9e9)  # 1 + 2 + 2 x 3
+    assert recipe[0] == "instruction rates (.sum.per_second)"
