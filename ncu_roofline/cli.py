@@ -14,8 +14,8 @@ import shutil
 import sys
 import traceback
 import webbrowser
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -47,6 +47,7 @@ from .files import (
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
 from .model import Report
+from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
 
@@ -308,23 +309,81 @@ def output_options(what: str) -> Callable[[F], F]:
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = ()) -> Report:
+class Progress:
+    """One progress bar over a whole run, on standard error: reading (by file size), analysing, then writing (by
+    pieces of output), so a single large file moves the bar through the three and not from 0 to 100 % at once.
+    Without a bar (``bar`` None: not a terminal, small inputs, -q) every call does nothing."""
+
+    #: Where each stage ends on the bar (of END): at 10,000 launches reading takes about 40 % of the time.
+    READ_END, ANALYSE_END, END = 400, 750, 1000
+
+    def __init__(self, bar: Any | None) -> None:
+        self.bar = bar
+        self.pos = 0
+
+    def move(self, pos: int, label: str | None = None) -> None:
+        """Move the bar to ``pos`` (never back), with a new label when given."""
+        if self.bar is None:
+            return
+        relabel = label is not None and label != self.bar.label
+        if relabel:
+            self.bar.label = label
+        pos = max(self.pos, min(pos, self.END))
+        if pos > self.pos:
+            self.bar.update(pos - self.pos)
+            self.pos = pos
+        elif relabel:
+            self.bar.render_progress()
+
+    def done(self) -> None:
+        """Fill the bar and end its line (before other output goes to the terminal)."""
+        if self.bar is None:
+            return
+        self.move(self.END)
+        self.bar.render_finish()
+        self.bar = None
+
+    def pieces(self, pieces: Iterable[str], expected: int) -> Iterator[str]:
+        """``pieces`` passed through, the bar moving from where it is to the end over ``expected`` of them."""
+        start, n = self.pos, max(expected, 1)
+        for i, piece in enumerate(pieces, 1):
+            yield piece
+            self.move(start + (self.END - start) * min(i, n) // n)
+        self.done()  # before the note that says where the output went
+
+
+@contextmanager
+def progress_for(paths: Sequence[Path]) -> Iterator[Progress]:
+    """A :class:`Progress` over a run that reads ``paths``: a bar on a terminal when they are large (and not -q)."""
+    if settings().quiet or not _is_tty(sys.stderr) or sum(uncompressed_size(p) for p in paths) < PROGRESS_MIN_BYTES:
+        yield Progress(None)
+        return
+    bar = click.progressbar(length=Progress.END, label="reading", file=sys.stderr)
+    bar.render_progress()
+    progress = Progress(bar)
+    try:
+        yield progress
+    finally:
+        progress.done()
+
+
+def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = (), progress: Progress | None = None) -> Report:
     """Read the input files into one Report, with a progress bar on a terminal when they are large.
 
     A file found in a folder (``in_folder``) that is not an ncu export (FormatError: no CSV header, binary,
     empty, a capture of ncu's own error) is skipped with one warning; if no file is left, the first such error
-    is raised. A file named explicitly is always an error."""
+    is raised. A file named explicitly is always an error. ``progress``: the run's bar, moved to its reading mark
+    as the files are read (without one, a bar of the reading alone, as the other commands show)."""
     from .io import merge, read_one, report_names
 
     names: list[str | None] = list(report_names(paths)) if len(paths) > 1 else [None]
     sizes = [uncompressed_size(p) for p in paths]
-    show = not settings().quiet and _is_tty(sys.stderr) and sum(sizes) >= PROGRESS_MIN_BYTES
     parts: list[Report] = []
     first: FormatError | None = None
-    with click.progressbar(length=sum(sizes), label="reading", file=sys.stderr) if show else nullcontext() as bar:
+    with nullcontext(progress) if progress is not None else progress_for(paths) as bar:
+        done, total = 0, max(sum(sizes), 1)
         for path, name, size in zip(paths, names, sizes, strict=True):
-            if bar is not None:
-                bar.label = f"reading {path.name}"
+            bar.move(bar.READ_END * done // total, f"reading {path.name}")
             try:
                 parts.append(read_one(path, name))
             except FormatError as exc:
@@ -332,8 +391,8 @@ def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = ()) -> Repo
                     raise
                 first = first or exc
                 note(f"warning: skipped {path}: {_one_line(exc.detail)}")
-            if bar is not None:
-                bar.update(size)
+            done += size
+        bar.move(bar.READ_END * done // total)
     if not parts:
         assert first is not None
         raise first
@@ -355,9 +414,11 @@ def load(
     kernel: Sequence[str],
     nvtx: Sequence[str],
     in_folder: Collection[Path] = (),
+    progress: Progress | None = None,
 ) -> Analysis:
-    """Read, analyse and filter: the Analysis the commands render. NoLaunchesError when there is nothing."""
-    report = read_inputs(paths, in_folder)
+    """Read, analyse and filter: the Analysis the commands render. NoLaunchesError when there is nothing.
+    ``progress``: the run's bar (moved through reading and analysing)."""
+    report = read_inputs(paths, in_folder, progress)
     for row in report.source.itertuples():
         version = f", ncu {row.ncu_version}" if isinstance(row.ncu_version, str) else ""
         skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
@@ -368,8 +429,12 @@ def load(
         raise NoLaunchesError(
             f"{names}: no kernel launches in the input (a session page has none: export the details or raw page)"
         )
-    analysis = analyze(report, device=device, peaks=dict(peaks))
-    return filter_analysis(analysis, kernel, nvtx)
+    if progress is not None:
+        progress.move(progress.READ_END, "analysing")
+    analysis = filter_analysis(analyze(report, device=device, peaks=dict(peaks)), kernel, nvtx)
+    if progress is not None:
+        progress.move(progress.ANALYSE_END, "writing")
+    return analysis
 
 
 def write_output(path: Path, text: str | Iterable[str], force: bool) -> None:
@@ -535,19 +600,25 @@ def analyze_command(
     paths, in_folder = expand_arguments(reports)
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
-    run = Run(load(paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder))
-    if output is None and len(paths) > 1 and fmt in (None, "html", "parquet"):
-        note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
-    _render(
-        ANALYSIS,
-        fmt,
-        run,
-        Options(top=top, pretty=pretty),
-        output,
-        lambda suffix: default_output(paths, f".roofline{suffix}"),
-        force,
-        open_browser,
-    )
+    with progress_for(paths) as progress:
+        analysis = load(
+            paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder, progress=progress
+        )
+        run = Run(analysis)
+        if output is None and len(paths) > 1 and fmt in (None, "html", "parquet"):
+            note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
+        _render(
+            ANALYSIS,
+            fmt,
+            run,
+            Options(top=top, pretty=pretty),
+            output,
+            lambda suffix: default_output(paths, f".roofline{suffix}"),
+            force,
+            open_browser,
+            progress,
+            -(-len(run.analysis.launches) // JSON_CHUNK) + 2,  # the launches' pieces, the head and the rest
+        )
 
 
 S = TypeVar("S")
@@ -562,10 +633,14 @@ def _render(
     default: Callable[[str], Path],
     force: bool,
     open_browser: bool,
+    progress: Progress | None = None,
+    pieces: int = 1,
 ) -> None:
     """Render ``subject`` in ``fmt`` from ``registry`` and write it: without a format, the text summary on stdout
     and the HTML in a file (``default(".html")`` unless -o); a folder format into a folder; text to -o or
-    stdout. Every format of every command goes through here."""
+    stdout. Every format of every command goes through here. ``progress``: the run's bar, moved to its end as
+    the output is written (about ``pieces`` pieces of streamed text)."""
+    bar = progress or Progress(None)
     if fmt is None or fmt == "html":
         html = registry.get("html")
         summary = None
@@ -576,8 +651,13 @@ def _render(
             def summary() -> str:
                 return str(text.render(subject, shaped))
 
+        def page() -> str:
+            text = str(html.render(subject, options))
+            bar.done()  # the summary goes to the terminal next
+            return text
+
         target = output or default(registry.entry("html").suffix)
-        _html_and_summary(lambda: str(html.render(subject, options)), summary, target, force, open_browser)
+        _html_and_summary(page, summary, target, force, open_browser)
         return
     entry, renderer = registry.entry(fmt), registry.get(fmt)
     if entry.folder:
@@ -589,7 +669,11 @@ def _render(
         return
     text_out = renderer.render(subject, options)
     assert not isinstance(text_out, Mapping)
+    to_terminal = (output is None or str(output) == "-") and _is_tty(sys.stdout)
+    if not isinstance(text_out, str) and not to_terminal:  # the bar and the text would share the screen
+        text_out = bar.pieces(text_out, pieces)
     _emit(text_out, output, force)
+    bar.done()
 
 
 DIFF_FORMATS = DIFF.names

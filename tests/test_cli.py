@@ -355,6 +355,19 @@ def test_progress_bar_only_on_a_terminal(work: Path, monkeypatch: pytest.MonkeyP
     assert json.loads(bar.stdout) == json.loads(plain.stdout)
 
 
+def test_progress_bar_moves_through_reading_analysing_and_writing_one_file(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli, "PROGRESS_MIN_BYTES", 0)
+    monkeypatch.setattr(cli, "_is_tty", lambda _stream: True)
+    r = run("micro_full.raw.csv", "--format", "json", "-o", "out.json")
+    assert r.exit_code == EXIT_OK, r.output
+    err = r.stderr  # (not a real terminal: click prints each label, not the bar)
+    stages = [err.find(s) for s in ("reading micro_full.raw.csv", "analysing", "writing", "wrote out.json")]
+    assert -1 not in stages and stages == sorted(stages), err
+    assert len(json.loads((work / "out.json").read_text())["launches"]) == 16
+
+
 def test_version_help_and_no_arguments() -> None:
     r = run("--version")
     assert r.exit_code == EXIT_OK

@@ -46,6 +46,8 @@ from ..summary import Summary, summarize
 from .registry import FunctionRenderer, Options, Run
 
 SCHEMA = 3
+#: Launch objects per piece of streamed JSON.
+CHUNK = 1024
 #: Kernels listed in ``summary.top_kernels``.
 TOP_KERNELS = 10
 
@@ -250,7 +252,7 @@ def _launch_recipes(recipes: pd.DataFrame, launches: pd.DataFrame) -> list[dict[
     return out
 
 
-def launch_objects(analysis: Analysis, chunk: int = 1024) -> Iterator[list[dict[str, Any]]]:
+def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict[str, Any]]]:
     """The ``launches`` objects (keys in the module docstring), in launch order, ``chunk`` at a time: built
     from whole columns of the analysis frames, so a large report need not hold every object at once."""
     lf, vf = analysis.launches, analysis.verdicts
