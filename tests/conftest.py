@@ -26,3 +26,39 @@ def micro_full():
     import ncu_roofline
 
     return ncu_roofline.read(data("micro_full.raw.csv"))
+
+
+def _has_ncu_report() -> bool:
+    """Whether the optional ``ncu-rep`` extra (NVIDIA's ncu_report module) can be imported."""
+    try:
+        import ncu_report  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _skip_missing_extra(exc: BaseException) -> None:
+    from ncu_roofline.errors import MissingExtraError
+
+    if isinstance(exc, MissingExtraError) and not _has_ncu_report():
+        pytest.skip(f"optional extra not installed ({exc})")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> object:
+    """A test (or its fixture) that reads a .ncu-rep file is skipped, saying why, where the ncu-rep extra is not
+    installed; with the extra installed, a MissingExtraError fails the test as any error does."""
+    try:
+        return (yield)
+    except Exception as exc:
+        _skip_missing_extra(exc)
+        raise
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    try:
+        return (yield)
+    except Exception as exc:
+        _skip_missing_extra(exc)
+        raise

@@ -6,6 +6,7 @@ path; outputs checked for what any correct renderer gives (file name and place, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -37,6 +38,36 @@ from ncu_roofline.report.jsonout import SCHEMA
 
 def run(*args: str | Path) -> Result:
     return CliRunner().invoke(cli.main, [str(a) for a in args])
+
+
+#: Analyses by (input contents, options), kept for the whole session (see ``_analyse_each_input_once``).
+_LOADED: dict[tuple[object, ...], object] = {}
+
+
+def _digest(path: Path) -> tuple[str, str]:
+    """The path as given (the report records it) and the file's content."""
+    return str(path), hashlib.sha1(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def _analyse_each_input_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests run the command line on a few exports over and over; what they check is the command line
+    around the analysis (options, outputs, errors, exit codes), so each input (by name and content) with each
+    set of options is read and analysed once per session. ``-v`` runs load as is (it reports what it read), as do
+    tests that replace what load calls; errors are never cached."""
+    real = cli.load
+    originals = (cli.analyze, cli.read_inputs, cli.PROGRESS_MIN_BYTES, cli._is_tty)
+
+    def load(paths: list[Path], **options: object) -> object:
+        patched = (cli.analyze, cli.read_inputs, cli.PROGRESS_MIN_BYTES, cli._is_tty) != originals
+        if patched or cli.settings().verbose or not all(Path(p).is_file() for p in paths):
+            return real(paths, **options)  # type: ignore[arg-type]
+        key = (tuple(_digest(Path(p)) for p in paths), repr(sorted(options.items(), key=lambda kv: kv[0])))
+        if key not in _LOADED:
+            _LOADED[key] = real(paths, **options)  # type: ignore[arg-type]
+        return _LOADED[key]
+
+    monkeypatch.setattr(cli, "load", load)
 
 
 def one_error_line(result: Result) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _analyses import sample
 from conftest import data
 from edits import renamed, renumbered_nvtx, without_kernel, without_nvtx
 
@@ -39,12 +40,12 @@ def durations(analysis: Analysis) -> dict[int, float]:
 
 @pytest.fixture(scope="module")
 def roof() -> Analysis:
-    return analyze(ncu_roofline.read(data("micro_roof.raw.csv.gz")))
+    return sample("micro_roof.raw.csv.gz")
 
 
 @pytest.fixture(scope="module")
 def full() -> Analysis:
-    return analyze(ncu_roofline.read(data("micro_full.raw.csv")))
+    return sample("micro_full.raw.csv")
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +210,7 @@ def test_nvtx_on_one_side_only_falls_back_to_name_and_order(full: Analysis, vari
 
 
 def test_different_programs_match_nothing_and_say_so(full: Analysis) -> None:
-    llm = analyze(ncu_roofline.read(data("llm_full.raw.csv.gz")))
+    llm = sample("llm_full.raw.csv.gz")
     d = compare(full, llm)
     assert d.total.matched == 0
     assert (d.total.before_only, d.total.after_only) == (16, 16)

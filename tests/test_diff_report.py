@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _analyses import sample
 from conftest import data
 from edits import renamed, without_kernel
 
@@ -26,14 +27,14 @@ def removed(tmp_path_factory: pytest.TempPathFactory) -> Diff:
     """micro_full -> micro_full without l2_reread."""
     folder = tmp_path_factory.mktemp("diff_report")
     after = without_kernel(data("micro_full.raw.csv"), folder / "no_l2.raw.csv", "l2_reread")
-    return compare(analyze(ncu_roofline.read(data("micro_full.raw.csv"))), analyze(ncu_roofline.read(after)))
+    return compare(sample("micro_full.raw.csv"), analyze(ncu_roofline.read(after)))
 
 
 @pytest.fixture(scope="module")
 def roof_full() -> Diff:
     return compare(
-        analyze(ncu_roofline.read(data("micro_roof.raw.csv.gz"))),
-        analyze(ncu_roofline.read(data("micro_full.raw.csv"))),
+        sample("micro_roof.raw.csv.gz"),
+        sample("micro_full.raw.csv"),
     )
 
 

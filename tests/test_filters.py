@@ -7,10 +7,9 @@ Expected launches come from the construction of the micro benchmark (microbench.
 from __future__ import annotations
 
 import pytest
-from conftest import data
+from _analyses import sample
 
-import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 from ncu_roofline.errors import NoLaunchesError
 from ncu_roofline.filters import (
     compile_kernel_pattern,
@@ -24,12 +23,12 @@ from ncu_roofline.model import LAUNCH_KEY, launch_index
 
 @pytest.fixture(scope="module")
 def raw() -> Analysis:
-    return analyze(ncu_roofline.read(data("micro_full.raw.csv")))
+    return sample("micro_full.raw.csv")
 
 
 @pytest.fixture(scope="module")
 def details() -> Analysis:
-    return analyze(ncu_roofline.read(data("micro_full.details.csv")))
+    return sample("micro_full.details.csv")
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _analyses import sample
 from click.testing import CliRunner
 from conftest import data
 
@@ -89,7 +90,7 @@ def test_summary(doc: dict[str, object]) -> None:
 
 
 def test_ncu_agreement_in_json() -> None:
-    d = to_dict(analyze(ncu_roofline.read(data("micro_full.details.csv"))))
+    d = to_dict(sample("micro_full.details.csv"))
     assert d["summary"]["ncu_agreement"]["launches_compared"] == 16
     assert d["summary"]["ncu_agreement"]["share"] >= 0.9
     assert d["launches"][0]["ncu_bottleneck"] == "dram" and d["launches"][0]["agrees_with_ncu"] is True
@@ -114,7 +115,7 @@ def test_cli_json() -> None:
 def test_json_says_what_was_not_checked_and_what_a_fix_recovers() -> None:
     # llm_full's details page has no FLOP counts: the compute-bound softmax (5) lists non_fp_compute as not
     # checked; every estimate stays within its launch's headroom; findings carry recoverable GPU time
-    d = to_dict(analyze(ncu_roofline.read(data("llm_full.details.csv"))))
+    d = to_dict(sample("llm_full.details.csv"))
     by_id = {x["id"]: x for x in d["launches"]}  # type: ignore[index,union-attr]
     nc = by_id[5]["not_checked"]
     assert isinstance(nc, list) and any(s.startswith("non_fp_compute: FLOP counts") for s in nc)

@@ -7,16 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _analyses import sample
 from conftest import data
 
-import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 from ncu_roofline.summary import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, time_by, top_kernels
 
 
 @pytest.fixture(scope="module")
 def train() -> Analysis:
-    return analyze(ncu_roofline.read(data("train_step.raw.csv")))
+    return sample("train_step.raw.csv")
 
 
 def raw_table(a: Analysis) -> pd.DataFrame:
