@@ -516,15 +516,17 @@ def classify(
     pipe_rules = ncu_figures(rules, quant.index)
     command = profile_command()
 
-    have_roof = table[["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]].notna().any(axis=1)
-    have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1)
-    have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1)
-    have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1)
-    have_sm = table["sm"].notna() | have_pipes
+    roof_columns = ["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]
+    have_roof = table[roof_columns].notna().any(axis=1).to_numpy()
+    have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1).to_numpy()
+    have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()
+    have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1).to_numpy()
+    have_sm = table["sm"].notna().to_numpy() | have_pipes
 
     rows: list[dict[str, Any]] = []
     trec = records(table)
     srec = records(score)
+    sources = records(source)  # plain lists and dicts in the loop: no pandas indexing per launch
     for i in range(n):
         t = trec[i]
         lim = limiter[i]
@@ -532,20 +534,20 @@ def classify(
         basis = "+".join(
             name
             for name, flag in (
-                ("roofline", bool(have_roof.iloc[i])),
-                ("speed-of-light", bool(have_sol.iloc[i])),
-                ("sol-breakdown", bool(have_breakdown.iloc[i])),
-                ("pipes", bool(have_pipes.iloc[i])),
+                ("roofline", bool(have_roof[i])),
+                ("speed-of-light", bool(have_sol[i])),
+                ("sol-breakdown", bool(have_breakdown[i])),
+                ("pipes", bool(have_pipes[i])),
             )
             if flag
         )
         missing: list[str] = []
-        if not have_roof.iloc[i]:
+        if not have_roof[i]:
             missing.append(
                 f"hierarchical roofline (achieved FLOP and bytes per memory level): --set roofline, or {command}"
             )
         unknown = [k for k in LIMITERS if math.isnan(float(srec[i][k]))]
-        if "compute" not in unknown and not have_sm.iloc[i]:
+        if "compute" not in unknown and not have_sm[i]:
             unknown.append("sm")  # compute from FLOP counts only
         if lim is not None and unknown and u < BOUND_THRESHOLD:
             # nothing measured is near its roof, and a unit that was not measured may be the one that is
@@ -593,7 +595,7 @@ def classify(
             if pipe is None:
                 missing.append(COLLECT["pipes"])
         roof_frac = _roof_fraction(lim, pipe, t)
-        src = source.iloc[i][lim]
+        src = sources[i][lim]
         words = SOURCE_WORDS.get(str(src), str(src))
         if regime == "bound":
             reason = f"{lim} at {_fmt(u)} of its peak ({words}); bound (>= {BOUND_THRESHOLD:.0%})"
