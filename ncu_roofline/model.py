@@ -393,14 +393,11 @@ def long_to_wide(metrics: pd.DataFrame, index: pd.MultiIndex) -> dict[str, np.nd
     rows, codes, values = rows[keep], codes[keep], values[keep]
     pair = rows.astype(np.int64) * (int(codes.max()) + 1) + codes
     _, first = np.unique(pair, return_index=True)
-    out: dict[str, np.ndarray] = {}
     cats = m["metric"].cat.categories
-    for code in np.unique(codes[first]):
-        sel = first[codes[first] == code]
-        col = np.full(len(index), np.nan)
-        col[rows[sel]] = values[sel]
-        out[str(cats[code])] = col
-    return out
+    used, slot = np.unique(codes[first], return_inverse=True)
+    wide = np.full((len(used), len(index)), np.nan)  # one scatter for every metric, not one pass per metric
+    wide[slot, rows[first]] = values[first]
+    return {str(cats[code]): wide[j] for j, code in enumerate(used)}
 
 
 def concat_metrics(parts: list[pd.DataFrame]) -> pd.DataFrame:
