@@ -15,7 +15,7 @@ import pandas as pd
 
 from .chart import chart_points, fill_from_chart
 from .classify import classify, unit_table, utilization
-from .device import resolve_peaks
+from .device import identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
 from .model import LAUNCH_KEY, Report, launch_index
 from .quantities import breakdown_quantities, quantities, recipes
@@ -26,9 +26,13 @@ from .roofline import roofline
 class Analysis:
     """Everything ncu-roofline concludes about a report.
 
-    ``launches``: the report's launches plus ``duration_ns`` and ``device_name``.
+    ``launches``: the report's launches plus ``duration_ns``, ``device_name`` (the GPU as the report names it,
+    else the table entry identified or given), ``device_table`` (the built-in table entry that fills missing
+    peaks, <NA>: none) and ``device_basis`` (how it was found: ``ncu_roofline.device.identify``, or
+    ``--device``).
     ``quantities``: launch x quantity (``ncu_roofline.quantities``), index LAUNCH_KEY.
-    ``peaks``: per launch, every peak figure and its source (``ncu_roofline.device.resolve_peaks``).
+    ``peaks``: per launch, every peak figure and its source (``ncu_roofline.device.resolve_peaks``), and
+    ``missing_peaks``: the figures its roofline needs that nobody gave (``ncu_roofline.device.missing_peaks``).
     ``roofline``: ROOFLINE_COLUMNS, one row per launch x precision x level.
     ``utilization``: long, per launch and unit, 0..1, with the source of the figure
     (``ncu_roofline.classify.utilization``).
@@ -56,18 +60,9 @@ class Analysis:
 
 
 def device_names(report: Report) -> pd.Series:
-    """The GPU name per launch (``device__attribute_display_name``, or the session page), index LAUNCH_KEY."""
-    index = launch_index(report.launches)
-    names = pd.Series(pd.NA, index=index, dtype="string")
-    m = report.metrics
-    hit = m[(m["metric"] == "device__attribute_display_name").fillna(False).to_numpy()]
-    if len(hit):
-        per = pd.Series(hit["text"].to_numpy(), index=launch_index(hit)).groupby(level=[0, 1, 2]).first()
-        names = names.fillna(per.reindex(index).astype("string"))
-    s = report.session
-    display = s[s["attribute"] == "display_name"]["value"]
-    if len(display) == 1:
-        names = names.fillna(str(display.iloc[0]))
+    """The GPU name per launch, index LAUNCH_KEY: ``device__attribute_display_name`` (or the session page),
+    else the built-in table entry the device attributes identify (``ncu_roofline.device.identify``)."""
+    names: pd.Series = identify(report)["device_name"]
     return names
 
 
@@ -112,19 +107,32 @@ def analyze(
     index = launch_index(report.launches)
     values = report.values.reindex(index)
     quant = report_quantities(report)
-    names = device_names(report)
-    dev: str | pd.Series | None = device if device is not None else (names if names.notna().any() else None)
-    peak_frame = resolve_peaks(values, dev, peaks)
+    ident = identify(report)
+    table = ident["device"] if device is None else pd.Series(device, index=index, dtype="string")
+    peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.metrics))
     all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
     verdicts = classify(quant, roof, all_rules)
+    # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
+    peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame)
+    advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
+    said = verdicts["missing"].astype("string")
+    lacking = pd.Series(advice.to_numpy(), index=said.index, dtype="string")
+    both = (said.notna() & lacking.notna()).to_numpy()
+    joined = said.fillna(lacking)
+    joined[both] = said[both] + "; " + lacking[both]
+    verdicts["missing"] = joined
     util = utilization(quant, roof, verdicts)
 
     launches = report.launches.copy()
     # seconds -> ns without the float noise of the conversion (1.952e-6 s * 1e9 = 1952.0000000000002)
     launches["duration_ns"] = np.round(quant["duration"].to_numpy() * 1e9, 3)
-    launches["device_name"] = names.to_numpy()
+    launches["device_name"] = ident["device_name"].fillna(table).to_numpy()
+    launches["device_table"] = table.to_numpy()
+    launches["device_basis"] = (
+        ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string")
+    ).to_numpy()
 
     frame = build_frame(launches, quant, unit_table(quant, roof), verdicts, roof, peak_frame, all_rules, index)
     ours, not_checked = evaluate(frame)

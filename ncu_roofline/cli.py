@@ -223,12 +223,16 @@ def _kernel_patterns(_ctx: click.Context, param: click.Parameter, value: tuple[s
 def _device_name(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from .device import lookup_device
+    from .device import lookup_device, match_device
 
     try:
-        return lookup_device(value).name
+        spec = lookup_device(value)
     except AnalysisError as exc:
         raise click.BadParameter(str(exc), param=param) from None
+    said = match_device(value).note
+    if said:
+        note(said)
+    return spec.name
 
 
 #: SI prefixes a --peak value may end in: ncu's (K, M, G, T, P) and the SI spelling of kilo.
@@ -276,7 +280,8 @@ def analysis_options(f: F) -> F:
     )(f)  # fmt: skip
     f = click.option(
         "--device", metavar="NAME", callback=_device_name,
-        help="GPU of the built-in peak table for figures the report lacks (`ncu-roofline devices`).",
+        help="GPU of the built-in peak table for figures the report lacks (`ncu-roofline devices`); any "
+        "spelling: a100, A100-80GB, 'h100 sxm'.",
     )(f)  # fmt: skip
     f = click.option(
         "--nvtx", multiple=True, metavar="RANGE",
@@ -887,7 +892,7 @@ def sections_command(dest: Path | None, ncu_spec: str | None, force: bool) -> No
 
 DEVICE_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("SMs", "sm_count", ""),
-    ("boost clock", "boost_clock_hz", "Hz"),
+    ("boost clock", "sm_clock_hz", "Hz"),
     ("DRAM", "dram_bytes_per_s", "B/s"),
     ("L2", "l2_bytes_per_s", "B/s"),
     ("FP64", "fp64_flops", "FLOP/s"),
@@ -896,7 +901,7 @@ DEVICE_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("BF16 tensor", "tensor_bf16_flops", "FLOP/s"),
     ("FP8 tensor", "tensor_fp8_flops", "FLOP/s"),
 )
-FIGURE_UNITS = {"sm_count": "", "boost_clock_hz": "Hz", "tensor_int8_ops": "OP/s"}
+FIGURE_UNITS = {"sm_count": "", "sm_clock_hz": "Hz", "tensor_int8_flops": "OP/s"}
 
 
 def _figure_unit(name: str) -> str:
@@ -932,6 +937,7 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
         doc = [
             {
                 "name": d.name,
+                "family": d.family,
                 "aliases": list(d.aliases),
                 "cc": d.cc,
                 "memory": d.memory,

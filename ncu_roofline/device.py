@@ -1,4 +1,8 @@
-"""Device peaks for the roofline: from the report's own metrics, a built-in GPU table, or the user.
+"""Device peaks for the roofline (from the report's own metrics, a built-in GPU table, or the user), and
+which GPU ran each launch (``identify``; ``match_device``: forgiving names).
+
+An unknown GPU is never an error: its report's own peaks carry the analysis; peaks nobody gives stay
+missing (NaN), and ``missing_peaks`` says which ones a launch's roofline needs and how to give them.
 
 Three sources, in rising priority (``resolve_peaks``):
 
@@ -12,7 +16,8 @@ Three sources, in rising priority (``resolve_peaks``):
 The peaks frame (``PEAK_COLUMNS``) has one row per launch, indexed like ``Report.values``
 (report, process_id, launch_id), floats in base SI units:
 
-``device``            display name used for the table look-up (string; <NA> when none)
+``device``            the GPU name given for the table look-up: the built-in entry ``identify`` found, or
+                      ``--device`` (string; <NA> when none)
 ``sm_count``          ``device__attribute_multiprocessor_count``
 ``sm_clock_hz``       ``sm__cycles_elapsed.avg.per_second``: the clock of every *peak* work figure (the
                       sections' ``PeakWork`` uses it; achieved work uses
@@ -42,15 +47,18 @@ For every figure F there is a string column ``source_F`` ("report", "table:<gpu 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ncu_roofline.devices import DEVICES, DeviceSpec, Figure
 from ncu_roofline.errors import AnalysisError
+from ncu_roofline.model import LAUNCH_KEY, Report, launch_index
 
 #: Bytes moved per active L2-to-crossbar cycle of one LTS port: the ``* 32`` in the stock sections'
 #: ``derived__lts__lts2xbar_bytes`` MetricDefinition (ncu 2025.3.1, CC 7.5+).
@@ -272,11 +280,38 @@ def peaks_from_metrics(values: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------------------
-# the built-in table
+# the built-in table: names
 
 
-def _norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+#: Words a GPU name may carry or not ("NVIDIA GeForce RTX 4090" == "RTX 4090").
+NOISE_WORDS = frozenset({"nvidia", "tesla", "geforce", "quadro"})
+
+
+def name_tokens(name: str) -> tuple[str, ...]:
+    """A GPU name as comparable words: lower case, punctuation ignored, brand words dropped, memory sizes
+    spelled one way ("80 GB", "80G", "80gb" -> "80gb")."""
+    words = re.sub(r"[^a-z0-9]+", " ", name.lower()).split()
+    out: list[str] = []
+    for w in words:
+        if w in NOISE_WORDS:
+            continue
+        if w in {"gb", "g"} and out and out[-1].isdigit():
+            out[-1] += "gb"
+            continue
+        m = re.fullmatch(r"(\d+)g", w)
+        out.append(f"{m.group(1)}gb" if m else w)
+    return tuple(out)
+
+
+def _spellings(spec: DeviceSpec) -> list[frozenset[str]]:
+    """The word sets a query may be a subset of: one per name and alias, with ``sxm2``/``sxm4``/``sxm5`` also
+    matching a plain ``sxm``."""
+    out = []
+    for n in (spec.name, *spec.aliases):
+        words = set(name_tokens(n))
+        words |= {"sxm" for w in words if re.fullmatch(r"sxm\d", w)}
+        out.append(frozenset(words))
+    return out
 
 
 def list_devices() -> list[str]:
@@ -284,43 +319,79 @@ def list_devices() -> list[str]:
     return [d.name for d in DEVICES]
 
 
-def lookup_device(name: str) -> DeviceSpec:
-    """The table entry for a GPU name as ncu shows it (``device__attribute_display_name``) or an alias.
+@dataclass(frozen=True)
+class DeviceMatch:
+    """What a GPU name matches in the built-in table.
 
-    Matching ignores case and punctuation ("NVIDIA A100-SXM4-80GB" == "nvidia a100 sxm4 80gb").
-    Raises ``AnalysisError`` naming the known devices when nothing matches.
+    ``spec``: the entry (None: unknown, or ambiguous); ``candidates``: every entry the words match, in table
+    order; ``exact``: the name is an entry's name or alias (case and punctuation aside)."""
+
+    query: str
+    spec: DeviceSpec | None
+    candidates: tuple[DeviceSpec, ...]
+    exact: bool
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.spec is None and len(self.candidates) > 1
+
+    @property
+    def note(self) -> str | None:
+        """Says which entry a bare family name was taken for (None when the name was exact or unique)."""
+        if self.spec is None or self.exact or len(self.candidates) < 2:
+            return None
+        others = ", ".join(c.name for c in self.candidates if c is not self.spec)
+        return f"device {self.query!r} taken as {self.spec.name} (also: {others}; name one to choose)"
+
+
+def match_device(name: str) -> DeviceMatch:
+    """The table entry a GPU name means, forgiving spelling: case, punctuation and brand words ignored
+    (``a100``, ``A100-80GB``, ``h100 sxm``, ``NVIDIA GeForce RTX 4090``).
+
+    An entry's name or alias wins outright; otherwise the entries whose name or an alias contains every word
+    of ``name`` are the candidates. Candidates of one family (``a100`` -> the four A100 forms) give the
+    family's first form in the table; candidates of several families are ambiguous (``spec`` None).
     """
-    key = _norm(name)
+    words = name_tokens(name)
+    if not words:
+        return DeviceMatch(name, None, (), False)
     for d in DEVICES:
-        if key in {_norm(a) for a in (d.name, *d.aliases)}:
-            return d
+        if any(words == name_tokens(n) for n in (d.name, *d.aliases)):
+            return DeviceMatch(name, d, (d,), True)
+    want = set(words)
+    cands = tuple(d for d in DEVICES if any(want <= s for s in _spellings(d)))
+    families = {d.family for d in cands}
+    spec = cands[0] if len(families) == 1 else None
+    return DeviceMatch(name, spec, cands, False)
+
+
+def lookup_device(name: str) -> DeviceSpec:
+    """The table entry for a GPU name (``match_device``); ``AnalysisError`` when the name matches none (the
+    message lists the table) or entries of several families (the message lists them)."""
+    m = match_device(name)
+    if m.spec is not None:
+        return m.spec
+    if m.ambiguous:
+        raise AnalysisError(
+            f"device {name!r} is ambiguous: it matches {', '.join(c.name for c in m.candidates)}; "
+            "name one of them (`ncu-roofline devices` lists the table)"
+        )
     known = ", ".join(list_devices())
     raise AnalysisError(
         f"unknown device {name!r}: no built-in peak figures for it (known: {known}); "
-        "collect the roofline sections (ncu --set roofline) so the report carries its own peaks, "
-        "or pass the peaks as overrides"
+        "the report's own peaks (ncu --set roofline or --set full) need no table, "
+        "or give the figures with --peak KEY=VALUE"
     )
+
+
+def find_device(name: str) -> DeviceSpec | None:
+    """The table entry for a GPU name, or None when the name is unknown or ambiguous (never raises)."""
+    return match_device(name).spec
 
 
 def table_figures(spec: DeviceSpec) -> dict[str, Figure]:
     """The table's figures for a device, keyed like the peaks frame columns (only those it has)."""
-    figs: dict[str, Figure | None] = {
-        "sm_count": spec.sm_count,
-        "sm_clock_hz": spec.boost_clock_hz,
-        "fp64_flops": spec.fp64_flops,
-        "fp32_flops": spec.fp32_flops,
-        "fp16_flops": spec.fp16_flops,
-        "tensor_fp64_flops": spec.tensor_fp64_flops,
-        "tensor_tf32_flops": spec.tensor_tf32_flops,
-        "tensor_bf16_flops": spec.tensor_bf16_flops,
-        "tensor_fp16_flops": spec.tensor_fp16_flops,
-        "tensor_fp8_flops": spec.tensor_fp8_flops,
-        "tensor_int8_flops": spec.tensor_int8_ops,
-        "dram_bytes_per_s": spec.dram_bytes_per_s,
-        "l2_bytes_per_s": spec.l2_bytes_per_s,
-        "l1_bytes_per_s": spec.l1_bytes_per_s,
-    }
-    return {k: v for k, v in figs.items() if v is not None}
+    return {k: v for k, v in spec.figures().items() if v is not None}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -354,8 +425,9 @@ def resolve_peaks(
     dense series, twice it for sparse ones (2:4 sparsity doubles the MMA rate, as the datasheets state).
 
     Returns ``PEAK_COLUMNS`` plus the per-series tensor columns, indexed like ``values``. A figure nobody
-    provides stays NaN with source "missing". Raises ``AnalysisError`` for an unknown override key or a
-    device name the table does not know (only when the table is needed for a missing figure).
+    provides stays NaN with source "missing" (``missing_peaks`` says which ones a launch's roofline needs):
+    a device the table does not know (or a name matching several entries) is no error, only no fallback.
+    Raises ``AnalysisError`` for an unknown override key.
     """
     overrides = dict(overrides or {})
     bad = sorted(set(overrides) - OVERRIDE_KEYS)
@@ -371,7 +443,9 @@ def resolve_peaks(
     # table fallback, per distinct device name, only where a figure is missing
     needs = frame[list(FIGURES)].isna().any(axis=1) & names.notna()
     for name in sorted(set(names[needs].dropna().astype(str))):
-        spec = lookup_device(name)
+        spec = find_device(name)
+        if spec is None:  # a GPU outside the table: the report's own peaks carry the analysis
+            continue
         rows = needs & (names == name).fillna(False)
         for fig, figure in table_figures(spec).items():
             fill = rows & frame[fig].isna()
@@ -411,3 +485,216 @@ def _summarise(parts: list[pd.Series]) -> pd.Series:
         return "+".join(present)
 
     return stacked.apply(one, axis=1)
+
+
+# --------------------------------------------------------------------------------------------------------
+# which GPU ran each launch
+
+#: Columns of ``identify``.
+IDENTITY_COLUMNS: tuple[str, ...] = ("device_name", "device", "device_basis")
+#: A report's DRAM bandwidth (memory clock x 2 x bus width / 8) and a table entry's agree within this share.
+BANDWIDTH_TOLERANCE = 0.03
+
+DISPLAY_NAME = "device__attribute_display_name"
+CC_MAJOR = "device__attribute_compute_capability_major"
+CC_MINOR = "device__attribute_compute_capability_minor"
+MEMORY_CLOCKS = ("device__attribute_memory_clock_rate", "device__attribute_max_mem_frequency_khz")
+BUS_WIDTHS = ("device__attribute_global_memory_bus_width", "device__attribute_fb_bus_width")
+SM_COUNTS = (SM_COUNT, "launch__sm_count")
+
+
+def _first_of(values: pd.DataFrame, names: tuple[str, ...]) -> pd.Series:
+    out = pd.Series(np.nan, index=values.index, dtype=float)
+    for n in names:
+        out = out.where(out.notna(), float_column(values, n))
+    return out
+
+
+def report_bandwidth(values: pd.DataFrame) -> pd.Series:
+    """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
+    width / 8 [byte/s]; NaN without them. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value
+    already in Hz (above 1e8) is taken as such."""
+    clock = _first_of(values, MEMORY_CLOCKS)
+    clock_hz = clock.where(clock > 1e8, clock * 1e3)
+    bw: pd.Series = clock_hz * 2 * _first_of(values, BUS_WIDTHS) / 8
+    return bw
+
+
+def _cc_of(launches: pd.DataFrame, values: pd.DataFrame) -> pd.Series:
+    major, minor = float_column(values, CC_MAJOR), float_column(values, CC_MINOR)
+    from_attrs = pd.Series(
+        [
+            f"{int(a)}.{int(b)}" if not (math.isnan(a) or math.isnan(b)) else None
+            for a, b in zip(major.to_numpy(), minor.to_numpy(), strict=True)
+        ],
+        index=values.index,
+        dtype="string",
+    )
+    if "cc" in launches.columns:
+        cc = pd.Series(launches["cc"].to_numpy(), index=values.index, dtype="string")
+        return cc.fillna(from_attrs)
+    return from_attrs
+
+
+def _by_attributes(cands: tuple[DeviceSpec, ...], cc: str | None, sms: float, bw: float) -> list[DeviceSpec]:
+    """The entries among ``cands`` whose CC, SM count and DRAM bandwidth agree with the report's (each only
+    where the report has it). Bandwidth: within ``BANDWIDTH_TOLERANCE``; where several are, the closest
+    when it is at least three times closer than the next (the H200's 4.815 TB/s: H200 4.8, not GH200 4.9)."""
+    out = list(cands)
+    if cc is not None:
+        out = [d for d in out if d.cc == cc]
+    if not math.isnan(sms):
+        out = [d for d in out if d.sm_count is not None and d.sm_count.value == sms]
+    if not math.isnan(bw) and bw > 0:
+        err = sorted((abs(d.dram_bytes_per_s.value / bw - 1), i) for i, d in enumerate(out))
+        err = [(e, i) for e, i in err if e <= BANDWIDTH_TOLERANCE]
+        if len(err) > 1 and err[0][0] * 3 < err[1][0]:
+            err = err[:1]
+        out = [out[i] for _, i in sorted(err, key=lambda x: x[1])]
+    return out
+
+
+def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tuple[DeviceSpec | None, str | None]:
+    """(table entry, basis) for one device: its display name first, then its attributes.
+
+    A name the table knows decides; where it matches several forms of a model (or several models), the
+    attributes choose among those. A name the table does not know is kept as it is: no entry (attributes that
+    happen to match another GPU do not rename it). Without a name, the attributes must single out one entry:
+    CC and SM count, and the DRAM bandwidth where the report has the memory clock and bus width.
+    """
+    if name:
+        m = match_device(name)
+        if m.exact and m.spec is not None:
+            return m.spec, "display_name"
+        if m.candidates:
+            narrowed = _by_attributes(m.candidates, cc, sms, bw)
+            if len(narrowed) == 1:
+                return narrowed[0], "display_name+attributes"
+            if m.spec is not None:
+                return m.spec, "display_name"
+        return None, None
+    if cc is None or math.isnan(sms):
+        return None, None
+    found = _by_attributes(DEVICES, cc, sms, bw)
+    if len(found) == 1:
+        return found[0], "attributes"
+    return None, None
+
+
+def identify(report: Report) -> pd.DataFrame:
+    """Which GPU ran each launch. Returns ``IDENTITY_COLUMNS``, index LAUNCH_KEY (launch order), strings:
+
+    ``device_name``   the name to show: ``device__attribute_display_name`` (or the session page's
+                      ``display_name``), else the table entry the attributes identify; <NA> when neither
+    ``device``        the built-in table entry (``DeviceSpec.name``) for peaks the report lacks; <NA> when the
+                      GPU is not in the table (its own peak metrics carry the analysis)
+    ``device_basis``  how the entry was found: ``display_name`` (the name, forgiving spelling),
+                      ``display_name+attributes`` (the name matched several entries; CC, SM count and DRAM
+                      bandwidth chose), ``attributes`` (no name: CC + SM count + memory clock x bus width
+                      matched exactly one entry), or <NA>
+    """
+    index = launch_index(report.launches)
+    values = report.values.reindex(index)
+    names = pd.Series(pd.NA, index=index, dtype="string")
+    m = report.metrics
+    hit = m[(m["metric"] == DISPLAY_NAME).fillna(False).to_numpy()]
+    if len(hit):
+        per = pd.Series(hit["text"].to_numpy(), index=launch_index(hit)).groupby(level=[0, 1, 2]).first()
+        names = names.fillna(per.reindex(index).astype("string"))
+    s = report.session
+    display = s[s["attribute"] == "display_name"]["value"]
+    if len(display) == 1:
+        names = names.fillna(str(display.iloc[0]))
+    names = names.str.strip()
+    names = names.where(names != "", pd.NA)
+    keys = pd.DataFrame(
+        {
+            "name": names.astype(object).to_numpy(),
+            "cc": _cc_of(report.launches, values).astype(object).to_numpy(),
+            "sms": _first_of(values, SM_COUNTS).to_numpy(),
+            "bw": report_bandwidth(values).round(-6).to_numpy(),
+        }
+    )
+    table = np.full(len(keys), None, dtype=object)
+    basis = np.full(len(keys), None, dtype=object)
+    for combo, rows in keys.groupby(["name", "cc", "sms", "bw"], dropna=False, sort=False).indices.items():
+        name, cc, sms, bw = cast(tuple[Any, Any, float, float], combo)
+        spec, how = identify_one(
+            None if pd.isna(name) else str(name), None if pd.isna(cc) else str(cc), float(sms), float(bw)
+        )
+        table[rows] = None if spec is None else spec.name
+        basis[rows] = how
+    out = pd.DataFrame(
+        {
+            "device_name": names.to_numpy(),
+            "device": pd.array(table, dtype="string"),
+            "device_basis": pd.array(basis, dtype="string"),
+        },
+        index=index,
+    )
+    out["device_name"] = out["device_name"].astype("string").fillna(out["device"])
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# what the roofline lacks
+
+
+def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame) -> pd.Series:
+    """Per launch, the peak figures its roofline needs but nobody gave, comma-separated in ``FIGURES`` order
+    (string; <NA> when none), index LAUNCH_KEY in ``peaks`` order.
+
+    Needed: the FLOP/s roof of every precision with achieved work, and the bandwidth roof of every level with
+    achieved traffic (``roof``: the ``ncu_roofline.roofline.roofline`` frame; ``peaks``: ``resolve_peaks``).
+    ``missing_peaks_advice`` turns them into what to do.
+    """
+    index = peaks.index
+    out = pd.Series(pd.NA, index=index, dtype="string")
+    if len(roof) == 0:
+        return out
+    prec = roof["precision"].astype(str).to_numpy()
+    dtype = roof["dtype"].astype(object).fillna("bf16").astype(str).to_numpy()
+    flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
+    no_flop_peak = (roof["achieved_flops"].fillna(0).to_numpy() > 0) & roof["peak_flops"].isna().to_numpy()
+    no_bw_peak = roof["achieved_bytes_per_s"].notna().to_numpy() & roof["peak_bytes_per_s"].isna().to_numpy()
+    bw_fig = roof["level"].astype(str).to_numpy() + "_bytes_per_s"
+    rows = np.concatenate([np.flatnonzero(no_flop_peak), np.flatnonzero(no_bw_peak)])
+    if len(rows) == 0:
+        return out
+    order = {f: i for i, f in enumerate(FIGURES)}
+    figs = np.concatenate([flop_fig[no_flop_peak], bw_fig[no_bw_peak]])
+    pairs = (
+        roof[list(LAUNCH_KEY)]
+        .iloc[rows]
+        .astype(object)
+        .assign(figure=figs, rank=[order.get(f, len(order)) for f in figs])
+    )
+    pairs = pairs.drop_duplicates([*LAUNCH_KEY, "figure"]).sort_values("rank", kind="stable")
+    joined = pairs.groupby(list(LAUNCH_KEY), sort=False, dropna=False)["figure"].agg(",".join)
+    found = pd.Series(joined.to_numpy(), index=pd.MultiIndex.from_tuples(list(joined.index)), dtype="string")
+    return out.fillna(pd.Series(found.reindex(index.to_flat_index()).to_numpy(), index=index, dtype="string"))
+
+
+def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame) -> pd.Series:
+    """Per launch, what to do about the peaks ``missing_peaks`` lists (string; <NA> when none), same index."""
+    device = peaks["device"].astype(object).reindex(figures.index)
+    keys = pd.DataFrame({"f": figures.astype(object).to_numpy(), "d": device.to_numpy()})
+    text = np.full(len(keys), None, dtype=object)
+    for combo, rows in keys.groupby(["f", "d"], dropna=False, sort=False).indices.items():
+        f, d = cast(tuple[Any, Any], combo)
+        if not pd.isna(f):
+            text[rows] = _missing_text(tuple(str(f).split(",")), None if pd.isna(d) else str(d))
+    return pd.Series(text, index=figures.index, dtype="string")
+
+
+def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
+    noun = "peak" if len(figures) == 1 else "peaks"
+    if table_entry:
+        return (
+            f"{noun} {', '.join(figures)}: not in the report nor in the built-in table ({table_entry}); "
+            f"give them with --peak {figures[0]}=VALUE"
+        )
+    return (
+        f"{noun} {', '.join(figures)}: not in the report, and the GPU is not in the built-in table; give them "
+        f"with --peak {figures[0]}=VALUE or --device NAME (`ncu-roofline devices`)"
+    )

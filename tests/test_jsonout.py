@@ -16,7 +16,7 @@ from ncu_roofline.report.jsonout import render_json, to_dict
 LAUNCH_KEYS = {
     "id", "process_id", "kernel", "duration_ns", "limiter", "compute_pipe", "regime", "utilization", "roofline",
     "hints", "report", "display_name", "basis", "reason", "missing", "explanation", "ncu_bottleneck",
-    "agrees_with_ncu", "memory", "scores", "roof_fraction", "headroom",
+    "agrees_with_ncu", "memory", "scores", "roof_fraction", "headroom", "device",
 }  # fmt: skip
 ROOFLINE_KEYS = {"precision", "level", "achieved_flops", "achieved_bytes_per_s", "intensity", "peak_flops",
                  "peak_bytes_per_s"}  # fmt: skip
@@ -33,7 +33,18 @@ def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:
 
 
 def test_keys(doc: dict[str, object]) -> None:
-    assert set(doc) == {"schema", "tool", "sources", "launches", "summary"}
+    assert set(doc) == {"schema", "tool", "sources", "launches", "devices", "summary"}
+    assert doc["schema"] == 3
+    assert doc["devices"] == [
+        {
+            "name": "NVIDIA H200",
+            "table": "NVIDIA H200",
+            "basis": "display_name",
+            "launches": 16,
+            "peak_source": ["report"],
+            "missing_peaks": [],
+        }
+    ]
     ls = launches(doc)
     assert len(ls) == 16
     for x in ls.values():

@@ -6,7 +6,11 @@ regime, the top kernels by GPU time, the NVTX ranges, the findings (each hint ac
 time and kernel count, and the agreement with ncu's SOLBottleneck rule). ``docs/json.md`` and
 ``docs/schema.json`` describe every key.
 
-Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``nvtx_path``, ``grid_size``,
+``devices``: one object per GPU (``device_rows``).
+
+Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``device`` (the GPU's name as
+the report gives it, else the built-in table entry identified or given with ``--device``; null: unknown),
+``nvtx_path``, ``grid_size``,
 ``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
 ``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm), ``partial`` (the
 verdict stands on the measured units only; an unmeasured one could change it), ``recipes`` ({figure: the
@@ -276,6 +280,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
     hint_groups = _grouped(h_codes, n_hints, _hint_items(hints))
 
     lcol = {c: _strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
+    lcol["device_name"] = _strs(_column(lf, "device_name"))
     lint = {c: _ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
     duration = _nums(lf["duration_ns"])
     vstr = {
@@ -302,6 +307,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
                     "process_id": lint["process_id"][i],
                     "kernel": lcol["kernel_name"][i],
                     "display_name": lcol["display_name"][i],
+                    "device": lcol["device_name"][i],
                     "nvtx_path": lcol["nvtx_path"][i],
                     "grid_size": lint["grid_size"][i],
                     "block_size": lint["block_size"][i],
@@ -331,6 +337,39 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
                 }
             )
         yield out
+
+
+def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
+    """One object per GPU the launches ran on (first-seen order): ``name`` (as the report names it, else the
+    table entry), ``table`` (the built-in entry that fills peaks the report lacks; null: none, the report's
+    own peaks only), ``basis`` (how it was identified: display_name, display_name+attributes, attributes,
+    --device; null), ``launches``, ``peak_source`` (per figure source summary: report, report+table:<gpu>,
+    override, missing ...; the distinct values over its launches) and ``missing_peaks`` (the peak figures some
+    launch's roofline needs that nobody gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
+    lv = analysis.launches
+    n = len(lv)
+
+    def col(frame: pd.DataFrame, name: str) -> list[Any]:
+        return frame[name].astype(object).tolist() if name in frame.columns else [None] * len(frame)
+
+    names, tables, bases = col(lv, "device_name"), col(lv, "device_table"), col(lv, "device_basis")
+    sources = col(analysis.peaks, "peak_source") if len(analysis.peaks) == n else [None] * n
+    lacking = col(analysis.peaks, "missing_peaks") if len(analysis.peaks) == n else [None] * n
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for i in range(n):
+        key = (_str(names[i]), _str(tables[i]), _str(bases[i]))
+        row = out.setdefault(
+            key,
+            {"name": key[0], "table": key[1], "basis": key[2], "launches": 0, "peak_source": [], "missing_peaks": []},
+        )
+        row["launches"] += 1
+        src = _str(sources[i])
+        if src is not None and src not in row["peak_source"]:
+            row["peak_source"].append(src)
+        for fig in (_str(lacking[i]) or "").split(","):
+            if fig and fig not in row["missing_peaks"]:
+                row["missing_peaks"].append(fig)
+    return list(out.values())
 
 
 def to_dict(analysis: Analysis, summary: Summary | None = None) -> dict[str, Any]:
@@ -374,6 +413,7 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
             }
             for x in records(src)
         ],
+        "devices": device_rows(analysis),
         "summary": {
             "by_limiter": time_rows("limiter", summary.by_limiter),
             "by_regime": time_rows("regime", summary.by_regime),

@@ -1,0 +1,242 @@
+"""Which GPU ran a launch, and GPUs outside the built-in table (issue 9, item 6).
+
+Real inputs: the V100 raw page ncu 2022.3 re-exported (``../shared/ncu-wild``) and the H200 raw pages. GPUs we
+have no export of are stood in for by a real H200 raw page whose device name (or attributes) is changed, and
+nothing else: every metric, peak and clock stays the H200's. So the peaks a test expects "from the report" are
+the H200 page's own ``*.peak_sustained`` x clock figures, and those "from the table" the datasheet figures of
+the GPU the page was renamed to.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import derive
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from conftest import SHARED, data
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.cli import main
+from ncu_roofline.device import identify, identify_one, lookup_device, peaks_from_metrics
+from ncu_roofline.errors import EXIT_OK, EXIT_USAGE
+from ncu_roofline.report.viewmodel import build_view
+
+WILD = SHARED.parent / "ncu-wild"
+V100_RAW = WILD / "ncu-2022.3" / "gene_dzv.raw.csv"
+NAME = "device__attribute_display_name"
+
+
+def _text(path: Path) -> str:
+    return gzip.open(path, "rt").read() if path.suffix == ".gz" else path.read_text()
+
+
+def edited(
+    source: Path, target: Path, edit: Callable[[list[str], list[str]], list[str]], keep: Callable[[str], bool] = bool
+) -> Path:
+    """The raw page with ``edit(header, row)`` applied to every launch row and only the columns ``keep``s."""
+    rows = derive.rows(_text(source))
+    header = rows[0]
+    out = [header, rows[1], *(edit(header, list(r)) for r in rows[2:])]
+    cols = [i for i, c in enumerate(header) if keep(c)]
+    target.write_text(derive.write([[r[i] for i in cols] for r in out]))
+    return target
+
+
+def renamed(source: Path, target: Path, name: str) -> Path:
+    """The raw page with another ``device__attribute_display_name`` (empty: no name)."""
+
+    def edit(header: list[str], row: list[str]) -> list[str]:
+        row[header.index(NAME)] = name
+        return row
+
+    return edited(source, target, edit)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("devices")
+
+
+# ---- identification -----------------------------------------------------------------------------------------
+
+
+def test_v100_page_names_its_device_and_the_table_fills_its_peaks() -> None:
+    """The real V100 page (ncu 2022.3) carries no peak metrics: the roofline peaks come from the V100 table."""
+    report = ncu_roofline.read(V100_RAW)
+    ident = identify(report)
+    assert set(ident["device_name"]) == {"Tesla V100-SXM2-16GB"}
+    assert set(ident["device_basis"]) == {"display_name"}
+    a = analyze(report)
+    spec = lookup_device("Tesla V100-SXM2-16GB")
+    assert spec.fp64_flops is not None
+    assert (a.peaks["fp64_flops"] == spec.fp64_flops.value).all()
+    assert (a.peaks["source_fp64_flops"] == "table:Tesla V100-SXM2-16GB").all()
+    assert set(a.launches["device_name"]) == {"Tesla V100-SXM2-16GB"}
+
+
+def test_attributes_identify_a_page_without_its_name(work: Path) -> None:
+    """The H200 page without its display name: CC 9.0, 132 SMs and 3,201 MHz x 6,016 bit (4.815 TB/s) single
+    out the H200 (the GH200 144 GB, also CC 9.0 with 132 SMs, has 4.9 TB/s)."""
+    page = renamed(data("micro_full.raw.csv"), work / "nameless.raw.csv", "")
+    ident = identify(ncu_roofline.read(page))
+    assert set(ident["device"]) == {"NVIDIA H200"}
+    assert set(ident["device_basis"]) == {"attributes"}
+    assert set(ident["device_name"]) == {"NVIDIA H200"}
+
+
+def test_attributes_alone_do_not_guess() -> None:
+    """Four V100 forms share CC 7.0, 80 SMs and 900 GB/s: without a name, none is chosen."""
+    assert identify_one(None, "7.0", 80.0, 877e6 * 2 * 4096 / 8) == (None, None)
+    assert identify_one(None, "9.0", 132.0, float("nan")) == (None, None)  # H100 SXM, H100 NVL, H200, GH200
+    spec, how = identify_one(None, "8.0", 108.0, 1215e6 * 2 * 5120 / 8)  # A100 40 GB: SXM4 and PCIe, 1,555 GB/s
+    assert spec is None and how is None
+    spec, how = identify_one(None, "8.0", 108.0, 1593e6 * 2 * 5120 / 8)  # 2,039 GB/s: the A100-SXM4-80GB
+    assert spec is not None and spec.name == "NVIDIA A100-SXM4-80GB" and how == "attributes"
+
+
+def test_a_name_that_matches_several_forms_is_settled_by_the_attributes() -> None:
+    spec, how = identify_one("NVIDIA A100 80GB", "8.0", 108.0, 1512e6 * 2 * 5120 / 8)  # 1,935 GB/s: PCIe
+    assert spec is not None and spec.name == "NVIDIA A100 80GB PCIe" and how == "display_name+attributes"
+
+
+def test_an_unknown_name_is_kept_whatever_the_attributes() -> None:
+    """A name outside the table is not renamed to the table entry its (here: H200) attributes match."""
+    assert identify_one("NVIDIA RTX PRO 6000 Blackwell", "9.0", 132.0, 4.815e12) == (None, None)
+
+
+# ---- GPUs outside the table, and renamed pages --------------------------------------------------------------
+
+
+def _json(args: list[str]) -> dict:
+    r = CliRunner().invoke(main, [*args, "--format", "json", "-q"])
+    assert r.exit_code == EXIT_OK, r.output
+    doc: dict = json.loads(r.stdout)
+    return doc
+
+
+def test_b200_display_name_names_the_device(work: Path) -> None:
+    """A B200 page is analysed from its own peaks and named in the JSON, the terminal and the HTML."""
+    page = renamed(data("micro_full.raw.csv"), work / "b200.raw.csv", "NVIDIA B200")
+    doc = _json([str(page)])
+    assert {x["device"] for x in doc["launches"]} == {"NVIDIA B200"}
+    [dev] = doc["devices"]
+    assert dev == {
+        "name": "NVIDIA B200",
+        "table": "NVIDIA B200",
+        "basis": "display_name",
+        "launches": 16,
+        "peak_source": ["report"],  # every figure from the page itself, none from the B200 table
+        "missing_peaks": [],
+    }
+    own = peaks_from_metrics(ncu_roofline.read(data("micro_full.raw.csv")).values)
+    dram = [m["peak_bytes_per_s"] for x in doc["launches"] for m in x["memory"] if m["level"] == "dram"]
+    np.testing.assert_allclose(dram, own["dram_bytes_per_s"].to_numpy())  # the page's 4.8 TB/s, not 7.7
+    a = analyze(ncu_roofline.read(page))
+    assert build_view(a).header.devices == ("NVIDIA B200",)
+    r = CliRunner().invoke(main, [str(page), "-o", str(work / "b200.html")])
+    assert r.exit_code == EXIT_OK
+    assert r.stdout.splitlines()[1].startswith("NVIDIA B200 (CC 9.0)")
+    assert "<dd>NVIDIA B200</dd>" in (work / "b200.html").read_text()
+
+
+def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:
+    """train_step has no FP64 or tensor peak metrics: those come from the A40 entry, the rest from the page."""
+    page = renamed(data("train_step.raw.csv.gz"), work / "a40.raw.csv", "NVIDIA A40")
+    a = analyze(ncu_roofline.read(page))
+    own = peaks_from_metrics(ncu_roofline.read(data("train_step.raw.csv.gz")).values)
+    np.testing.assert_allclose(a.peaks["dram_bytes_per_s"], own["dram_bytes_per_s"])
+    assert (a.peaks["source_dram_bytes_per_s"] == "report").all()
+    spec = lookup_device("NVIDIA A40")
+    assert spec.fp64_flops is not None
+    assert (a.peaks["fp64_flops"] == spec.fp64_flops.value).all()
+    assert set(a.launches["device_name"]) == {"NVIDIA A40"}
+    assert (
+        a.verdicts["limiter"].notna().sum()
+        == analyze(ncu_roofline.read(data("train_step.raw.csv.gz"))).verdicts["limiter"].notna().sum()
+    )
+
+
+def test_gpu_outside_the_table_is_analysed(work: Path) -> None:
+    """Exit 0, not 4: same verdicts as the original page, whose peaks it carries."""
+    page = renamed(data("train_step.raw.csv.gz"), work / "pro6000.raw.csv", "NVIDIA RTX PRO 6000 Blackwell")
+    doc = _json([str(page)])
+    ref = _json([str(data("train_step.raw.csv.gz"))])
+    assert [x["limiter"] for x in doc["launches"]] == [x["limiter"] for x in ref["launches"]]
+    assert doc["devices"][0]["name"] == "NVIDIA RTX PRO 6000 Blackwell"
+    assert doc["devices"][0]["table"] is None
+
+
+def test_without_any_bandwidth_peak_the_speed_of_light_still_stands(work: Path) -> None:
+    """The micro page without its ``*.peak_sustained`` columns, on a GPU outside the table: no bandwidth roof,
+    but every launch keeps the limiter the Speed Of Light percentages give and its hints, and ``missing`` says
+    which peaks are missing and how to give them."""
+    page = edited(
+        data("micro_full.raw.csv"),
+        work / "nopeaks.raw.csv",
+        lambda h, r: [*r[: h.index(NAME)], "NVIDIA RTX PRO 6000 Blackwell", *r[h.index(NAME) + 1 :]],
+        keep=lambda c: not c.endswith(".peak_sustained"),
+    )
+    doc = _json([str(page)])
+    ref = _json([str(data("micro_full.raw.csv"))])
+    assert all(m["peak_bytes_per_s"] is None for x in doc["launches"] for m in x["memory"])
+    assert all(x["limiter"] is not None for x in doc["launches"])
+    same = sum(x["limiter"] == y["limiter"] for x, y in zip(doc["launches"], ref["launches"], strict=True))
+    assert same >= 13, same
+    assert sum(len(x["hints"]) for x in doc["launches"]) > 0
+    for x in doc["launches"]:
+        assert "peaks dram_bytes_per_s, l2_bytes_per_s, l1_bytes_per_s: not in the report" in x["missing"]
+        assert "--peak dram_bytes_per_s=VALUE or --device NAME" in x["missing"]
+    assert doc["devices"][0]["missing_peaks"] == ["dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s"]
+    # given with --peak, the roofline is whole again
+    fixed = _json(
+        [str(page), "--peak", "dram_bytes_per_s=4.8T", "--peak", "l2_bytes_per_s=10T", "--peak", "l1_bytes_per_s=33T"]
+    )
+    assert fixed["devices"][0]["missing_peaks"] == []
+    assert all("peak" not in (x["missing"] or "") for x in fixed["launches"])
+
+
+# ---- --device -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "entry"),
+    [("a100", "NVIDIA A100-SXM4-80GB"), ("A100-80GB", "NVIDIA A100-SXM4-80GB"), ("h100 sxm", "NVIDIA H100 SXM")],
+)
+def test_device_option_forgives(given: str, entry: str) -> None:
+    r = CliRunner().invoke(main, [str(V100_RAW), "--device", given, "--format", "json"])
+    assert r.exit_code == EXIT_OK, r.output
+    doc = json.loads(r.stdout)
+    assert doc["devices"][0]["table"] == entry and doc["devices"][0]["basis"] == "--device"
+    assert doc["devices"][0]["name"] == "Tesla V100-SXM2-16GB"  # the report's own name stays
+    if given == "a100":
+        assert f"device 'a100' taken as {entry}" in r.stderr
+
+
+def test_device_option_ambiguous_lists_candidates() -> None:
+    r = CliRunner().invoke(main, [str(V100_RAW), "--device", "ti"])
+    assert r.exit_code == EXIT_USAGE
+    assert "ambiguous" in r.output and "NVIDIA GeForce RTX 2080 Ti" in r.output and "RTX 5060 Ti" in r.output
+
+
+def test_devices_command_prints_only_peak_keys() -> None:
+    """`devices NAME` lists each figure under the key --peak takes (issue 13)."""
+    from ncu_roofline.device import OVERRIDE_KEYS
+
+    r = CliRunner().invoke(main, ["devices", "h200"])
+    assert r.exit_code == EXIT_OK
+    keys = [line.split()[0] for line in r.stdout.splitlines()[2:] if line.startswith("  ") and "notes:" not in line]
+    assert keys and set(keys) <= OVERRIDE_KEYS
+    assert "boost_clock_hz" not in r.stdout and "tensor_int8_ops" not in r.stdout
+
+
+def test_analysis_frame_columns() -> None:
+    a = analyze(ncu_roofline.read(V100_RAW))
+    assert {"device_name", "device_table", "device_basis"} <= set(a.launches.columns)
+    assert isinstance(a.peaks["missing_peaks"], pd.Series)
