@@ -698,3 +698,22 @@ def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
         f"{noun} {', '.join(figures)}: not in the report, and the GPU is not in the built-in table; give them "
         f"with --peak {figures[0]}=VALUE or --device NAME (`ncu-roofline devices`)"
     )
+
+
+def peaks_note(peaks: pd.DataFrame) -> str | None:
+    """One sentence for a report's header: the peak figures some launch's roofline lacks (``missing_peaks``,
+    over every launch) and how to give them; None when nothing is missing."""
+    if "missing_peaks" not in peaks.columns:
+        return None
+    lacking = peaks["missing_peaks"].dropna()
+    if not len(lacking):
+        return None
+    names = {f for text in lacking.unique() for f in str(text).split(",") if f}
+    figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
+    no_table = peaks.loc[lacking.index, "device"].isna().any()
+    how = f"--peak {figures[0]}=VALUE" + (" or --device NAME (`ncu-roofline devices`)" if no_table else "")
+    where = "not in the report" + (", and the GPU is not in the built-in table" if no_table else " nor the table")
+    return (
+        f"Roofline peaks missing for {len(lacking):,} of {len(peaks):,} launches: {', '.join(figures)} ({where}); "
+        f"give them with {how}."
+    )

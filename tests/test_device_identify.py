@@ -194,6 +194,12 @@ def test_without_any_bandwidth_peak_the_speed_of_light_still_stands(work: Path) 
         assert "peaks dram_bytes_per_s, l2_bytes_per_s, l1_bytes_per_s: not in the report" in x["missing"]
         assert "--peak dram_bytes_per_s=VALUE or --device NAME" in x["missing"]
     assert doc["devices"][0]["missing_peaks"] == ["dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s"]
+    # the terminal and the HTML say it once, above the roofline
+    r = CliRunner().invoke(main, [str(page), "-o", str(work / "nopeaks.html")])
+    assert r.exit_code == EXIT_OK
+    said = "Roofline peaks missing for 16 of 16 launches: dram_bytes_per_s, l2_bytes_per_s, l1_bytes_per_s"
+    assert said in " ".join(r.stdout.split())
+    assert f'<p class="note" id="missing-peaks">{said}' in (work / "nopeaks.html").read_text()
     # given with --peak, the roofline is whole again
     fixed = _json(
         [str(page), "--peak", "dram_bytes_per_s=4.8T", "--peak", "l2_bytes_per_s=10T", "--peak", "l1_bytes_per_s=33T"]

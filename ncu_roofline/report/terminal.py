@@ -186,6 +186,9 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
                     w,
                 )
             )
+    if view.header.missing_peaks:
+        out.append("")
+        out.extend(_wrap(view.header.missing_peaks, w))
     missing = [f"{p.label}: {p.note}" for p in view.rooflines if p.note and "not collected" in p.note]
     if missing and len(missing) == len(view.rooflines):
         out.append("")

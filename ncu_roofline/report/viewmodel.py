@@ -19,6 +19,7 @@ import pandas as pd
 from .. import classify
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
+from ..device import peaks_note
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..model import LAUNCH_KEY
@@ -146,6 +147,8 @@ class Header:
     gpu_time_ns: float | None
     #: Launches without a duration (not in the GPU time).
     untimed_launches: int
+    #: The roofline peaks nobody gave and how to give them (``ncu_roofline.device.peaks_note``); None: none.
+    missing_peaks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -433,6 +436,7 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         kernels=len(summary.kernels),
         gpu_time_ns=summary.gpu_time_ns,
         untimed_launches=summary.untimed_launches,
+        missing_peaks=peaks_note(analysis.peaks),
     )
 
 
