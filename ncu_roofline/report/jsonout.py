@@ -476,13 +476,15 @@ def json_chunks(analysis: Analysis, summary: Summary | None = None, *, pretty: b
         return
     encode = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":")).encode
     rest = _document(analysis, summary)
-    assert min(rest) > "launches"  # sorted keys: "launches" comes first
-    yield '{"launches":['
+    # sorted keys: those before "launches" (devices), the launches as they come, then the others
+    before = {k: v for k, v in rest.items() if k < "launches"}
+    after = {k: v for k, v in rest.items() if k > "launches"}
+    yield "{" + (encode(before)[1:-1] + "," if before else "") + '"launches":['
     first = True
     for part in launch_objects(analysis):
         yield ("" if first else ",") + encode(part)[1:-1]
         first = False
-    yield "]," + encode(rest)[1:] + "\n"
+    yield "]" + ("," + encode(after)[1:] if after else "}") + "\n"
 
 
 def render_json(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> str:
