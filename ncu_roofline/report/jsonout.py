@@ -275,8 +275,10 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
         u_codes[keep_unit], n_util, [(u, v) for u, v, k in zip(units, unit_values, keep_unit, strict=True) if k]
     )
     roof_rows, memory_items = _roofline_items(roof)
-    roof_groups = _grouped(r_codes, n_roof, roof_rows)
-    memory_groups = _grouped(r_codes, n_roof, memory_items)
+    kept = np.array([x is not None for x in roof_rows], dtype=bool)
+    firsts = np.array([x is not None for x in memory_items], dtype=bool)
+    roof_groups = _grouped(r_codes[kept], n_roof, [x for x in roof_rows if x is not None])
+    memory_groups = _grouped(r_codes[firsts], n_roof, [x for x in memory_items if x is not None])
     hint_groups = _grouped(h_codes, n_hints, _hint_items(hints))
 
     lcol = {c: _strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
@@ -331,8 +333,8 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
                     "agrees_with_ncu": agrees[i],
                     "not_checked": not_checked[i],
                     "utilization": dict(util_groups[c]),
-                    "memory": [x for x in memory_groups[c] if x is not None],
-                    "roofline": [x for x in roof_groups[c] if x is not None],
+                    "memory": memory_groups[c],
+                    "roofline": roof_groups[c],
                     "hints": list(hint_groups[c]),
                 }
             )
