@@ -549,8 +549,10 @@ def classify(
         unknown = [k for k in LIMITERS if math.isnan(float(srec[i][k]))]
         if "compute" not in unknown and not have_sm[i]:
             unknown.append("sm")  # compute from FLOP counts only
-        if lim is not None and unknown and u < BOUND_THRESHOLD:
-            # nothing measured is near its roof, and a unit that was not measured may be the one that is
+        if lim is not None and u < BOUND_THRESHOLD and set(unknown) - {"sm"}:
+            # nothing measured is near its roof, and a memory level that was not measured may be the one that is:
+            # no verdict. With every memory level measured and only the SM's non-FP pipes open (the NERSC
+            # --metrics recipe), the latency/launch verdict stands, marked partial below.
             lim = None
         missing[:0] = [COLLECT[k] for k in unknown]
         unmeasured = ", ".join(unknown) if unknown else None
@@ -572,6 +574,8 @@ def classify(
         # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
         # pipes) could be busier still, so the limiter is not settled
         open_units = [k for k in unknown if lim in MEMORY_LIMITERS or k in MEMORY_LIMITERS]
+        if u < BOUND_THRESHOLD:
+            open_units = list(unknown)  # no unit holds the kernel: any unmeasured one could be at its bound
         if math.isnan(duration[i]):
             missing.append(COLLECT["duration"])
         small = bool(waves[i] < SMALL_GRID_WAVES) if not math.isnan(waves[i]) else None
@@ -601,10 +605,11 @@ def classify(
             reason = f"{lim} at {_fmt(u)} of its peak ({words}); bound (>= {BOUND_THRESHOLD:.0%})"
         else:
             # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
+            every = "every measured unit" if unknown else "every unit"
             what = (
-                f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, every unit under {BOUND_THRESHOLD:.0%})"
+                f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, {every} under {BOUND_THRESHOLD:.0%})"
                 if regime == "launch"
-                else f"latency-bound (every unit under {BOUND_THRESHOLD:.0%})"
+                else f"latency-bound ({every} under {BOUND_THRESHOLD:.0%})"
             )
             reason = f"{what}; busiest unit {lim} at {_fmt(u)} ({words}); {stalls[i]}"
         others = ", ".join(
@@ -612,7 +617,11 @@ def classify(
         )
         if open_units:
             reason += f"; partial: {', '.join(open_units)} not measured" + (
-                " (could be busier)" if lim in MEMORY_LIMITERS else ""
+                " (could be at its bound)"
+                if u < BOUND_THRESHOLD
+                else " (could be busier)"
+                if lim in MEMORY_LIMITERS
+                else ""
             )
         explanation = f"{reason}; others: {others}" if others else reason
         tied = [

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SAMPLES = Path("/work/shared/ncu-samples")
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "ncu-samples"  # ../shared beside the checkout
 RAW = {
     "micro_full": SAMPLES / "h200-micro" / "micro_full.raw.csv",
     "micro_roof": SAMPLES / "h200-micro" / "micro_roof.raw.csv",

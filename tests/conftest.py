@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "ncu-samples"
+#: ../shared beside the checkout (CI clones the project next to a copy of it)
+SHARED_ROOT = Path(__file__).resolve().parents[2] / "shared"
+SHARED = SHARED_ROOT / "ncu-samples"
 
 
 def data(name: str) -> Path:

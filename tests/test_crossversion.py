@@ -21,13 +21,14 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from conftest import SHARED_ROOT
 from test_quantities import CELLS
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
 
-SAMPLES = Path("/work/shared/ncu-samples/h200-micro")
-PUBLIC = Path("/work/shared/ncu-wild/public")
+SAMPLES = SHARED_ROOT / "ncu-samples" / "h200-micro"
+PUBLIC = SHARED_ROOT / "ncu-wild" / "public"
 #: The re-exports by the real ncu command lines (``tools/reexport_ncu_rep.py``; README there).
 REEXPORT = Path(__file__).resolve().parent / "data" / "reexport"
 

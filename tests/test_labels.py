@@ -13,11 +13,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import SHARED_ROOT
 
 from ncu_roofline.labels import resolve
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = Path("/work/shared/ncu-reference/labels-by-version.csv")
+REFERENCE = SHARED_ROOT / "ncu-reference" / "labels-by-version.csv"
 TABLE = ROOT / "ncu_roofline" / "data" / "labels.csv"
 
 

@@ -8,11 +8,9 @@ bound) and the metric lists of the files (what each export has).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
-from conftest import data
+from conftest import SHARED_ROOT, data
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -24,7 +22,7 @@ from ncu_roofline.report.jsonout import to_dict
 from ncu_roofline.report.terminal import PARTIAL_MARK, render_terminal
 from ncu_roofline.roofline import roofline
 
-GENE_RAW = Path("/work/shared/ncu-wild/ncu-2022.3/gene_dzv.raw.csv")
+GENE_RAW = SHARED_ROOT / "ncu-wild" / "ncu-2022.3" / "gene_dzv.raw.csv"
 
 
 def _by_id(frame: pd.DataFrame) -> pd.DataFrame:
@@ -67,9 +65,16 @@ def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> Non
     assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm"
     # compute bound on FP32 FLOPs: every memory level was measured, nothing can be busier than compute's bound
     assert v.loc[5, "limiter"] == "compute" and not bool(v.loc[5, "partial"])
-    # l1_reread gets no verdict: its integer work is invisible to FP counts; missing says what adds the SM
-    assert pd.isna(v.loc[3, "limiter"])
+    # l1_reread (integer-bound in the truth table) shows every measured unit under the bound: the latency verdict
+    # the measured units allow, partial, saying the SM pipes could be at their bound and what collects them
+    assert v.loc[3, "regime"] == "latency" and bool(v.loc[3, "partial"]) and v.loc[3, "unmeasured"] == "sm"
+    assert (
+        "every measured unit" in v.loc[3, "reason"] and "sm not measured (could be at its bound)" in v.loc[3, "reason"]
+    )
     assert "sm__throughput" in v.loc[3, "missing"] and "--section SpeedOfLight" in v.loc[3, "missing"]
+    # wherever a regime is latency or launch here, the verdict is partial: the SM was not measured
+    open_regime = v["regime"].isin(["latency", "launch"])
+    assert open_regime.any() and v.loc[open_regime, "partial"].astype(bool).all()
 
 
 def test_full_exports_are_not_partial(micro_full: ncu_roofline.Report) -> None:

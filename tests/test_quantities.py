@@ -9,17 +9,17 @@ rate and FP64 FLOP/s = (dadd + dmul + 2 x dfma) / duration, as the NERSC rooflin
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED_ROOT
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.quantities import RECIPES, derive, quantities, recipes
 
-WILD = Path("/work/shared/ncu-wild")
+WILD = SHARED_ROOT / "ncu-wild"
 V100_CSV = WILD / "public" / "v100_summit_gene_dzv.csv"
 V100_RAW = WILD / "ncu-2022.3" / "gene_dzv.raw.csv"
 V100_RAW_BASE = WILD / "ncu-2022.3" / "gene_dzv.raw-base.csv"
