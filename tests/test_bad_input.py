@@ -75,7 +75,7 @@ def test_csv_not_from_ncu(tmp_path: Path) -> None:
 
 def test_binary_garbage(tmp_path: Path) -> None:
     expect(FormatError, write(tmp_path, bytes(range(256)) * 40), "binary data")
-    expect(FormatError, write(tmp_path, b"\xff\xfe" + "ID,x".encode("utf-16-le"), "utf16.csv"), "binary|UTF-8")
+    expect(FormatError, write(tmp_path, b"\xff\xfe" + "ID,x".encode("utf-16-le"), "utf16.csv"), "no ncu CSV header")
     expect(FormatError, write(tmp_path, b'"ID","Process ID"\n\xc3\x28\n', "bad-utf8.csv"), "1 line.s. are not UTF-8")
 
 

@@ -323,6 +323,18 @@ def test_cp949_program_output_around_and_inside_the_csv(tmp_path: Path) -> None:
     assert str(report.source["path"].iloc[0]) == str(p)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_powershell_utf16_capture(tmp_path: Path, encoding: str) -> None:
+    # Windows PowerShell 5 redirects `ncu --csv ./app > out.csv` as UTF-16 (with a byte-order mark) and CRLF
+    text = data("direct_details.stdout.csv").read_text()
+    p = tmp_path / "ps.csv"
+    p.write_bytes(text.replace("\n", "\r\n").encode(encoding))
+    plain, report = ncu_roofline.read(data("direct_details.stdout.csv")), ncu_roofline.read(p)
+    assert len(report.launches) == len(plain.launches) == 16
+    pd.testing.assert_series_equal(report.metrics["value"], plain.metrics["value"])
+    assert report.source["skipped_lines"].iloc[0] == plain.source["skipped_lines"].iloc[0]
+
+
 def test_crlf_capture_reads_the_same(tmp_path: Path) -> None:
     for name in ("direct_details.stdout.csv", "direct_summary.stdout.csv"):
         text = data(name).read_bytes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
@@ -27,7 +28,7 @@ from .page import Page, describe_not_understood
 from .raw import read_raw
 from .records import NotUtf8Error, describe_skipped
 from .session import read_session
-from .sniff import Skipped, check_path, decompressed, is_gzip, locate
+from .sniff import Skipped, check_path, decompressed, is_gzip, locate, utf16_encoding
 from .summary import read_summary
 
 __all__ = ["read", "read_one", "report_names"]
@@ -72,6 +73,14 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
 
 def _read_plain(p: Path, shown: Path, name: str) -> Report:
     """Read ``p`` (maybe a decompressed copy of ``shown``); errors name ``shown``."""
+    encoding = utf16_encoding(p)
+    if encoding is not None:
+        # Windows PowerShell 5 writes `ncu --csv ... > out.csv` in UTF-16: read a UTF-8 copy.
+        with _transcoded(p, encoding) as copy:
+            try:
+                return _read_page(copy, shown, name)
+            except InputError as exc:
+                raise _named(exc, copy, shown) from None
     try:
         try:
             return _read_page(p, shown, name)
@@ -94,6 +103,19 @@ def _named(exc: InputError, actual: Path, shown: Path) -> InputError:
     if exc.path != str(actual) or actual == shown:
         return exc
     return type(exc)(shown, exc.detail, line=exc.line, column=exc.column)
+
+
+@contextlib.contextmanager
+def _transcoded(path: Path, encoding: str) -> Iterator[Path]:
+    """A UTF-8 copy of a text file in ``encoding`` (undecodable bytes replaced)."""
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        out = Path(tmp) / path.name
+        with (
+            path.open("r", encoding=encoding, errors="replace", newline="") as src,
+            out.open("w", encoding="utf-8", newline="") as dst,
+        ):
+            shutil.copyfileobj(src, dst, length=1 << 20)
+        yield out
 
 
 @contextlib.contextmanager

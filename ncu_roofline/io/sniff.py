@@ -84,6 +84,18 @@ def is_gzip(path: Path) -> bool:
         return fh.read(2) == GZIP_MAGIC
 
 
+def utf16_encoding(path: Path) -> str | None:
+    """ "utf-16" for a file that starts with a UTF-16 byte-order mark, or that has a zero byte after each ASCII
+    byte of its first line (UTF-16 LE without one); None otherwise."""
+    with path.open("rb") as fh:
+        head = fh.read(512)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(head) >= 8 and head[1::2][:64].count(0) == len(head[1::2][:64]) and head[0::2][:64].count(0) == 0:
+        return "utf-16-le"
+    return None
+
+
 @contextlib.contextmanager
 def decompressed(path: Path) -> Iterator[Path]:
     """A gzip-compressed export, decompressed into a temporary file that is removed afterwards.
