@@ -15,7 +15,7 @@ import pandas as pd
 
 from .chart import chart_points, fill_from_chart
 from .classify import classify, unit_table, utilization
-from .device import identify, missing_peaks, missing_peaks_advice, resolve_peaks
+from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
 from .model import LAUNCH_KEY, Report, launch_index
 from .quantities import breakdown_quantities, quantities, recipes
@@ -108,7 +108,8 @@ def analyze(
     values = report.values.reindex(index)
     quant = report_quantities(report)
     ident = identify(report)
-    table = ident["device"] if device is None else pd.Series(device, index=index, dtype="string")
+    given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
+    table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.metrics))

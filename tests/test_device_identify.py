@@ -250,3 +250,14 @@ def test_analysis_frame_columns() -> None:
     a = analyze(ncu_roofline.read(V100_RAW))
     assert {"device_name", "device_table", "device_basis"} <= set(a.launches.columns)
     assert isinstance(a.peaks["missing_peaks"], pd.Series)
+
+
+def test_library_device_argument_forgives_and_never_fails() -> None:
+    report = ncu_roofline.read(V100_RAW)
+    a = analyze(report, device="a100 pcie")
+    assert set(a.launches["device_table"]) == {"NVIDIA A100 80GB PCIe"}
+    assert (a.peaks["source_fp64_flops"] == "table:NVIDIA A100 80GB PCIe").all()
+    b = analyze(report, device="Voodoo 5")  # no such entry: no table fallback, no error
+    assert b.launches["device_table"].isna().all()
+    assert (b.peaks["source_fp64_flops"] == "missing").all()
+    assert set(b.launches["device_name"]) == {"Tesla V100-SXM2-16GB"}
