@@ -26,6 +26,7 @@ import pandas as pd
 from .analysis import Analysis
 from .model import launch_index
 from .summary import dominant
+from .vocabulary import PRECISIONS, Level
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
 MATCH_PASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -36,9 +37,9 @@ MATCH_PASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 MATCHED, BEFORE_ONLY, AFTER_ONLY = "matched", "before only", "after only"
 #: Precisions a kernel's roofline point may use (the one with the most FLOPs over both sides wins).
-POINT_PRECISIONS = ("fp64", "fp32", "fp16", "tensor")
+POINT_PRECISIONS = PRECISIONS
 #: The roofline level of the point: DRAM (HBM) traffic, the classic roofline's x axis.
-POINT_LEVEL = "dram"
+POINT_LEVEL = Level.DRAM.value
 
 PAIR_COLUMNS: dict[str, str] = {
     "kernel": "string",  # BEFORE's kernel name where matched, else the launch's own

@@ -26,6 +26,7 @@ from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
 from .quantities import BY_NAME
+from .vocabulary import SEVERITY_ORDER
 
 #: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
 GROUP_KEY = ("report", "kernel_name")
@@ -104,7 +105,6 @@ KERNEL_HINT_COLUMNS: dict[str, str] = {
 
 TIME_COLUMNS: dict[str, str] = {"duration_s": "float64", "launches": "Int64", "share": "float64"}
 
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2, "info": 3}
 #: Source of ncu's own rule results in the hints frame.
 NCU_SOURCE = "ncu"
 

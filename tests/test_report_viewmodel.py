@@ -11,7 +11,8 @@ import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import fmt
-from ncu_roofline.report.viewmodel import LIMITERS, REGIMES, build_view
+from ncu_roofline.report.viewmodel import build_view
+from ncu_roofline.vocabulary import LIMITERS, REGIMES
 
 
 def test_header_of_the_training_step() -> None:

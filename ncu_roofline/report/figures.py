@@ -20,11 +20,9 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from ..vocabulary import LEVEL_LABELS, LEVELS, LIMITERS, Level
 from . import fmt
 from .viewmodel import (
-    LEVEL_LABELS,
-    LEVELS,
-    LIMITERS,
     ReportView,
     RooflinePanel,
     TimeShare,
@@ -41,12 +39,12 @@ JOIN_LIMIT = 2000
 #: Each log axis spans at least this many decades (a chart of one launch still reads as a roofline).
 MIN_DECADES = 3.0
 #: Marker symbol per memory level (plotly symbol numbers: circle, square, triangle-up).
-LEVEL_SYMBOLS = {"dram": 0, "l2": 1, "l1": 5}
-LEVEL_GLYPHS = {"dram": "●", "l2": "■", "l1": "▲"}
+LEVEL_SYMBOLS = {Level.DRAM.value: 0, Level.L2.value: 1, Level.L1.value: 5}
+LEVEL_GLYPHS = {Level.DRAM.value: "●", Level.L2.value: "■", Level.L1.value: "▲"}
 #: Marker diameter in px for the shortest and the longest launch (area grows with duration).
 MARKER_MIN, MARKER_MAX = 5.0, 24.0
 ROOF_COLOR = "#3a3a3a"
-LEVEL_DASH = {"dram": "solid", "l2": "dash", "l1": "dot"}
+LEVEL_DASH = {Level.DRAM.value: "solid", Level.L2.value: "dash", Level.L1.value: "dot"}
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 #: Plotly's ``config`` for every figure: no logo, no links out, a PNG button that names the file.
 CONFIG: dict[str, Any] = {

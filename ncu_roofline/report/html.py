@@ -24,6 +24,7 @@ from plotly.offline import get_plotlyjs
 
 from .. import __version__
 from ..analysis import Analysis
+from ..vocabulary import LIMITER_LABELS
 from . import fmt
 from . import viewmodel as vm
 from .figures import CONFIG, figures
@@ -159,7 +160,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
         "kernels": kernels,
         "launches": launches,
         "labels": {
-            "limiter": vm.LIMITER_LABELS,
+            "limiter": LIMITER_LABELS,
             "limiter_colors": vm.LIMITER_COLORS,
             "regime_colors": vm.REGIME_COLORS,
             "missing_color": vm.MISSING_COLOR,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..analysis import Analysis
+from ..vocabulary import Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 from .viewmodel import KernelRow, ReportView, build_view, limiter_label
@@ -17,7 +18,15 @@ MIN_WIDTH = 60
 BAR_WIDTH = 20
 
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
-_ANSI = {"hbm": "31", "l2": "34", "l1": "32", "compute": "35", "bound": "1", "latency": "33", "launch": "36"}
+_ANSI = {
+    Limiter.HBM.value: "31",
+    Limiter.L2.value: "34",
+    Limiter.L1.value: "32",
+    Limiter.COMPUTE.value: "35",
+    Regime.BOUND.value: "1",
+    Regime.LATENCY.value: "33",
+    Regime.LAUNCH.value: "36",
+}
 
 
 def _c(text: str, key: str | None, color: bool) -> str:

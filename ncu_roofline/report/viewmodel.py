@@ -16,7 +16,6 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from .. import classify
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
 from ..device import peaks_note
@@ -26,27 +25,33 @@ from ..model import LAUNCH_KEY
 from ..quantities import BY_NAME
 from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, summarize
+from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
+from ..vocabulary import (
+    LEVEL_LABELS,
+    LEVELS,
+    LIMITER_LABELS,
+    LIMITERS,
+    PRECISION_LABELS,
+    PRECISIONS,
+    REGIME_LABELS,
+    REGIMES,
+    Level,
+    Precision,
+)
 from . import fmt
 
 # ------------------------------------------------------------------------------------------------ vocabulary
+# The words themselves (limiters, regimes, precisions, levels and their labels) are ``ncu_roofline.vocabulary``'s;
+# what is here is how the report shows them.
 
-LIMITERS: tuple[str, ...] = ("hbm", "l2", "l1", "compute")
-REGIMES: tuple[str, ...] = ("bound", "latency", "launch")
-PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
-LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
-
-LIMITER_LABELS = {"hbm": "HBM", "l2": "L2", "l1": "L1", "compute": "Compute"}
 #: Rows of "GPU time by limiter" for launches no roof holds (their regime).
 UNBOUND_LABELS = {"latency": "Latency-bound", "launch": "Launch-bound"}
-REGIME_LABELS = {"bound": "Bound", "latency": "Latency", "launch": "Launch"}
-PRECISION_LABELS = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor": "Tensor"}
-LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 #: The ncu section that carries each precision's hierarchical roofline (what to add when it is missing).
 PRECISION_SECTIONS = {
-    "fp64": "SpeedOfLight_HierarchicalDoubleRooflineChart",
-    "fp32": "SpeedOfLight_HierarchicalSingleRooflineChart",
-    "fp16": "SpeedOfLight_HierarchicalHalfRooflineChart",
-    "tensor": "SpeedOfLight_HierarchicalTensorRooflineChart",
+    Precision.FP64.value: "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    Precision.FP32.value: "SpeedOfLight_HierarchicalSingleRooflineChart",
+    Precision.FP16.value: "SpeedOfLight_HierarchicalHalfRooflineChart",
+    Precision.TENSOR.value: "SpeedOfLight_HierarchicalTensorRooflineChart",
 }
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
 LIMITER_COLORS = {"hbm": "#D55E00", "l2": "#0072B2", "l1": "#009E73", "compute": "#CC79A7"}
@@ -610,7 +615,8 @@ def _roofline_panel(
     roofs = []
     for dtype in dict.fromkeys(dtypes):
         mine = np.array([d == dtype for d in dtypes], dtype=bool)
-        base = mine & (plevels == "dram") if (mine & (plevels == "dram")).any() else mine
+        dram = plevels == Level.DRAM.value
+        base = mine & dram if (mine & dram).any() else mine
         cand = np.flatnonzero(base & np.isfinite(peaks) & (peaks > 0))
         if not len(cand):
             continue
@@ -657,8 +663,7 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
     reg = {t.key: t for t in by_regime}
     slow = [t for t in (reg.get("latency"), reg.get("launch")) if t is not None and (t.share or 0) > 0]
     if any((t.share or 0) >= LEAD_MIN_SHARE for t in slow):
-        bound = getattr(classify, "BOUND_THRESHOLD", None)
-        under = f"below {fmt.percent(bound, 0)} of its peak" if bound is not None else "far below its peak"
+        under = f"below {fmt.percent(BOUND_THRESHOLD, 0)} of its peak"
         parts = " and ".join(f"{fmt.percent(t.share)} {t.key}-bound" for t in slow)
         out.append(
             f"{parts[0].upper()}{parts[1:]} GPU time: those launches keep every unit {under}, so more work per "
@@ -708,16 +713,12 @@ def _longest(values: Sequence[str | None], rows: Sequence[int], launches: Sequen
 
 
 def _regime_help() -> str:
-    bound = getattr(classify, "BOUND_THRESHOLD", None)
-    short = getattr(classify, "LAUNCH_DURATION_S", None)
-    idle = bound
-    b = f" at or above {fmt.percent(bound, 0)} of its peak" if bound is not None else ""
-    s = f" shorter than {fmt.duration_ns(short * 1e9)}" if short is not None else " very short"
-    i = f" under {fmt.percent(idle, 0)}" if idle is not None else " nearly idle"
+    """What the regimes mean, with the classifier's own thresholds (imported, so a renamed one fails mypy)."""
     return (
-        f"Bound: the limiter unit runs{b}, so that roof holds the kernel. Latency: every unit runs below that, "
-        f"the kernel waits (occupancy, dependencies, too few threads). Launch:{s} with every unit{i}, launch "
-        "overhead dominates."
+        f"Bound: the limiter unit runs at or above {fmt.percent(BOUND_THRESHOLD, 0)} of its peak, so that roof "
+        "holds the kernel. Latency: every unit runs below that, the kernel waits (occupancy, dependencies, too "
+        f"few threads). Launch: shorter than {fmt.duration_ns(LAUNCH_DURATION_S * 1e9)} with every unit under "
+        f"{fmt.percent(BOUND_THRESHOLD, 0)}, launch overhead dominates."
     )
 
 
