@@ -47,9 +47,6 @@ from .model import LAUNCH_KEY, launch_index
 from .ncurules import cpi_stall, fp_roofline, high_pipe, sol_bottleneck
 from .quantities import STALL_REASONS
 from .sections import profile_commands, section_folder
-
-# ------------------------------------------------------------------------------------------------ thresholds
-# values and reasons: ncu_roofline.thresholds
 from .thresholds import (
     BALANCED_MARGIN,
     BOUND_THRESHOLD,
@@ -62,11 +59,12 @@ from .thresholds import (
     TIE_MARGIN,
 )
 
-UNITS = ("dram", "l2", "l1", "sm")
-LIMITERS = ("hbm", "l2", "l1", "compute")
-REGIMES = ("bound", "latency", "launch")
-PIPES = ("fp64", "fp32", "fp16", "tensor", "other")
-MEMORY_LIMITERS = ("hbm", "l2", "l1")
+# ------------------------------------------------------------------------------------------------ thresholds
+# values and reasons: ncu_roofline.thresholds
+from .vocabulary import LEVELS, LIMITER_OF_LEVEL, LIMITERS, MEMORY_LIMITERS, PRECISIONS, REGIMES
+
+UNITS = (*LEVELS, "sm")
+PIPES = (*PRECISIONS, "other")
 
 VERDICT_COLUMNS: dict[str, str] = {
     "report": "string",
@@ -700,9 +698,8 @@ def _agrees(ncu: str, limiter: str | None, regime: str | None) -> bool:
     """Does our verdict say what ncu's SOLBottleneck category says?"""
     if limiter is None or regime is None:
         return False
-    unit = {"dram": "hbm", "l2": "l2", "l1": "l1"}
-    if ncu in unit:
-        return regime == "bound" and limiter == unit[ncu]
+    if ncu in LIMITER_OF_LEVEL:  # ncu names the levels (dram, l2, l1); our memory limiters are hbm, l2, l1
+        return regime == "bound" and limiter == LIMITER_OF_LEVEL[ncu]
     if ncu == "memory":
         return regime == "bound" and limiter in MEMORY_LIMITERS
     if ncu == "compute":

@@ -67,6 +67,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
+from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
 WARP_SIZE = 32.0
@@ -374,7 +375,7 @@ def register_spilling(f: Frame) -> Found:
     share = _div(local, local + glob)
     regs = f.get("registers_per_thread")
     heavy = _ge(pct, SPILL_TRAFFIC_SHARE * 100) | _ge(share, SPILL_TRAFFIC_SHARE)
-    memory = _is(f, "limiter", "hbm", "l2", "l1")
+    memory = _is(f, "limiter", *MEMORY_LIMITERS)
     return Found(
         fires=_ge(count, SPILL_INSTRUCTIONS),
         severity=np.where(heavy, "high", "medium"),
@@ -709,7 +710,7 @@ def uncoalesced_global_access(f: Frame) -> Found:
     per = np.where(load_worse, per_ld, per_st)
     fires_req = ~theo & _ge(per, MAX_IDEAL_SECTORS_PER_REQUEST) & (per > MAX_IDEAL_SECTORS_PER_REQUEST)
     share_req = np.where(fires_req, 1.0 - MAX_IDEAL_SECTORS_PER_REQUEST / np.where(fires_req, per, 1.0), np.nan)
-    memory = _is(f, "limiter", "hbm", "l2", "l1")
+    memory = _is(f, "limiter", *MEMORY_LIMITERS)
     work = np.where(theo, share, share_req)
     op = np.where(load_worse, "load", "store")
     return Found(

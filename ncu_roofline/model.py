@@ -36,6 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
+from .vocabulary import FLAVOURS as VOCABULARY_FLAVOURS
+
 LAUNCH_KEY: tuple[str, str, str] = ("report", "process_id", "launch_id")
 
 # String columns use pandas' nullable string dtype (pyarrow-backed where available); integers are nullable Int64.
@@ -113,7 +115,7 @@ SOURCE_COLUMNS: dict[str, str] = {
 SESSION_COLUMNS: dict[str, str] = {"report": STR, "block": STR, "attribute": STR, "value": STR}
 
 #: Flavours a reader can return in ``source.flavour``.
-FLAVOURS = ("details", "raw", "summary", "session", "ncu-rep")
+FLAVOURS = VOCABULARY_FLAVOURS  # ncu_roofline.vocabulary.Flavour
 
 
 def ext_array(values: Any, dtype: str) -> Any:
