@@ -92,17 +92,24 @@ def child(kind: str, path: str) -> None:
     print(json.dumps({"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}))
 
 
-def measure(kind: str, path: Path, repeat: int) -> dict[str, float]:
+def fastest(script: str, args: list[str], repeat: int) -> dict[str, float]:
+    """The fastest of ``repeat`` runs of ``script --child ARGS``, each in a fresh process (its last stdout line is
+    a JSON result with ``seconds``); a failed run ends the benchmark with its stderr."""
     best: dict[str, float] | None = None
     for _ in range(repeat):
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", kind, str(path)], check=True, capture_output=True, text=True
-        ).stdout
-        result = json.loads(out.strip().splitlines()[-1])
+        proc = subprocess.run([sys.executable, script, "--child", *args], check=False, capture_output=True, text=True)
+        if proc.returncode:
+            sys.exit(f"{' '.join(args)} failed:\n{proc.stderr[-2000:]}")
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
         if best is None or result["seconds"] < best["seconds"]:
             best = result
     assert best is not None
     return best
+
+
+def measure(kind: str, path: Path, repeat: int) -> dict[str, float]:
+    """The fastest of ``repeat`` runs of one reader measurement."""
+    return fastest(__file__, [kind, str(path)], repeat)
 
 
 def main() -> None:

@@ -24,34 +24,15 @@ import itertools
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-DATA = HERE.parent / "tests" / "data"
+# the page builder and the fresh-process runner are the reader benchmark's (run as scripts: this folder is on sys.path)
+from ingest import build_details, fastest
+
 KINDS = ("pandas", "ingest", "json", "html")
-
-
-def build_details(out: Path, launches: int) -> int:
-    """``micro_full.details.csv`` repeated with new IDs (whole copies of 16 launches); returns the launch count."""
-    lines = (DATA / "micro_full.details.csv").read_text().splitlines(keepends=True)
-    header, body = lines[0], lines[1:]
-    per = 16
-    copies = -(-launches // per)
-    with out.open("w") as fh:
-        fh.write(header)
-        for k in range(copies):
-            base = k * per
-            chunk = []
-            for line in body:
-                # every record starts with "<ID>","<Process ID>"
-                end = line.index('"', 1)
-                chunk.append(f'"{int(line[1:end]) + base}{line[end:]}')
-            fh.write("".join(chunk))
-    return copies * per
 
 
 def child(kind: str, path: str, out: str) -> None:
@@ -84,21 +65,7 @@ def child(kind: str, path: str, out: str) -> None:
 
 def measure(kind: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
     """The fastest of ``repeat`` runs, each in a fresh process."""
-    best: dict[str, float] | None = None
-    for _ in range(repeat):
-        proc = subprocess.run(
-            [sys.executable, __file__, "--child", kind, str(path), str(out)],
-            check=False,
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode:
-            sys.exit(f"{kind} on {path} failed:\n{proc.stderr[-2000:]}")
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result["seconds"] < best["seconds"]:
-            best = result
-    assert best is not None
-    return best
+    return fastest(__file__, [kind, str(path), str(out)], repeat)
 
 
 def main() -> None:
