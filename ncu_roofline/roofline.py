@@ -66,7 +66,7 @@ from ncu_roofline.device import (
     tensor_series,
 )
 from ncu_roofline.model import LAUNCH_KEY
-from ncu_roofline.quantities import RECIPES, TENSOR_FLOP_PER_INSTRUCTION, derive
+from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, derive
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
@@ -110,25 +110,11 @@ ROOFLINE_COLUMNS: dict[str, str] = {
 }
 
 
-def achieved_work_per_cycle(values: pd.DataFrame, precision: str) -> pd.Series:
-    """Achieved FLOP per SMSP cycle (fp64/fp32/fp16) from the per-cycle rates the chart reads; NaN where a
-    counter the chart needs is absent."""
-    total: pd.Series = pd.Series(0.0, index=values.index)
-    for term in RECIPES[f"{precision}_flops"][0].terms:
-        total = total + _first(values, term)
-    return total
-
-
 def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.Series:
     out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
     for metric, factor in options:
         out = out.where(out.notna(), float_column(values, metric) * factor)
     return out
-
-
-def smsp_clock(values: pd.DataFrame) -> pd.Series:
-    """``smsp__cycles_elapsed.avg.per_second``, or the SM clock (same domain) where only that is there."""
-    return _first(values, ((SMSP_CLOCK, 1.0), (SM_CLOCK, 1.0)))
 
 
 def achieved_flops(values: pd.DataFrame, precision: str) -> pd.Series:
