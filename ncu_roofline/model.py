@@ -10,7 +10,8 @@ Frames and their columns (empty frames keep them, with the same dtypes):
     report, process_id, launch_id, kernel_name (as exported: demangled by default), display_name (short),
     process_name, host_name, context, stream, device, cc ("9.0"), block_x/y/z, grid_x/y/z,
     block_size (threads per block), grid_size (blocks), invocations (1 per launch; N for a summary group),
-    nvtx_path (push/pop range stack joined by "/", as ncu's --print-nvtx-rename does), nvtx_start_end.
+    nvtx_path (push/pop range stack joined by "/", as ncu's --print-nvtx-rename does), nvtx_start_end,
+    duration_ns (the launch's GPU time from its metrics, ``ncu_roofline.io.with_duration``; NaN: not measured).
 ``metrics``  long form, one row per metric value of the input:
     report, process_id, launch_id, section, body_item, metric (ncu metric name where known, else <NA>),
     label (as displayed, where known), unit (as written), base_unit (unit of ``value``), value (float, base SI
@@ -69,6 +70,7 @@ LAUNCH_COLUMNS: dict[str, str] = {
     "invocations": INT,
     "nvtx_path": STR,
     "nvtx_start_end": STR,
+    "duration_ns": FLOAT,  # filled by ncu_roofline.io.with_duration from the metric table's duration recipes
 }
 
 METRIC_COLUMNS: dict[str, str] = {

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError
@@ -19,9 +21,13 @@ from ..model import (
     SOURCE_COLUMNS,
     MetricSource,
     Report,
+    WideMetrics,
     conform,
     empty_frame,
+    launch_index,
+    long_to_wide,
 )
+from ..quantities import duration_metrics, duration_ns
 from .details import read_details
 from .ncurep import read_ncurep
 from .page import Page, describe_not_understood
@@ -174,7 +180,29 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         ),
         SOURCE_COLUMNS,
     )
-    return Report(launches=page.launches, rules=page.rules, source=source, session=session, _sources=sources)
+    launches = with_duration(page.launches, sources)
+    return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
+
+
+def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataFrame:
+    """``launches`` with ``duration_ns`` filled: each launch's GPU time in ns by the first recipe of the metric
+    table's ``duration`` figure the export has (``gpu__time_duration.sum``, else elapsed cycles / clock); NaN
+    where none is measured (never 0). Reads only those metrics (a raw page's other columns are not touched)."""
+    index = launch_index(launches)
+    names = duration_metrics()
+    columns: dict[str, np.ndarray] = {}
+    for source in sources:
+        if isinstance(source, WideMetrics):
+            keep = [c for c in source.values.columns if c in names]
+            found = dataclasses.replace(source, values=source.values[keep]).columns_for(index)
+        else:
+            long = source.to_long()
+            found = long_to_wide(long.loc[long["metric"].isin(names).to_numpy()], index)
+        for name, col in found.items():  # as Report.values merges sources
+            columns[name] = np.where(np.isnan(columns[name]), col, columns[name]) if name in columns else col
+    out = launches.copy()
+    out["duration_ns"] = duration_ns(pd.DataFrame(columns, index=index))
+    return out
 
 
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
