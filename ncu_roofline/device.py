@@ -56,84 +56,29 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from ncu_roofline import quantities
 from ncu_roofline.devices import DEVICES, DeviceSpec, Figure
 from ncu_roofline.errors import AnalysisError
 from ncu_roofline.model import LAUNCH_KEY, Report, launch_index
-
-#: Bytes moved per active L2-to-crossbar cycle of one LTS port: the ``* 32`` in the stock sections'
-#: ``derived__lts__lts2xbar_bytes`` MetricDefinition (ncu 2025.3.1, CC 7.5+).
-L2_BYTES_PER_CYCLE = 32.0
-#: Bytes per active L1TEX LSU writeback cycle: the ``* 128`` in ``derived__l1tex__lsu_writeback_bytes*``.
-L1_BYTES_PER_CYCLE = 128.0
-#: FLOP per predicated-on FMA thread instruction (fp32/fp64): a fused multiply-add is two operations.
-FLOP_PER_FMA = 2.0
-#: FLOP per predicated-on HFMA thread instruction: HFMA2 packs two half FMAs, 4 FLOP (``*_hfma_pred_on_x4``).
-FLOP_PER_HFMA2 = 4.0
+from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
+    FLOP_PER_FMA,
+    FLOP_PER_HFMA2,
+    L1_BYTES_PER_CYCLE,
+    L2_BYTES_PER_CYCLE,
+    SM_CLOCK,
+    SMSP_CLOCK,
+    TENSOR_PREFIX,
+)
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
 SPARSE_SPEEDUP = 2.0
 #: Tensor data types with a dense peak figure (datasheet names; ``int8`` counts integer operations).
 TENSOR_DTYPES: tuple[str, ...] = ("fp64", "tf32", "bf16", "fp16", "fp8", "int8")
 
-SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
-SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
-DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
-L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
-L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
-SM_COUNT = "device__attribute_multiprocessor_count"
-TENSOR_PREFIX = "sm__ops_path_tensor_"
-
-
-@dataclass(frozen=True)
-class PerCycle:
-    """One way to read a peak: ``metric`` (per cycle) x ``factor`` x ``clock`` (cycles per second)."""
-
-    metric: str
-    factor: float
-    clock: str
-
-
-#: Per figure, the ways to compute it from report metrics, best first; the first whose metric and clock are
-#: both present (per launch) wins. Names and factors are those of the stock section files. The sections' own
-#: ``derived__*`` metric (what the chart plots) comes first; the base metric x factor is the same number, for
-#: inputs without the derived column (e.g. a ``--metrics`` run). (The raw page prints each column in one
-#: auto-scaled unit with 6 decimals, so small values can keep more digits in the derived column.)
-PEAK_RECIPES: dict[str, tuple[PerCycle, ...]] = {
-    "fp64_flops": (
-        PerCycle("derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2", 1.0, SM_CLOCK),
-        PerCycle("sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", FLOP_PER_FMA, SM_CLOCK),
-    ),
-    "fp32_flops": (
-        PerCycle("derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2", 1.0, SM_CLOCK),
-        PerCycle("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", FLOP_PER_FMA, SM_CLOCK),
-    ),
-    "fp16_flops": (
-        PerCycle("derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4", 1.0, SM_CLOCK),
-        PerCycle("sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", FLOP_PER_HFMA2, SM_CLOCK),
-    ),
-    "dram_bytes_per_s": (PerCycle("dram__bytes.sum.peak_sustained", 1.0, DRAM_CLOCK),),
-    "l2_bytes_per_s": (
-        PerCycle("derived__lts__lts2xbar_bytes.sum.peak_sustained", 1.0, L2_CLOCK),
-        PerCycle("lts__lts2xbar_cycles_active.sum.peak_sustained", L2_BYTES_PER_CYCLE, L2_CLOCK),
-    ),
-    "l1_bytes_per_s": (
-        PerCycle("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained", 1.0, L1_CLOCK),
-        PerCycle("l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained", L1_BYTES_PER_CYCLE, L1_CLOCK),
-        PerCycle("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.peak_sustained", 1.0, L1_CLOCK),
-        PerCycle("l1tex__lsu_writeback_active_mem_lg.sum.peak_sustained", L1_BYTES_PER_CYCLE, L1_CLOCK),
-        PerCycle("derived__l1tex__lsu_writeback_bytes.sum.peak_sustained", 1.0, L1_CLOCK),
-        PerCycle("l1tex__lsu_writeback_active.sum.peak_sustained", L1_BYTES_PER_CYCLE, L1_CLOCK),
-    ),
-}
-
-#: Figures read directly from one metric.
-DIRECT_FIGURES: dict[str, str] = {
-    "sm_count": SM_COUNT,
-    "sm_clock_hz": SM_CLOCK,
-    "dram_clock_hz": DRAM_CLOCK,
-    "l2_clock_hz": L2_CLOCK,
-    "l1_clock_hz": L1_CLOCK,
-}
+#: Per figure, the recipes that compute it from report metrics, best first: the ``peak`` rows of the metric
+#: table (``ncu_roofline.quantities.TABLE``; names and factors are those of the stock section files). The first
+#: recipe whose metric and clock are both present (per launch) wins.
+PEAK_RECIPES = quantities.PEAK_RECIPES
 
 #: Every figure column of the peaks frame, in order (see the module docstring).
 FIGURES: tuple[str, ...] = (
@@ -204,11 +149,11 @@ def parse_series(name: str) -> TensorSeries | None:
 def tensor_series(values: pd.DataFrame) -> list[TensorSeries]:
     """The tensor series whose ``.sum.peak_sustained`` metric the report has, sorted by name."""
     names = set()
-    suffix = ".sum.peak_sustained"
+    prefix, suffix = quantities.TENSOR_PEAK.metrics[0].split(quantities.SERIES)  # the table's template row
     for col in values.columns:
         c = str(col)
-        if c.startswith(TENSOR_PREFIX) and c.endswith(suffix):
-            names.add(c[len(TENSOR_PREFIX) : -len(suffix)])
+        if c.startswith(prefix) and c.endswith(suffix):
+            names.add(c[len(prefix) : -len(suffix)])
     out = [s for s in (parse_series(n) for n in sorted(names)) if s is not None]
     return out
 
@@ -241,14 +186,6 @@ def float_column(values: pd.DataFrame, name: str) -> pd.Series:
     return out
 
 
-def _first_available(values: pd.DataFrame, recipes: tuple[PerCycle, ...]) -> pd.Series:
-    out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
-    for r in recipes:
-        v = float_column(values, r.metric) * r.factor * float_column(values, r.clock)
-        out = out.where(out.notna(), v)
-    return out
-
-
 def peaks_from_metrics(values: pd.DataFrame) -> pd.DataFrame:
     """Per launch, the peak figures the report's own metrics give, as ncu's roofline charts compute them.
 
@@ -257,15 +194,14 @@ def peaks_from_metrics(values: pd.DataFrame) -> pd.DataFrame:
     the report, same index. A figure whose metrics the report lacks is NaN (e.g. ``fp64_flops`` when the
     double-precision chart was not collected); ``resolve_peaks`` fills those.
     """
-    out: dict[str, pd.Series] = {}
-    for fig, metric in DIRECT_FIGURES.items():
-        out[fig] = float_column(values, metric)
-    for fig, recipes in PEAK_RECIPES.items():
-        out[fig] = _first_available(values, recipes)
+    out: dict[str, pd.Series] = {
+        fig: pd.Series(col, index=values.index) for fig, col in quantities.peaks(values).items()
+    }
     series = tensor_series(values)
-    sm_clock = float_column(values, SM_CLOCK)
-    per_series = {s.name: float_column(values, f"{TENSOR_PREFIX}{s.name}.sum.peak_sustained") for s in series}
-    per_series = {name: peak * sm_clock for name, peak in per_series.items()}
+    per_series = {
+        name: pd.Series(col, index=values.index)
+        for name, col in quantities.series_values(values, quantities.TENSOR_PEAK, [s.name for s in series]).items()
+    }
     for t in TENSOR_DTYPES:
         cands = [per_series[s.name] for s in tensor_dtype_series(series, t)]
         out[f"tensor_{t}_flops"] = (
@@ -495,12 +431,13 @@ IDENTITY_COLUMNS: tuple[str, ...] = ("device_name", "device", "device_basis")
 #: A report's DRAM bandwidth (memory clock x 2 x bus width / 8) and a table entry's agree within this share.
 BANDWIDTH_TOLERANCE = 0.03
 
-DISPLAY_NAME = "device__attribute_display_name"
-CC_MAJOR = "device__attribute_compute_capability_major"
-CC_MINOR = "device__attribute_compute_capability_minor"
-MEMORY_CLOCKS = ("device__attribute_memory_clock_rate", "device__attribute_max_mem_frequency_khz")
-BUS_WIDTHS = ("device__attribute_global_memory_bus_width", "device__attribute_fb_bus_width")
-SM_COUNTS = (SM_COUNT, "launch__sm_count")
+#: The device attributes read (the ``device`` rows of the metric table, and the ``sm_count`` quantity).
+DISPLAY_NAME = quantities.DEVICE_ATTRIBUTES["display_name"].metrics[0]
+CC_MAJOR = quantities.DEVICE_ATTRIBUTES["cc_major"].metrics[0]
+CC_MINOR = quantities.DEVICE_ATTRIBUTES["cc_minor"].metrics[0]
+MEMORY_CLOCKS = quantities.DEVICE_ATTRIBUTES["memory_clock"].metrics
+BUS_WIDTHS = quantities.DEVICE_ATTRIBUTES["bus_width"].metrics
+SM_COUNTS = quantities.BY_NAME["sm_count"].metrics
 
 
 def _first_of(values: pd.DataFrame, names: tuple[str, ...]) -> pd.Series:

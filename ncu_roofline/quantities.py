@@ -1,24 +1,43 @@
-"""The declared table: ncu metric names -> the quantities the analysis reads.
+"""THE metric table: every ncu metric name the analysis reads, and what it makes of it (``TABLE``).
 
-Adding a metric is one line here. Each quantity lists the ncu metric names that give it; ``combine`` says
-how they combine per launch:
+One row per figure: its name, the ``role`` it plays, unit, rollup, description and its **recipes**, best first.
+Adding a metric (a newer spelling, another architecture's counter, a stand-in measured another way) is one
+line in that figure's row; adding a figure is one row. Everything that reads ncu metrics reads this table:
+
+======================  ========================================================================================
+role                    read by
+======================  ========================================================================================
+``quantity``            the quantities frame (``quantities``): hints, summary, report
+``sol``                 the Speed Of Light throughputs the verdict reads (``ncu_roofline.classify``); the metric
+                        that gave each is recorded per launch (``recipes``)
+``sol-breakdown``       the busiest member per unit of ncu's memory breakdown (``classify``)
+``time``                ``duration``: the quantities frame, the rates of the NERSC recipes, ``Report.launches``
+``work``, ``traffic``   the roofline's achieved FLOP/s and bytes/s (``ncu_roofline.roofline``)
+``peak``                the roofline's peaks and clocks from the report's own metrics (``ncu_roofline.device``)
+``device``              the device attributes that identify the GPU (``ncu_roofline.device.identify``)
+======================  ========================================================================================
+
+A recipe is value = (sum over its terms) x ``times`` / ``per`` (``Recipe``); per launch, the first recipe whose
+metrics the launch has gives the value, and its name is recorded (``derive``). A plain row lists its metrics:
+each is a one-metric recipe named by the metric, and ``combine`` says how they combine per launch:
 
 ``first`` (default)  the first listed metric present wins (newer spellings first, then older ones or other
                      architectures, then stand-ins measured in another way);
 ``max``              the largest of the listed metrics present (e.g. the busiest unit of a breakdown);
 ``sum``              the sum of the listed metrics, where all are present.
 
-``rollup`` says how repeated launches of one kernel combine: ``sum`` for counts and times, ``time_mean``
-(weighted by duration) for rates and percentages, ``max``/``min`` for limits, ``first`` for launch attributes
-that are the same for every launch of a kernel shape.
+Rows whose name holds ``{series}`` are templates, one figure per tensor series the report has
+(``series_values``). ``rollup`` says how repeated launches of one kernel combine: ``sum`` for counts and
+times, ``time_mean`` (weighted by duration) for rates and percentages, ``max``/``min`` for limits, ``first``
+for launch attributes that are the same for every launch of a kernel shape.
 
 Values are in the base units of ``Report.values``: seconds, bytes, byte/s, hz; percentages 0..100.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -28,24 +47,195 @@ from .model import launch_index
 COMBINES = ("first", "max", "sum")
 ROLLUPS = ("sum", "time_mean", "max", "min", "first")
 
+#: The roles a row plays (``Quantity.role``; see the module docstring).
+QUANTITY = "quantity"
+SOL = "sol"
+SOL_BREAKDOWN = "sol-breakdown"
+TIME = "time"
+WORK = "work"
+TRAFFIC = "traffic"
+PEAK = "peak"
+DEVICE = "device"
+ROLES = (QUANTITY, SOL, SOL_BREAKDOWN, TIME, WORK, TRAFFIC, PEAK, DEVICE)
+#: Roles whose rows are columns of the quantities frame.
+FRAME_ROLES = (QUANTITY, SOL, SOL_BREAKDOWN, TIME)
+
+#: Clocks (cycles per second) that recipes multiply per-cycle counters by, or divide cycle counts by.
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
+SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
+DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
+L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+#: Tensor series metrics: ``sm__ops_path_tensor_<series>.sum...`` (``ncu_roofline.device.parse_series``).
+TENSOR_PREFIX = "sm__ops_path_tensor_"
+SERIES = "{series}"
+
+#: Bytes moved per active L2-to-crossbar cycle of one LTS port: the ``* 32`` in the stock sections'
+#: ``derived__lts__lts2xbar_bytes`` MetricDefinition (ncu 2025.3.1, CC 7.5+).
+L2_BYTES_PER_CYCLE = 32.0
+#: Bytes per active L1TEX LSU writeback cycle: the ``* 128`` in ``derived__l1tex__lsu_writeback_bytes*``.
+L1_BYTES_PER_CYCLE = 128.0
+#: FLOP per predicated-on FMA thread instruction (fp32/fp64): a fused multiply-add is two operations.
+FLOP_PER_FMA = 2.0
+#: FLOP per predicated-on HFMA thread instruction: HFMA2 packs two half FMAs, 4 FLOP (``*_hfma_pred_on_x4``).
+FLOP_PER_HFMA2 = 4.0
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One way to compute a figure from metrics, recorded per launch under ``name``.
+
+    value = (sum over ``terms``) x ``times`` / ``per``. Each term is a tuple of alternatives
+    ``(metric, factor)``, the first present one counting; every term must be present. ``times`` is a tuple of
+    alternative metrics (the first present; empty = 1); ``per`` is a figure name of ``RECIPES`` (e.g.
+    ``duration``: counts become rates) or a metric name, or None. ``estimate``: the figure rests on an
+    assumption the file cannot confirm (the tensor FLOPs of one instruction)."""
+
+    name: str
+    terms: tuple[tuple[tuple[str, float], ...], ...]
+    times: tuple[str, ...] = ()
+    per: str | None = None
+    estimate: bool = False
+
+    def metrics(self) -> tuple[str, ...]:
+        """Every metric name the recipe can read."""
+        names = [m for term in self.terms for m, _ in term] + list(self.times)
+        if self.per is not None and "__" in self.per:  # a metric name, not a figure of the table
+            names.append(self.per)
+        return tuple(names)
+
+    def for_series(self, series: str) -> Recipe:
+        """The recipe of a template row (``{series}`` in its metric names) for one tensor series."""
+        terms = tuple(tuple((m.replace(SERIES, series), f) for m, f in term) for term in self.terms)
+        return replace(self, terms=terms)
+
 
 @dataclass(frozen=True)
 class Quantity:
+    """A row of the table: one figure and the recipes that give it (see the module docstring)."""
+
     name: str
-    metrics: tuple[str, ...]
+    metrics: tuple[str, ...]  # every metric name the row reads, in recipe order
     unit: str
     rollup: str
     description: str
-    combine: str = "first"
+    combine: str = "first"  # plain rows: how the listed metrics combine (derived rows: the first recipe)
+    role: str = QUANTITY
+    recipes: tuple[Recipe, ...] = field(default=(), repr=False)
+    plain: bool = True  # one single-metric recipe per listed metric (combined by ``combine``)
+
+    @property
+    def template(self) -> bool:
+        """A row per tensor series (``{series}`` in its name and metric names)."""
+        return SERIES in self.name
 
 
 def _q(
-    name: str, metrics: str | Iterable[str], unit: str, rollup: str, description: str, combine: str = "first"
+    name: str,
+    metrics: str | Iterable[str],
+    unit: str,
+    rollup: str,
+    description: str,
+    combine: str = "first",
+    role: str = QUANTITY,
 ) -> Quantity:
+    """A plain row: the listed metrics, each a recipe of its own (named by the metric)."""
     names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
-    if combine not in COMBINES or rollup not in ROLLUPS:
-        raise ValueError(f"quantity {name}: combine {combine!r} / rollup {rollup!r} unknown")
-    return Quantity(name, names, unit, rollup, description, combine)
+    if combine not in COMBINES or rollup not in ROLLUPS or role not in ROLES:
+        raise ValueError(f"quantity {name}: combine {combine!r} / rollup {rollup!r} / role {role!r} unknown")
+    recipes = tuple(Recipe(m, (_one(m),)) for m in names)
+    return Quantity(name, names, unit, rollup, description, combine, role, recipes)
+
+
+def _f(name: str, role: str, unit: str, rollup: str, description: str, *recipes: Recipe) -> Quantity:
+    """A derived row: its recipes, best first."""
+    if rollup not in ROLLUPS or role not in ROLES or not recipes:
+        raise ValueError(f"figure {name}: rollup {rollup!r} / role {role!r} unknown, or no recipe")
+    names = tuple(dict.fromkeys(m for r in recipes for m in r.metrics()))
+    return Quantity(name, names, unit, rollup, description, "first", role, recipes, plain=False)
+
+
+def _term(*alternatives: tuple[str, float]) -> tuple[tuple[str, float], ...]:
+    return alternatives
+
+
+def _one(metric: str, factor: float = 1.0) -> tuple[tuple[str, float], ...]:
+    return ((metric, factor),)
+
+
+def _per_cycle(op: str) -> str:
+    return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
+
+
+def _derived_x(op: str, x: int) -> str:
+    return f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
+
+
+def _peak_x(op: str, x: int) -> str:
+    """The stock sections' peak FLOP per cycle of an FMA op (``derived__sm__..._x2``/``_x4``)."""
+    return f"derived__sm__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
+
+
+def _peak(op: str) -> str:
+    return f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum.peak_sustained"
+
+
+def _count(op: str, factor: float) -> tuple[tuple[str, float], ...]:
+    """A NERSC instruction count: ``smsp__`` or ``sm__`` spelling (the same sum over the GPU)."""
+    return (
+        (f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
+        (f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
+    )
+
+
+#: Achieved FP work uses the SMSP clock (the counters are SMSP sums per SMSP cycle); the SM clock is the same
+#: clock domain and stands in where only it was collected.
+WORK_CLOCK: tuple[str, ...] = (SMSP_CLOCK, SM_CLOCK)
+
+#: FLOP per predicated-on thread instruction, per precision and op, as ncu's hierarchical roofline sections
+#: count them: an FMA is two operations; FP16 add/mul/FMA instructions are the packed HADD2/HMUL2/HFMA2
+#: (the sections' ``derived__*_x2`` / ``_x4``).
+FLOP_PER_INSTRUCTION: dict[str, dict[str, float]] = {
+    "fp64": {"dadd": 1.0, "dmul": 1.0, "dfma": 2.0},
+    "fp32": {"fadd": 1.0, "fmul": 1.0, "ffma": 2.0},
+    "fp16": {"hadd": 2.0, "hmul": 2.0, "hfma": 4.0},
+}
+
+
+def _fp_recipes(precision: str) -> tuple[Recipe, ...]:
+    ops = FLOP_PER_INSTRUCTION[precision]
+    per_cycle = tuple(
+        _term((_derived_x(op, int(f)), 1.0), (_per_cycle(op), f)) if f > 1 else _one(_per_cycle(op))
+        for op, f in ops.items()
+    )
+    counts = tuple(_count(op, f) for op, f in ops.items())
+    rates = tuple(tuple((f"{m}.per_second", factor) for m, factor in _count(op, f)) for op, f in ops.items())
+    return (
+        Recipe("per-cycle rates x SM clock (ncu chart)", per_cycle, times=WORK_CLOCK),
+        Recipe("instruction counts / duration (NERSC)", counts, per="duration"),
+        Recipe("instruction rates (.sum.per_second)", rates),
+    )
+
+
+#: Tensor FLOP per warp-level tensor-pipe instruction, by compute capability: the MMA shape the compilers
+#: emit for FP16/BF16 on each architecture (PTX ISA ``mma`` shapes; 2 FLOP per multiply-add). Volta's
+#: HMMA.884 step: 512, the factor of ncu's own Tensor chart (``derived__sm__inst_executed_pipe_tensor_x512``,
+#: ncu 2022.3-2024.1); Turing HMMA.1688: 16x8x8x2 = 2048; Ampere/Ada HMMA.16816: 16x8x16x2 = 4096. Hopper
+#: and later issue warp-group MMA of variable shape: no figure (ncu measures their operations directly).
+#: An estimate: the real shape of each instruction is not in the file.
+TENSOR_FLOP_PER_INSTRUCTION: dict[str, float] = {
+    "7.0": 512.0,
+    "7.2": 512.0,
+    "7.5": 2048.0,
+    "8.0": 4096.0,
+    "8.6": 4096.0,
+    "8.7": 4096.0,
+    "8.9": 4096.0,
+}
+
+#: Derived figures, best recipe first; the first recipe whose metrics a launch has gives its value, and its
+#: name is recorded for that launch (``derive``). Traffic: the hierarchical roofline's own metrics (as
+#: ``ncu_roofline.roofline`` describes them), then byte counts or rates of the NERSC recipe (``dram__bytes``,
 
 
 def _elapsed(*counters: str) -> tuple[str, ...]:
@@ -91,14 +281,25 @@ L1_BREAKDOWN: tuple[str, ...] = _elapsed(
     "l1tex__tmain_requests",
 )
 
-QUANTITIES: tuple[Quantity, ...] = (
+
+#: THE metric table: every figure the analysis reads from ncu metrics, one row each, with its recipes.
+TABLE: tuple[Quantity, ...] = (
     # --- time and clocks
-    _q(
+    _f(
         "duration",
-        ("gpu__time_duration.sum", "sm__cycles_elapsed.avg", "gpc__cycles_elapsed.avg"),
+        TIME,
         "s",
         "sum",
         "kernel duration (derived: RECIPES['duration'])",
+        Recipe("gpu__time_duration.sum", (_one("gpu__time_duration.sum"),)),
+        Recipe("SM cycles / SM clock", (_one("sm__cycles_elapsed.avg"),), per=SM_CLOCK),
+        Recipe("GPC cycles / GPC clock", (_one("gpc__cycles_elapsed.avg"),), per="gpc__cycles_elapsed.avg.per_second"),
+        Recipe(
+            "GPC cycles (max) / GPC clock",
+            (_one("gpc__cycles_elapsed.max"),),
+            per="gpc__cycles_elapsed.avg.per_second",
+        ),
+        Recipe("SMSP cycles / SMSP clock", (_one("smsp__cycles_elapsed.avg"),), per=SMSP_CLOCK),
     ),
     _q("elapsed_cycles", ("gpc__cycles_elapsed.max", "sm__cycles_elapsed.max"), "cycle", "sum", "elapsed cycles"),
     _q(
@@ -120,6 +321,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "Compute (SM) throughput",
+        role=SOL,
     ),
     _q(
         "memory_throughput_pct",
@@ -127,6 +329,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "Memory throughput (busiest member of the memory breakdown)",
+        role=SOL,
     ),
     _q(
         "dram_throughput_pct",
@@ -138,6 +341,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "DRAM throughput",
+        role=SOL,
     ),
     _q(
         "l2_throughput_pct",
@@ -149,6 +353,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "L2 cache throughput",
+        role=SOL,
     ),
     _q(
         "l1_throughput_pct",
@@ -156,6 +361,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "L1/TEX cache throughput (of the cycles L1 was active, as the SOL header shows it)",
+        role=SOL,
     ),
     _q(
         "l1_throughput_elapsed_pct",
@@ -163,6 +369,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         "%",
         "time_mean",
         "L1/TEX cache throughput (of elapsed cycles)",
+        role=SOL,
     ),
     # --- the memory breakdown, busiest member per unit (elapsed cycles)
     _q(
@@ -172,10 +379,25 @@ QUANTITIES: tuple[Quantity, ...] = (
         "time_mean",
         "busiest DRAM member of the memory breakdown",
         combine="max",
+        role=SOL_BREAKDOWN,
     ),
-    _q("l2_busiest_pct", L2_BREAKDOWN, "%", "time_mean", "busiest L2 member of the memory breakdown", combine="max"),
     _q(
-        "l1_busiest_pct", L1_BREAKDOWN, "%", "time_mean", "busiest L1/TEX member of the memory breakdown", combine="max"
+        "l2_busiest_pct",
+        L2_BREAKDOWN,
+        "%",
+        "time_mean",
+        "busiest L2 member of the memory breakdown",
+        combine="max",
+        role=SOL_BREAKDOWN,
+    ),
+    _q(
+        "l1_busiest_pct",
+        L1_BREAKDOWN,
+        "%",
+        "time_mean",
+        "busiest L1/TEX member of the memory breakdown",
+        combine="max",
+        role=SOL_BREAKDOWN,
     ),
     # --- compute pipes: % of peak (active cycles), instruction issue or pipe cycles
     _q(
@@ -733,9 +955,249 @@ QUANTITIES: tuple[Quantity, ...] = (
         "sum",
         "L2 sectors read by L1/TEX (the SMs' read requests to L2)",
     ),
+    # --- the roofline's achieved work (FLOP/s) and traffic (byte/s) per launch
+    _f("fp64_flops", WORK, "FLOP/s", "time_mean", "achieved FP64 work", *_fp_recipes("fp64")),
+    _f("fp32_flops", WORK, "FLOP/s", "time_mean", "achieved FP32 work", *_fp_recipes("fp32")),
+    _f("fp16_flops", WORK, "FLOP/s", "time_mean", "achieved FP16 work", *_fp_recipes("fp16")),
+    _f(
+        "tensor_inst_per_s",
+        WORK,
+        "inst/s",
+        "time_mean",
+        "tensor-pipe warp instructions per second (the tensor FLOP estimate)",
+        Recipe(
+            "tensor instructions per cycle x SM clock",
+            (_one("smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed"),),
+            times=WORK_CLOCK,
+            estimate=True,
+        ),
+        Recipe(
+            "tensor instructions / duration",
+            (
+                _term(
+                    ("sm__inst_executed_pipe_tensor.sum", 1.0),
+                    ("smsp__inst_executed_pipe_tensor.sum", 1.0),
+                    ("sm__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
+                    ("smsp__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
+                ),
+            ),
+            per="duration",
+            estimate=True,
+        ),
+    ),
+    _f(
+        "dram_bytes_per_s",
+        TRAFFIC,
+        "byte/s",
+        "time_mean",
+        "achieved DRAM traffic",
+        Recipe("dram__bytes.sum.per_second", (_one("dram__bytes.sum.per_second"),)),
+        Recipe("dram__bytes.sum / duration", (_one("dram__bytes.sum"),), per="duration"),
+        Recipe(
+            "DRAM read + write bytes per second",
+            (_one("dram__bytes_read.sum.per_second"), _one("dram__bytes_write.sum.per_second")),
+        ),
+        Recipe(
+            "DRAM read + write bytes / duration",
+            (_one("dram__bytes_read.sum"), _one("dram__bytes_write.sum")),
+            per="duration",
+        ),
+    ),
+    _f(
+        "l2_bytes_per_s",
+        TRAFFIC,
+        "byte/s",
+        "time_mean",
+        "achieved L2 -> SM traffic",
+        Recipe(
+            "L2 -> SM bytes per second (ncu chart)",
+            (
+                _term(
+                    ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0),
+                    ("lts__lts2xbar_cycles_active.sum.per_second", 32.0),
+                ),
+            ),
+        ),
+        Recipe("lts__t_bytes.sum.per_second", (_one("lts__t_bytes.sum.per_second"),)),
+        Recipe("lts__t_bytes.sum / duration", (_one("lts__t_bytes.sum"),), per="duration"),
+    ),
+    _f(
+        "l1_bytes_per_s",
+        TRAFFIC,
+        "byte/s",
+        "time_mean",
+        "achieved L1 global/local traffic",
+        Recipe(
+            "L1 global/local bytes per second (ncu chart)",
+            (
+                _term(
+                    ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128.0),
+                    ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128.0),
+                    ("derived__l1tex__lsu_writeback_bytes.sum.per_second", 1.0),
+                    ("l1tex__lsu_writeback_active.sum.per_second", 128.0),
+                ),
+            ),
+        ),
+        Recipe("l1tex__t_bytes.sum.per_second", (_one("l1tex__t_bytes.sum.per_second"),)),
+        Recipe("l1tex__t_bytes.sum / duration", (_one("l1tex__t_bytes.sum"),), per="duration"),
+    ),
+    # --- tensor work per series (ncu counts tensor *operations*: FLOP for float sources, integer ops for int)
+    _f(
+        "tensor_{series}_flops",
+        WORK,
+        "FLOP/s",
+        "time_mean",
+        "achieved tensor operations of one series of ncu's Tensor Core chart",
+        Recipe(
+            "tensor operations per cycle x SM clock (ncu chart)",
+            (_one(f"{TENSOR_PREFIX}{SERIES}.sum.per_cycle_elapsed"),),
+            times=(SM_CLOCK, SMSP_CLOCK),
+        ),
+    ),
+    # --- peaks from the report's own metrics, as the stock hierarchical roofline sections combine them
+    # (``SpeedOfLight_Hierarchical*RooflineChart``, ncu 2025.3.1). The sections' own ``derived__*`` metric (what
+    # the chart plots) comes first; the base metric x factor is the same number, for inputs without the derived
+    # column (e.g. a ``--metrics`` run). (The raw page prints each column in one auto-scaled unit with 6
+    # decimals, so small values can keep more digits in the derived column.)
+    _q("sm_count", "device__attribute_multiprocessor_count", "SM", "first", "SMs", role=PEAK),
+    _q("sm_clock_hz", SM_CLOCK, "hz", "time_mean", "SM clock of every peak work figure", role=PEAK),
+    _q("dram_clock_hz", DRAM_CLOCK, "hz", "time_mean", "DRAM clock", role=PEAK),
+    _q("l2_clock_hz", L2_CLOCK, "hz", "time_mean", "L2 clock", role=PEAK),
+    _q("l1_clock_hz", L1_CLOCK, "hz", "time_mean", "L1 clock", role=PEAK),
+    _f(
+        "fp64_flops",
+        PEAK,
+        "FLOP/s",
+        "first",
+        "FP64 peak: DFMA thread instructions per cycle x 2 x SM clock",
+        Recipe(_peak_x("dfma", 2), (_one(_peak_x("dfma", 2)),), times=(SM_CLOCK,)),
+        Recipe(_peak("dfma"), (_one(_peak("dfma"), FLOP_PER_FMA),), times=(SM_CLOCK,)),
+    ),
+    _f(
+        "fp32_flops",
+        PEAK,
+        "FLOP/s",
+        "first",
+        "FP32 peak: FFMA thread instructions per cycle x 2 x SM clock",
+        Recipe(_peak_x("ffma", 2), (_one(_peak_x("ffma", 2)),), times=(SM_CLOCK,)),
+        Recipe(_peak("ffma"), (_one(_peak("ffma"), FLOP_PER_FMA),), times=(SM_CLOCK,)),
+    ),
+    _f(
+        "fp16_flops",
+        PEAK,
+        "FLOP/s",
+        "first",
+        "FP16 peak: HFMA2 thread instructions per cycle x 4 x SM clock",
+        Recipe(_peak_x("hfma", 4), (_one(_peak_x("hfma", 4)),), times=(SM_CLOCK,)),
+        Recipe(_peak("hfma"), (_one(_peak("hfma"), FLOP_PER_HFMA2),), times=(SM_CLOCK,)),
+    ),
+    _f(
+        "tensor_{series}_flops",
+        PEAK,
+        "FLOP/s",
+        "first",
+        "roof of one tensor series: its peak operations per cycle x SM clock",
+        Recipe(
+            "tensor series peak x SM clock", (_one(f"{TENSOR_PREFIX}{SERIES}.sum.peak_sustained"),), times=(SM_CLOCK,)
+        ),
+    ),
+    _f(
+        "dram_bytes_per_s",
+        PEAK,
+        "byte/s",
+        "first",
+        "DRAM bandwidth peak",
+        Recipe("dram__bytes.sum.peak_sustained", (_one("dram__bytes.sum.peak_sustained"),), times=(DRAM_CLOCK,)),
+    ),
+    _f(
+        "l2_bytes_per_s",
+        PEAK,
+        "byte/s",
+        "first",
+        "L2 -> SM bandwidth peak",
+        Recipe(
+            "derived__lts__lts2xbar_bytes.sum.peak_sustained",
+            (_one("derived__lts__lts2xbar_bytes.sum.peak_sustained"),),
+            times=(L2_CLOCK,),
+        ),
+        Recipe(
+            "lts__lts2xbar_cycles_active.sum.peak_sustained",
+            (_one("lts__lts2xbar_cycles_active.sum.peak_sustained", L2_BYTES_PER_CYCLE),),
+            times=(L2_CLOCK,),
+        ),
+    ),
+    _f(
+        "l1_bytes_per_s",
+        PEAK,
+        "byte/s",
+        "first",
+        "L1 global/local bandwidth peak (``_mem_lg`` before CC 9.0, ``l1tex__lsu_writeback_active`` before CC 7.5)",
+        *(
+            r
+            for suffix in ("_mem_lgds", "_mem_lg", "")
+            for r in (
+                Recipe(
+                    f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.peak_sustained",
+                    (_one(f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.peak_sustained"),),
+                    times=(L1_CLOCK,),
+                ),
+                Recipe(
+                    f"l1tex__lsu_writeback_active{suffix}.sum.peak_sustained",
+                    (_one(f"l1tex__lsu_writeback_active{suffix}.sum.peak_sustained", L1_BYTES_PER_CYCLE),),
+                    times=(L1_CLOCK,),
+                ),
+            )
+        ),
+    ),
+    # --- device attributes that identify the GPU (``ncu_roofline.device.identify``)
+    _q("display_name", "device__attribute_display_name", "", "first", "GPU name (a text metric)", role=DEVICE),
+    _q("cc_major", "device__attribute_compute_capability_major", "", "first", "compute capability", role=DEVICE),
+    _q("cc_minor", "device__attribute_compute_capability_minor", "", "first", "compute capability", role=DEVICE),
+    _q(
+        "memory_clock",
+        ("device__attribute_memory_clock_rate", "device__attribute_max_mem_frequency_khz"),
+        "khz",
+        "first",
+        "memory clock (kHz as CUDA's memoryClockRate; a value above 1e8 is taken as Hz)",
+        role=DEVICE,
+    ),
+    _q(
+        "bus_width",
+        ("device__attribute_global_memory_bus_width", "device__attribute_fb_bus_width"),
+        "bit",
+        "first",
+        "memory bus width",
+        role=DEVICE,
+    ),
 )
 
+# ---- views of the table, by role (what each stage reads)
+
+#: The columns of the quantities frame, in table order.
+QUANTITIES: tuple[Quantity, ...] = tuple(q for q in TABLE if q.role in FRAME_ROLES)
 BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
+#: Derived figures of the roofline and the duration: figure -> recipes, best first.
+RECIPES: dict[str, tuple[Recipe, ...]] = {
+    q.name: q.recipes for q in TABLE if q.role in (TIME, WORK, TRAFFIC) and not q.template
+}
+RECIPE_FIGURES: tuple[str, ...] = tuple(RECIPES)
+#: Peak figures (columns of ``ncu_roofline.device.PEAK_COLUMNS``): figure -> recipes, best first.
+PEAK_RECIPES: dict[str, tuple[Recipe, ...]] = {q.name: q.recipes for q in TABLE if q.role == PEAK and not q.template}
+#: Per tensor series: the achieved operations and the roof (template rows).
+TENSOR_WORK: Quantity = next(q for q in TABLE if q.role == WORK and q.template)
+TENSOR_PEAK: Quantity = next(q for q in TABLE if q.role == PEAK and q.template)
+#: The device attributes that identify the GPU: name -> row.
+DEVICE_ATTRIBUTES: dict[str, Quantity] = {q.name: q for q in TABLE if q.role == DEVICE}
+#: Quantities whose metric (of those listed) is recorded per launch beside the recipes: the Speed Of Light
+#: throughputs the verdict reads.
+RECORDED: tuple[str, ...] = tuple(q.name for q in TABLE if q.role == SOL)
+
+
+def rows(role: str | None = None) -> tuple[Quantity, ...]:
+    """The rows of the table (of one role)."""
+    return tuple(q for q in TABLE if role is None or q.role == role)
 
 
 def _combine(values: pd.DataFrame, q: Quantity) -> np.ndarray:
@@ -772,194 +1234,8 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
 
 
 def metric_names() -> set[str]:
-    """Every ncu metric name the table reads (quantities and the recipes of derived figures)."""
-    return {m for q in QUANTITIES for m in q.metrics} | {m for rs in RECIPES.values() for r in rs for m in r.metrics()}
-
-
-# ----------------------------------------------------------------------------------------------------------
-# derived figures: one declared table of recipes (what the file has decides which one a launch gets)
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """One way to compute a derived figure from metrics, recorded per launch under ``name``.
-
-    value = (sum over ``terms``) x ``times`` / ``per``. Each term is a tuple of alternatives
-    ``(metric, factor)``, the first present one counting; every term must be present. ``times`` is a tuple of
-    alternative metrics (the first present; empty = 1); ``per`` is a figure name of ``RECIPES`` (e.g.
-    ``duration``: counts become rates) or a metric name, or None. ``estimate``: the figure rests on an
-    assumption the file cannot confirm (the tensor FLOPs of one instruction)."""
-
-    name: str
-    terms: tuple[tuple[tuple[str, float], ...], ...]
-    times: tuple[str, ...] = ()
-    per: str | None = None
-    estimate: bool = False
-
-    def metrics(self) -> tuple[str, ...]:
-        """Every metric name the recipe can read."""
-        names = [m for term in self.terms for m, _ in term] + list(self.times)
-        if self.per is not None and self.per not in RECIPE_FIGURES:
-            names.append(self.per)
-        return tuple(names)
-
-
-def _term(*alternatives: tuple[str, float]) -> tuple[tuple[str, float], ...]:
-    return alternatives
-
-
-def _one(metric: str, factor: float = 1.0) -> tuple[tuple[str, float], ...]:
-    return ((metric, factor),)
-
-
-def _per_cycle(op: str) -> str:
-    return f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed"
-
-
-def _derived_x(op: str, x: int) -> str:
-    return f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{x}"
-
-
-def _count(op: str, factor: float) -> tuple[tuple[str, float], ...]:
-    """A NERSC instruction count: ``smsp__`` or ``sm__`` spelling (the same sum over the GPU)."""
-    return (
-        (f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
-        (f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum", factor),
-    )
-
-
-SM_CYCLES_PER_SECOND = "sm__cycles_elapsed.avg.per_second"
-SMSP_CYCLES_PER_SECOND = "smsp__cycles_elapsed.avg.per_second"
-#: Achieved FP work uses the SMSP clock (the counters are SMSP sums per SMSP cycle); the SM clock is the same
-#: clock domain and stands in where only it was collected.
-WORK_CLOCK: tuple[str, ...] = (SMSP_CYCLES_PER_SECOND, SM_CYCLES_PER_SECOND)
-
-#: FLOP per predicated-on thread instruction, per precision and op, as ncu's hierarchical roofline sections
-#: count them: an FMA is two operations; FP16 add/mul/FMA instructions are the packed HADD2/HMUL2/HFMA2
-#: (the sections' ``derived__*_x2`` / ``_x4``).
-FLOP_PER_INSTRUCTION: dict[str, dict[str, float]] = {
-    "fp64": {"dadd": 1.0, "dmul": 1.0, "dfma": 2.0},
-    "fp32": {"fadd": 1.0, "fmul": 1.0, "ffma": 2.0},
-    "fp16": {"hadd": 2.0, "hmul": 2.0, "hfma": 4.0},
-}
-
-
-def _fp_recipes(precision: str) -> tuple[Recipe, ...]:
-    ops = FLOP_PER_INSTRUCTION[precision]
-    per_cycle = tuple(
-        _term((_derived_x(op, int(f)), 1.0), (_per_cycle(op), f)) if f > 1 else _one(_per_cycle(op))
-        for op, f in ops.items()
-    )
-    counts = tuple(_count(op, f) for op, f in ops.items())
-    rates = tuple(tuple((f"{m}.per_second", factor) for m, factor in _count(op, f)) for op, f in ops.items())
-    return (
-        Recipe("per-cycle rates x SM clock (ncu chart)", per_cycle, times=WORK_CLOCK),
-        Recipe("instruction counts / duration (NERSC)", counts, per="duration"),
-        Recipe("instruction rates (.sum.per_second)", rates),
-    )
-
-
-#: Tensor FLOP per warp-level tensor-pipe instruction, by compute capability: the MMA shape the compilers
-#: emit for FP16/BF16 on each architecture (PTX ISA ``mma`` shapes; 2 FLOP per multiply-add). Volta's
-#: HMMA.884 step: 512, the factor of ncu's own Tensor chart (``derived__sm__inst_executed_pipe_tensor_x512``,
-#: ncu 2022.3-2024.1); Turing HMMA.1688: 16x8x8x2 = 2048; Ampere/Ada HMMA.16816: 16x8x16x2 = 4096. Hopper
-#: and later issue warp-group MMA of variable shape: no figure (ncu measures their operations directly).
-#: An estimate: the real shape of each instruction is not in the file.
-TENSOR_FLOP_PER_INSTRUCTION: dict[str, float] = {
-    "7.0": 512.0,
-    "7.2": 512.0,
-    "7.5": 2048.0,
-    "8.0": 4096.0,
-    "8.6": 4096.0,
-    "8.7": 4096.0,
-    "8.9": 4096.0,
-}
-
-#: Derived figures, best recipe first; the first recipe whose metrics a launch has gives its value, and its
-#: name is recorded for that launch (``derive``). Traffic: the hierarchical roofline's own metrics (as
-#: ``ncu_roofline.roofline`` describes them), then byte counts or rates of the NERSC recipe (``dram__bytes``,
-#: ``lts__t_bytes``, ``l1tex__t_bytes``).
-RECIPES: dict[str, tuple[Recipe, ...]] = {
-    "duration": (
-        Recipe("gpu__time_duration.sum", (_one("gpu__time_duration.sum"),)),
-        Recipe("SM cycles / SM clock", (_one("sm__cycles_elapsed.avg"),), per=SM_CYCLES_PER_SECOND),
-        Recipe("GPC cycles / GPC clock", (_one("gpc__cycles_elapsed.avg"),), per="gpc__cycles_elapsed.avg.per_second"),
-        Recipe(
-            "GPC cycles (max) / GPC clock",
-            (_one("gpc__cycles_elapsed.max"),),
-            per="gpc__cycles_elapsed.avg.per_second",
-        ),
-        Recipe("SMSP cycles / SMSP clock", (_one("smsp__cycles_elapsed.avg"),), per=SMSP_CYCLES_PER_SECOND),
-    ),
-    "fp64_flops": _fp_recipes("fp64"),
-    "fp32_flops": _fp_recipes("fp32"),
-    "fp16_flops": _fp_recipes("fp16"),
-    "tensor_inst_per_s": (
-        Recipe(
-            "tensor instructions per cycle x SM clock",
-            (_one("smsp__inst_executed_pipe_tensor.sum.per_cycle_elapsed"),),
-            times=WORK_CLOCK,
-            estimate=True,
-        ),
-        Recipe(
-            "tensor instructions / duration",
-            (
-                _term(
-                    ("sm__inst_executed_pipe_tensor.sum", 1.0),
-                    ("smsp__inst_executed_pipe_tensor.sum", 1.0),
-                    ("sm__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
-                    ("smsp__inst_executed_pipe_tensor_op_hmma.sum", 1.0),
-                ),
-            ),
-            per="duration",
-            estimate=True,
-        ),
-    ),
-    "dram_bytes_per_s": (
-        Recipe("dram__bytes.sum.per_second", (_one("dram__bytes.sum.per_second"),)),
-        Recipe("dram__bytes.sum / duration", (_one("dram__bytes.sum"),), per="duration"),
-        Recipe(
-            "DRAM read + write bytes per second",
-            (_one("dram__bytes_read.sum.per_second"), _one("dram__bytes_write.sum.per_second")),
-        ),
-        Recipe(
-            "DRAM read + write bytes / duration",
-            (_one("dram__bytes_read.sum"), _one("dram__bytes_write.sum")),
-            per="duration",
-        ),
-    ),
-    "l2_bytes_per_s": (
-        Recipe(
-            "L2 -> SM bytes per second (ncu chart)",
-            (
-                _term(
-                    ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0),
-                    ("lts__lts2xbar_cycles_active.sum.per_second", 32.0),
-                ),
-            ),
-        ),
-        Recipe("lts__t_bytes.sum.per_second", (_one("lts__t_bytes.sum.per_second"),)),
-        Recipe("lts__t_bytes.sum / duration", (_one("lts__t_bytes.sum"),), per="duration"),
-    ),
-    "l1_bytes_per_s": (
-        Recipe(
-            "L1 global/local bytes per second (ncu chart)",
-            (
-                _term(
-                    ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0),
-                    ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128.0),
-                    ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0),
-                    ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128.0),
-                    ("derived__l1tex__lsu_writeback_bytes.sum.per_second", 1.0),
-                    ("l1tex__lsu_writeback_active.sum.per_second", 128.0),
-                ),
-            ),
-        ),
-        Recipe("l1tex__t_bytes.sum.per_second", (_one("l1tex__t_bytes.sum.per_second"),)),
-        Recipe("l1tex__t_bytes.sum / duration", (_one("l1tex__t_bytes.sum"),), per="duration"),
-    ),
-}
-RECIPE_FIGURES: tuple[str, ...] = tuple(RECIPES)
+    """Every ncu metric name the table reads, every role (template rows: with ``{series}`` in the name)."""
+    return {m for q in TABLE for m in q.metrics}
 
 
 def _alt(values: pd.DataFrame, alternatives: tuple[tuple[str, float], ...]) -> np.ndarray:
@@ -972,9 +1248,13 @@ def _alt(values: pd.DataFrame, alternatives: tuple[tuple[str, float], ...]) -> n
 
 
 def derive(
-    values: pd.DataFrame, figure: str, _done: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    values: pd.DataFrame,
+    figure: str,
+    _done: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    table: Mapping[str, tuple[Recipe, ...]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(value per launch, recipe name per launch) of one figure of RECIPES, from ``Report.values``.
+    """(value per launch, recipe name per launch) of one figure of ``table`` (default RECIPES; PEAK_RECIPES
+    for the peaks), from ``Report.values``. A ``per`` figure is one of RECIPES.
 
     The first recipe a launch has every metric of wins; NaN and None where no recipe applies."""
     done = _done if _done is not None else {}
@@ -983,7 +1263,7 @@ def derive(
     n = len(values.index)
     value = np.full(n, np.nan)
     recipe = np.full(n, None, dtype=object)
-    for r in RECIPES[figure]:
+    for r in (RECIPES if table is None else table)[figure]:
         total = np.zeros(n)
         for term in r.terms:
             total = total + _alt(values, term)
@@ -1000,6 +1280,22 @@ def derive(
     return value, recipe
 
 
+def peaks(values: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per peak figure of the table (PEAK_RECIPES, table order), its value per launch from ``Report.values``."""
+    done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    return {name: derive(values, name, done, PEAK_RECIPES)[0] for name in PEAK_RECIPES}
+
+
+def series_values(values: pd.DataFrame, template: Quantity, series: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per tensor series, the value per launch of a template row (TENSOR_WORK, TENSOR_PEAK) from ``Report.values``:
+    the row's recipes with ``{series}`` filled in, the first a launch has."""
+    out = {}
+    for name in series:
+        table = {name: tuple(r.for_series(name) for r in template.recipes)}
+        out[name] = derive(values, name, None, table)[0]
+    return out
+
+
 def duration_metrics() -> frozenset[str]:
     """The metric names the recipes of ``duration`` read."""
     return frozenset(m for r in RECIPES["duration"] for m in r.metrics())
@@ -1010,18 +1306,6 @@ def duration_ns(values: pd.DataFrame) -> np.ndarray:
     0.001 ns so that the conversion from seconds adds no float noise (1.952e-6 s * 1e9 = 1952.0000000000002)."""
     out: np.ndarray = np.round(derive(values, "duration")[0] * 1e9, 3)
     return out
-
-
-#: Quantities whose metric (of those listed) is recorded per launch beside the recipes: the Speed Of Light
-#: throughputs the verdict reads.
-RECORDED: tuple[str, ...] = (
-    "sm_throughput_pct",
-    "memory_throughput_pct",
-    "dram_throughput_pct",
-    "l2_throughput_pct",
-    "l1_throughput_pct",
-    "l1_throughput_elapsed_pct",
-)
 
 
 def _source(values: pd.DataFrame, q: Quantity) -> np.ndarray:

@@ -56,17 +56,14 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.device import (
-    SM_CLOCK,
-    SMSP_CLOCK,
     TENSOR_DTYPES,
-    TENSOR_PREFIX,
     TensorSeries,
     float_column,
     parse_series,
     tensor_series,
 )
 from ncu_roofline.model import LAUNCH_KEY
-from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, derive
+from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
@@ -110,13 +107,6 @@ ROOFLINE_COLUMNS: dict[str, str] = {
 }
 
 
-def _first(values: pd.DataFrame, options: tuple[tuple[str, float], ...]) -> pd.Series:
-    out: pd.Series = pd.Series(np.nan, index=values.index, dtype=float)
-    for metric, factor in options:
-        out = out.where(out.notna(), float_column(values, metric) * factor)
-    return out
-
-
 def achieved_flops(values: pd.DataFrame, precision: str) -> pd.Series:
     """Achieved FLOP/s of one FP precision (fp64, fp32, fp16): the chart's per-cycle rates x clock, else the
     NERSC instruction counts / duration (``ncu_roofline.quantities.RECIPES``)."""
@@ -139,10 +129,10 @@ def tensor_estimate(values: pd.DataFrame, cc: pd.Series | None) -> pd.Series:
 
 
 def tensor_achieved(values: pd.DataFrame, series: list[TensorSeries]) -> pd.DataFrame:
-    """Achieved tensor ops/s per series (columns = series names), per launch."""
-    clock = _first(values, ((SM_CLOCK, 1.0), (SMSP_CLOCK, 1.0)))
-    data = {s.name: float_column(values, f"{TENSOR_PREFIX}{s.name}.sum.per_cycle_elapsed") * clock for s in series}
-    out: pd.DataFrame = pd.DataFrame(data, index=values.index, dtype=float)
+    """Achieved tensor ops/s per series (columns = series names), per launch: the metric table's
+    ``tensor_{series}_flops`` work row (``ncu_roofline.quantities.TENSOR_WORK``)."""
+    data = series_values(values, TENSOR_WORK, [s.name for s in series])
+    out: pd.DataFrame = pd.DataFrame(data, index=values.index, dtype=float, columns=[s.name for s in series])
     return out
 
 
@@ -308,8 +298,8 @@ def _where(mask: np.ndarray, yes: Any, no: Any) -> np.ndarray:
     return out
 
 
-#: Recipe name of tensor work measured by ncu's per-series operation counters.
-TENSOR_OPS_RECIPE = "tensor operations per cycle x SM clock (ncu chart)"
+#: Recipe name of tensor work measured by ncu's per-series operation counters (the metric table's row).
+TENSOR_OPS_RECIPE = TENSOR_WORK.recipes[0].name
 
 
 def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
