@@ -73,7 +73,7 @@ def report_quantities(report: Report) -> pd.DataFrame:
     (``--print-details all``), those labels fill the pipe quantities and join the busiest-member ones."""
     index = launch_index(report.launches)
     quant = quantities(report.values.reindex(index))
-    extra = breakdown_quantities(report.metrics, index)
+    extra = breakdown_quantities(report.body_item_metrics, index)
     for c in extra.columns:
         if c.endswith("_busiest_pct"):  # the busiest member: over the named and the labelled members
             quant[c] = np.fmax(quant[c].to_numpy(dtype=float), extra[c].to_numpy(dtype=float))
@@ -112,7 +112,7 @@ def analyze(
     table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
-    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.metrics))
+    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
     all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
     verdicts = classify(quant, roof, all_rules)
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks

@@ -533,11 +533,7 @@ def identify(report: Report) -> pd.DataFrame:
     index = launch_index(report.launches)
     values = report.values.reindex(index)
     names = pd.Series(pd.NA, index=index, dtype="string")
-    m = report.metrics
-    hit = m[(m["metric"] == DISPLAY_NAME).fillna(False).to_numpy()]
-    if len(hit):
-        per = pd.Series(hit["text"].to_numpy(), index=launch_index(hit)).groupby(level=[0, 1, 2]).first()
-        names = names.fillna(per.reindex(index).astype("string"))
+    names = names.fillna(report.metric_texts(DISPLAY_NAME))  # without the long metrics frame where it can
     s = report.session
     display = s[s["attribute"] == "display_name"]["value"]
     if len(display) == 1:

@@ -192,6 +192,23 @@ class WideMetrics:
             out[str(name)] = col
         return out
 
+    def has_body_items(self) -> bool:
+        """A raw page has no chart or breakdown body items."""
+        return False
+
+    def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
+        """The text of ``metric`` per launch of ``index`` (<NA> where empty or absent), without the long form."""
+        out = pd.Series(pd.NA, index=index, dtype="string")
+        if metric not in self.texts.column_names:
+            return out
+        col = self.texts.column(metric)
+        text = pd.Series(pd.array(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0), dtype="string"))
+        text = text.mask(text == "")
+        rows = index.get_indexer(launch_index(self.keys))
+        have = rows >= 0
+        out.iloc[rows[have]] = text.to_numpy(dtype=object)[have]
+        return out
+
     def subset(self, keys: pd.MultiIndex) -> WideMetrics:
         """Only the launches in ``keys``."""
         rows = launch_index(self.keys).isin(keys)
@@ -258,6 +275,12 @@ class LongMetrics:
     def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
         return long_to_wide(self.frame, index)
 
+    def has_body_items(self) -> bool:
+        return "body_item" in self.frame.columns and bool(self.frame["body_item"].notna().any())
+
+    def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
+        return texts_from_long(self.frame, metric, index)
+
     def subset(self, keys: pd.MultiIndex) -> LongMetrics:
         return LongMetrics(self.frame.loc[launch_index(self.frame).isin(keys)].reset_index(drop=True))
 
@@ -268,10 +291,21 @@ class LazyMetrics:
     Reading validates everything that can fail (units, number style, launch keys) before it returns; only the
     conversion to a DataFrame waits until a caller asks for ``metrics`` or ``values``."""
 
-    def __init__(self, rows: int, build: Callable[[], pd.DataFrame]) -> None:
+    def __init__(
+        self,
+        rows: int,
+        build: Callable[[], pd.DataFrame],
+        *,
+        body_items: bool = True,
+        names: frozenset[str] | None = None,
+    ) -> None:
+        """``body_items``: whether any row is a body item; ``names``: every metric name the rows resolve to
+        (None: not known). Both let the analysis skip the long form where it would find nothing."""
         self._rows = rows
         self._build: Callable[[], pd.DataFrame] | None = build
         self._frame: pd.DataFrame | None = None
+        self._body_items = body_items
+        self._names = names
 
     def row_count(self) -> int:
         return self._rows
@@ -286,17 +320,40 @@ class LazyMetrics:
     def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
         return long_to_wide(self.to_long(), index)
 
+    def has_body_items(self) -> bool:
+        return self._body_items
+
+    def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
+        if self._frame is None and self._names is not None and metric not in self._names:
+            return pd.Series(pd.NA, index=index, dtype="string")
+        return texts_from_long(self.to_long(), metric, index)
+
     def subset(self, keys: pd.MultiIndex) -> LongMetrics:
         return LongMetrics(self.to_long()).subset(keys)
 
 
 class MetricSource(Protocol):
-    """What a Report keeps of one file's metrics: the long form, the wide numeric view, a launch subset."""
+    """What a Report keeps of one file's metrics: the long form, the wide numeric view, a launch subset, and
+    two questions answered without the long form where the source can (body items? a metric's text?)."""
 
     def row_count(self) -> int: ...
     def to_long(self) -> pd.DataFrame: ...
     def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]: ...
     def subset(self, keys: pd.MultiIndex) -> MetricSource: ...
+    def has_body_items(self) -> bool: ...
+    def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series: ...
+
+
+def texts_from_long(frame: pd.DataFrame, metric: str, index: pd.MultiIndex) -> pd.Series:
+    """The first text of ``metric`` per launch of ``index`` in a long metrics frame (<NA> where none).
+
+    Columns taken: LAUNCH_KEY, metric, text."""
+    hit = frame[(frame["metric"] == metric).fillna(False).to_numpy()]
+    if not len(hit):
+        return pd.Series(pd.NA, index=index, dtype="string")
+    per = pd.Series(hit["text"].to_numpy(), index=launch_index(hit)).groupby(level=[0, 1, 2]).first()
+    out: pd.Series = per.reindex(index).astype("string")
+    return out
 
 
 @dataclass
@@ -319,6 +376,32 @@ class Report:
         if len(parts) == 1:
             return parts[0]
         return concat_metrics(parts)
+
+    def metric_texts(self, metric: str) -> pd.Series:
+        """The text of one metric per launch (index LAUNCH_KEY, in ``launches`` order; <NA> where the launch has
+        none), e.g. ``device__attribute_display_name``: the first row of that metric in ``metrics``, found
+        without building the long frame where a source can (a raw page's column, a details page without it)."""
+        index = launch_index(self.launches)
+        if "metrics" in self.__dict__ or not self._sources:
+            return texts_from_long(self.metrics, metric, index)
+        out = pd.Series(pd.NA, index=index, dtype="string")
+        for source in self._sources:
+            out = out.fillna(source.texts_for(metric, index))
+        return out
+
+    @property
+    def body_item_metrics(self) -> pd.DataFrame:
+        """The rows of ``metrics`` from the sources that have body items (chart points, the Speed Of Light
+        breakdown of ``--print-details all``); an empty frame, without building anything, where none has."""
+        if "metrics" in self.__dict__:
+            return self.metrics
+        with_items = [s for s in self._sources if s.has_body_items()]
+        if not with_items:
+            return empty_frame(METRIC_COLUMNS)
+        if len(with_items) == len(self._sources):
+            return self.metrics
+        parts = [s.to_long() for s in with_items]
+        return parts[0] if len(parts) == 1 else concat_metrics(parts)
 
     @functools.cached_property
     def values(self) -> pd.DataFrame:

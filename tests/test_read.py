@@ -124,6 +124,39 @@ def test_string_metrics_keep_their_text() -> None:
     assert math.isnan(row.value)
 
 
+def test_raw_page_analysis_never_builds_the_long_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw page has no body items and carries the GPU's name as a column: the analysis reads both without the
+    long metrics frame, and the name per launch is ncu's own cell text."""
+    from ncu_roofline import model
+    from ncu_roofline.analysis import analyze
+
+    path = data("micro_full.raw.csv")
+    with path.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    col = rows[0].index("device__attribute_display_name")
+    expected = [r[col] for r in rows[2:]]  # after the header and the units row
+
+    def no_long_frame(self: object) -> pd.DataFrame:
+        raise AssertionError("the long metrics frame was built")
+
+    monkeypatch.setattr(model.WideMetrics, "to_long", no_long_frame)
+    report = ncu_roofline.read(path)
+    assert report.metric_texts("device__attribute_display_name").tolist() == expected
+    assert report.body_item_metrics.empty
+    analysis = analyze(report)
+    assert len(analysis.report.launches) == len(expected)
+
+
+def test_body_item_metrics_are_the_chart_rows() -> None:
+    """A ``--print-details all`` page has body items: they come from its long frame; a page without any gives
+    an empty frame."""
+    report = ncu_roofline.read(data("micro_full.details-all.csv.gz"))
+    items = report.body_item_metrics
+    assert items["body_item"].notna().any()
+    assert len(items) == len(report.metrics)
+    assert ncu_roofline.read(data("micro_full.details.csv")).body_item_metrics.empty
+
+
 def test_labels_and_names_exports_agree() -> None:
     labels = ncu_roofline.read(data("micro_full.details.csv")).metrics
     names = ncu_roofline.read(data("micro_full.details-names.csv")).metrics

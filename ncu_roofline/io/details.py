@@ -32,11 +32,12 @@ from ..model import (
 )
 from ..units import parse_numbers
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import check_units, long_metrics, unknown_labels
+from .metricframe import check_units, long_metrics, resolved_names, unknown_labels
 from .page import Page
 from .records import (
     DICT,
     OddRows,
+    categorical,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -134,7 +135,9 @@ def read_details(loc: Located, report: str) -> Page:
 
     not_understood += unknown_labels(section, field, body, cc)
     rules = _rules(loc, report, rule_table, style, launches)
-    return Page(launches, LazyMetrics(table.num_rows, build), rules, classified.skipped, not_understood)
+    has_body = body is not None and bool((categorical(body).codes >= 0).any())
+    lazy = LazyMetrics(table.num_rows, build, body_items=has_body, names=resolved_names(section, field, cc))
+    return Page(launches, lazy, rules, classified.skipped, not_understood)
 
 
 def _parse_fast(loc: Located, names: list[str], identity: list[str]) -> tuple[pa.Table, OddRows] | None:

@@ -112,6 +112,13 @@ def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | Non
     return out
 
 
+def resolved_names(section: pa.Array, field: pa.Array, cc: str | None) -> frozenset[str]:
+    """Every metric name the (section, ``Metric Name`` field) pairs of these rows resolve to."""
+    sec, fld = categorical(section), categorical(field)
+    name, _label = resolve_names(sec, fld, cc)
+    return frozenset(str(c) for c in name.categories)
+
+
 def _cat_from(values: list[str | None], inverse: np.ndarray) -> pd.Categorical:
     uniq = list(dict.fromkeys(v for v in values if v is not None))
     index = {v: i for i, v in enumerate(uniq)}
