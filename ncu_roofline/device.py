@@ -8,7 +8,8 @@ Three sources, in rising priority (``resolve_peaks``):
 
 1. **report**: the ``.peak_sustained`` metrics and clocks ncu collected with the launch, combined exactly as
    the stock hierarchical roofline sections combine them (``SpeedOfLight_Hierarchical*RooflineChart``,
-   ncu 2025.3.1; verified against the chart's body items in ``tests/test_roofline.py``);
+   ncu 2025.3.1; verified against the chart's body items in ``tests/test_roofline.py``): the ``peak`` rows of
+   the metric table, ``ncu_roofline.quantities.TABLE`` (the formulas below are those rows);
 2. **table:<gpu>**: the datasheet figures in ``ncu_roofline.devices`` (each with its source), per missing
    figure only;
 3. **override**: figures the user passes (keys = the figure columns below), which win over everything.

@@ -123,6 +123,7 @@ class Quantity:
     role: str = QUANTITY
     recipes: tuple[Recipe, ...] = field(default=(), repr=False)
     plain: bool = True  # one single-metric recipe per listed metric (combined by ``combine``)
+    section: str | None = None  # the ncu section that collects the row's metrics (what to add when missing)
 
     @property
     def template(self) -> bool:
@@ -147,12 +148,14 @@ def _q(
     return Quantity(name, names, unit, rollup, description, combine, role, recipes)
 
 
-def _f(name: str, role: str, unit: str, rollup: str, description: str, *recipes: Recipe) -> Quantity:
+def _f(
+    name: str, role: str, unit: str, rollup: str, description: str, *recipes: Recipe, section: str | None = None
+) -> Quantity:
     """A derived row: its recipes, best first."""
     if rollup not in ROLLUPS or role not in ROLES or not recipes:
         raise ValueError(f"figure {name}: rollup {rollup!r} / role {role!r} unknown, or no recipe")
     names = tuple(dict.fromkeys(m for r in recipes for m in r.metrics()))
-    return Quantity(name, names, unit, rollup, description, "first", role, recipes, plain=False)
+    return Quantity(name, names, unit, rollup, description, "first", role, recipes, plain=False, section=section)
 
 
 def _term(*alternatives: tuple[str, float]) -> tuple[tuple[str, float], ...]:
@@ -956,9 +959,33 @@ TABLE: tuple[Quantity, ...] = (
         "L2 sectors read by L1/TEX (the SMs' read requests to L2)",
     ),
     # --- the roofline's achieved work (FLOP/s) and traffic (byte/s) per launch
-    _f("fp64_flops", WORK, "FLOP/s", "time_mean", "achieved FP64 work", *_fp_recipes("fp64")),
-    _f("fp32_flops", WORK, "FLOP/s", "time_mean", "achieved FP32 work", *_fp_recipes("fp32")),
-    _f("fp16_flops", WORK, "FLOP/s", "time_mean", "achieved FP16 work", *_fp_recipes("fp16")),
+    _f(
+        "fp64_flops",
+        WORK,
+        "FLOP/s",
+        "time_mean",
+        "achieved FP64 work",
+        *_fp_recipes("fp64"),
+        section="SpeedOfLight_HierarchicalDoubleRooflineChart",
+    ),
+    _f(
+        "fp32_flops",
+        WORK,
+        "FLOP/s",
+        "time_mean",
+        "achieved FP32 work",
+        *_fp_recipes("fp32"),
+        section="SpeedOfLight_HierarchicalSingleRooflineChart",
+    ),
+    _f(
+        "fp16_flops",
+        WORK,
+        "FLOP/s",
+        "time_mean",
+        "achieved FP16 work",
+        *_fp_recipes("fp16"),
+        section="SpeedOfLight_HierarchicalHalfRooflineChart",
+    ),
     _f(
         "tensor_inst_per_s",
         WORK,
@@ -1055,6 +1082,7 @@ TABLE: tuple[Quantity, ...] = (
             (_one(f"{TENSOR_PREFIX}{SERIES}.sum.per_cycle_elapsed"),),
             times=(SM_CLOCK, SMSP_CLOCK),
         ),
+        section="SpeedOfLight_HierarchicalTensorRooflineChart",
     ),
     # --- peaks from the report's own metrics, as the stock hierarchical roofline sections combine them
     # (``SpeedOfLight_Hierarchical*RooflineChart``, ncu 2025.3.1). The sections' own ``derived__*`` metric (what
@@ -1188,6 +1216,10 @@ PEAK_RECIPES: dict[str, tuple[Recipe, ...]] = {q.name: q.recipes for q in TABLE 
 #: Per tensor series: the achieved operations and the roof (template rows).
 TENSOR_WORK: Quantity = next(q for q in TABLE if q.role == WORK and q.template)
 TENSOR_PEAK: Quantity = next(q for q in TABLE if q.role == PEAK and q.template)
+#: Per precision (fp64, fp32, fp16, tensor), the ncu section that collects its achieved work.
+WORK_SECTIONS: dict[str, str] = {
+    q.name.split("_")[0]: q.section for q in TABLE if q.role == WORK and q.section is not None
+}
 #: The device attributes that identify the GPU: name -> row.
 DEVICE_ATTRIBUTES: dict[str, Quantity] = {q.name: q for q in TABLE if q.role == DEVICE}
 #: Quantities whose metric (of those listed) is recorded per launch beside the recipes: the Speed Of Light

@@ -31,13 +31,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import ncu_roofline
-from ncu_roofline import cli
+from ncu_roofline import cli, quantities
 from ncu_roofline.analysis import analyze
+from ncu_roofline.quantities import Recipe
 from ncu_roofline.report.jsonout import to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The files whose examples this script owns.
-FILES = ("README.md", "docs/cli.md", "docs/report.md", "docs/json.md")
+FILES = ("README.md", "docs/cli.md", "docs/report.md", "docs/json.md", "docs/analysis.md")
 #: Copied into each scratch folder (the paths the examples use).
 FIXTURES = ("tests/data", "sample_reports")
 CONSOLE = re.compile(r"^```console\n(.*?)^```\n", re.S | re.M)
@@ -141,7 +142,38 @@ def json_excerpt() -> str:
     return "```json\n" + _compact(launch) + "\n```\n"
 
 
-REGIONS: dict[str, Callable[[], str]] = {"commands": commands_table, "json-excerpt": json_excerpt}
+def _recipe(r: Recipe) -> str:
+    """A recipe as one line: its terms (first present alternative, x factor), x clock, / per."""
+
+    def term(alts: tuple[tuple[str, float], ...]) -> str:
+        names = " or ".join(f"`{m}`" + (f" x {f:g}" if f != 1 else "") for m, f in alts)
+        return f"({names})" if len(alts) > 1 else names
+
+    text = " + ".join(term(t) for t in r.terms)
+    if r.times:
+        clocks = " or ".join(f"`{m}`" for m in r.times)
+        text += f" x ({clocks})" if len(r.times) > 1 else f" x {clocks}"
+    if r.per:
+        text += f" / `{r.per}`"
+    return text + (" (estimate)" if r.estimate else "")
+
+
+def metric_table() -> str:
+    """The rows of ``quantities.TABLE`` beyond the plain quantities: role, figure, unit, recipes best first."""
+    out = ["| role | figure | unit | recipes, best first |", "| --- | --- | --- | --- |"]
+    for q in quantities.TABLE:
+        if q.role in (quantities.QUANTITY, quantities.SOL_BREAKDOWN):  # plain rows, in the source
+            continue
+        recipes = "; ".join(_recipe(r) for r in q.recipes)
+        out.append(f"| {q.role} | `{q.name}` | {q.unit} | {recipes} |")
+    return "\n".join(out) + "\n"
+
+
+REGIONS: dict[str, Callable[[], str]] = {
+    "commands": commands_table,
+    "json-excerpt": json_excerpt,
+    "metric-table": metric_table,
+}
 
 
 # ------------------------------------------------------------------------------------------- files

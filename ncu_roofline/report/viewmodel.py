@@ -22,7 +22,7 @@ from ..device import peaks_note
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..model import LAUNCH_KEY
-from ..quantities import BY_NAME
+from ..quantities import BY_NAME, WORK_SECTIONS
 from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
@@ -47,12 +47,7 @@ from . import fmt
 #: Rows of "GPU time by limiter" for launches no roof holds (their regime).
 UNBOUND_LABELS = {"latency": "Latency-bound", "launch": "Launch-bound"}
 #: The ncu section that carries each precision's hierarchical roofline (what to add when it is missing).
-PRECISION_SECTIONS = {
-    Precision.FP64.value: "SpeedOfLight_HierarchicalDoubleRooflineChart",
-    Precision.FP32.value: "SpeedOfLight_HierarchicalSingleRooflineChart",
-    Precision.FP16.value: "SpeedOfLight_HierarchicalHalfRooflineChart",
-    Precision.TENSOR.value: "SpeedOfLight_HierarchicalTensorRooflineChart",
-}
+PRECISION_SECTIONS = {p.value: WORK_SECTIONS[p.value] for p in Precision}  # the metric table's work rows
 #: Okabe-Ito colours (distinguishable with the common colour-vision deficiencies).
 LIMITER_COLORS = {"hbm": "#D55E00", "l2": "#0072B2", "l1": "#009E73", "compute": "#CC79A7"}
 REGIME_COLORS = {"bound": "#0072B2", "latency": "#E69F00", "launch": "#56B4E9"}
