@@ -36,7 +36,7 @@ HighPipeUtilization/SOLFPRoofline rule messages; ``pipe_basis`` says which.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -327,98 +327,162 @@ def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     The highest score wins; when it is a memory unit, the outermost memory unit within TIE_MARGIN of it is
     taken instead (DRAM before L2 before L1), within TIE_MARGIN of the top score (relative)."""
     arr = score[list(LIMITERS)].to_numpy(dtype=float)
+    n = len(arr)
+    limiter = np.full(n, None, dtype=object)
+    value = np.full(n, np.nan)
+    if not n:
+        return limiter, value
+    names = np.asarray(LIMITERS, dtype=object)
     filled = np.where(np.isnan(arr), -np.inf, arr)
-    limiter = np.full(len(arr), None, dtype=object)
-    value = np.full(len(arr), np.nan)
-    for i, row in enumerate(filled):
-        best = int(row.argmax())
-        if not np.isfinite(row[best]):
-            continue
-        if LIMITERS[best] in MEMORY_LIMITERS:
-            best = next(j for j in range(3) if row[j] >= row[best] * (1.0 - TIE_MARGIN))
-        limiter[i] = LIMITERS[best]
-        value[i] = arr[i, best]
+    rows = np.arange(n)
+    best = filled.argmax(axis=1)  # the first of equal scores, as a scan in LIMITERS order
+    top = filled[rows, best]
+    ok = np.isfinite(top)
+    outer = len(MEMORY_LIMITERS)  # the memory limiters lead LIMITERS, outermost first
+    with np.errstate(invalid="ignore"):
+        near = filled[:, :outer] >= (top * (1.0 - TIE_MARGIN))[:, None]
+    best = np.where(ok & _is(names[best], *MEMORY_LIMITERS), near.argmax(axis=1), best)
+    limiter[ok] = names[best[ok]]
+    value[ok] = arr[rows[ok], best[ok]]
     return limiter, value
+
+
+# ------------------------------------------------------------------------------------------------ columns of text
+# The verdict texts are built over whole columns: object arrays of str joined element-wise by numpy.
+
+
+def _is(values: np.ndarray, *words: str) -> np.ndarray:
+    """Per element of an object array: equal to one of ``words`` (None and NaN are not)."""
+    out = np.zeros(len(values), dtype=bool)
+    for w in words:
+        out |= values == w
+    return out
+
+
+def _fmt(v: np.ndarray) -> np.ndarray:
+    """Fractions as the reasons write them, per element: "n/a" (NaN), "4.2%" (under 10 %), "87%"."""
+    v = np.asarray(v, dtype=np.float64)
+    out = np.full(len(v), "n/a", dtype=object)
+    known = ~np.isnan(v)
+    small = known & (np.abs(v) < 0.1)
+    large = known & ~small
+    # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
+    if small.any():
+        out[small] = np.char.mod("%.1f%%", v[small] * 100.0).astype(object)
+    if large.any():
+        out[large] = np.char.mod("%.0f%%", v[large] * 100.0).astype(object)
+    return out
+
+
+def _text(values: np.ndarray) -> np.ndarray:
+    """``str`` of each element (an f-string's text), as an object array."""
+    out: np.ndarray = np.asarray(values, dtype=object).astype(str).astype(object)
+    return out
+
+
+def _joined(parts: Sequence[tuple[np.ndarray, str | np.ndarray]], sep: str, n: int) -> np.ndarray:
+    """Per row, the texts of the ``parts`` whose flag is set, in order, joined by ``sep`` ("" where none)."""
+    out = np.full(n, "", dtype=object)
+    have = np.zeros(n, dtype=bool)
+    for mask, text in parts:
+        flag = np.asarray(mask, dtype=bool)
+        if not flag.any():
+            continue
+        piece = text[flag] if isinstance(text, np.ndarray) else text
+        out[flag] = np.where(have[flag], out[flag] + sep + piece, piece)
+        have |= flag
+    return out
+
+
+def _append(base: np.ndarray, where: np.ndarray, *pieces: str | np.ndarray) -> np.ndarray:
+    """``base`` with the ``pieces`` appended on the rows ``where`` is set (the others untouched)."""
+    out = base.copy()
+    if where.any():
+        acc = out[where]
+        for p in pieces:
+            acc = acc + (p[where] if isinstance(p, np.ndarray) else p)
+        out[where] = acc
+    return out
+
+
+def _choose(where: np.ndarray, yes: str | np.ndarray | None, no: str | np.ndarray | None) -> np.ndarray:
+    """An object array: ``yes`` on the rows ``where`` is set, else ``no`` (scalars or arrays)."""
+    out = np.full(len(where), None, dtype=object)
+    out[:] = no if not isinstance(no, np.ndarray) else no.astype(object)
+    out[where] = yes[where] if isinstance(yes, np.ndarray) else yes
+    return out
+
+
+def _per_distinct(values: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` of each element, called once per distinct value (a small vocabulary: names, verdicts)."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
+    out: np.ndarray = np.array([fn(x) for x in uniques] + [None], dtype=object)[codes]
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ pipe
 
-
-def _pipe_from_pipes(t: dict[str, float], rule: dict[str, Any] | None = None) -> str | None:
-    pipes = {
-        "tensor": t["pipe_tensor"],
-        "fp64": t["pipe_fp64"],
-        "fma": t["pipe_fma"],
-        "alu": t["pipe_alu"],
-        "xu": t["pipe_xu"],
-        "lsu": t["pipe_lsu"],
-        "uniform": t["pipe_uniform"],
-        "adu": t["pipe_adu"],
-        "cbu": t["pipe_cbu"],
-        "tma": t["pipe_tma"],
-        "tex": t["pipe_tex"],
-    }
-    if not math.isnan(t["pipe_tensor_int"]):
-        pipes["tensor"] = max(_nan_to(pipes["tensor"], 0.0), t["pipe_tensor_int"])
-    known = {k: v for k, v in pipes.items() if not math.isnan(v)}
-    if not known:
-        return None
-    busiest = max(known, key=lambda k: known[k])
-    if busiest in ("tensor", "fp64"):
-        return busiest
-    if busiest != "fma":
-        return "other"
-    fma = known["fma"]
-    fp16 = t["pipe_fp16"]
-    if not math.isnan(fp16) and fp16 >= FP16_SHARE_OF_FMA * fma:
-        return "fp16"
-    fp32 = t["fp32"]
-    fp16_flops = t["fp16"]
-    if not math.isnan(fp16_flops) and fp16_flops >= PIPE_FLOP_SHARE * fma and not fp16_flops <= fp32:
-        return "fp16"  # no FP16 pipe figure (a details page), but the FP16 FLOP roof explains the busy FMA pipe
-    if not math.isnan(fp32):
-        # the FMA pipe busy with integer multiply-adds (IMAD) rather than FP32 FLOPs: "other"
-        return "other" if fp32 < PIPE_FLOP_SHARE * fma else "fp32"
-    if math.isnan(fp16):  # neither the FP16 share nor the FP32 FLOPs: ncu's rule tells FP16 from FP32/IMAD
-        family = _pipe_from_rules(rule)
-        if family in ("fp16", "fp32", "other"):
-            return family
-    return "fp32"
+#: The pipes ``pipes_pipe`` compares, in the order that breaks a tie.
+BUSIEST_PIPES = ("tensor", "fp64", "fma", "alu", "xu", "lsu", "uniform", "adu", "cbu", "tma", "tex")
 
 
-def _nan_to(v: float, default: float) -> float:
-    return default if math.isnan(v) else v
+def _first_max(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the position of the largest known value among ``columns`` (the first of equal ones), that
+    value, and whether any is known."""
+    stacked = np.vstack(columns)
+    known = ~np.isnan(stacked)
+    best = np.where(known, stacked, -np.inf).argmax(axis=0)
+    return best, stacked[best, np.arange(stacked.shape[1])], known.any(axis=0)
 
 
-def _pipe_from_flops(t: dict[str, float], sm: float) -> str | None:
-    flops = {p: t[p] for p in ("fp64", "fp32", "fp16", "tensor") if not math.isnan(t[p])}
-    if not flops:
-        return None
-    best = max(flops, key=lambda k: flops[k])
-    frac = flops[best]
-    if frac >= PIPE_FLOP_MIN and (math.isnan(sm) or frac >= PIPE_FLOP_SHARE * sm):
-        return best
-    if "tensor" not in flops:
-        return None  # without tensor counters, idle FP roofs could hide tensor work as well as integer work
-    return "other"
+def pipes_pipe(t: dict[str, np.ndarray], rule_pipe: np.ndarray) -> np.ndarray:
+    """Per launch, the compute pipe its busiest pipe names (PIPES; None where no pipe figure is known).
+
+    ``t``: the unit table's columns; ``rule_pipe``: ``rules_pipe`` (ncu's HighPipeUtilization family), which
+    tells FP16 from FP32/IMAD on a busy FMA pipe when neither the FP16 share nor the FP32 FLOPs are known."""
+    tensor, tensor_int = t["pipe_tensor"], t["pipe_tensor_int"]
+    tensor = np.where(np.isnan(tensor_int), tensor, np.maximum(np.where(np.isnan(tensor), 0.0, tensor), tensor_int))
+    best, _, known = _first_max([tensor, *(t[f"pipe_{p}"] for p in BUSIEST_PIPES[1:])])
+    busiest = np.asarray(BUSIEST_PIPES, dtype=object)[best]
+    fma, fp16, fp32, fp16_flops = t["pipe_fma"], t["pipe_fp16"], t["fp32"], t["fp16"]
+    with np.errstate(invalid="ignore"):
+        fp16_share = ~np.isnan(fp16) & (fp16 >= FP16_SHARE_OF_FMA * fma)
+        # no FP16 pipe figure (a details page), but the FP16 FLOP roof explains the busy FMA pipe
+        fp16_roof = ~np.isnan(fp16_flops) & (fp16_flops >= PIPE_FLOP_SHARE * fma) & ~(fp16_flops <= fp32)
+        imad = fp32 < PIPE_FLOP_SHARE * fma  # the FMA pipe busy with integer multiply-adds, not FP32 FLOPs
+    on_fma = np.full(len(fma), "fp32", dtype=object)
+    ruled = np.isnan(fp16) & _is(rule_pipe, "fp16", "fp32", "other")
+    on_fma[ruled] = rule_pipe[ruled]
+    on_fma = _choose(~np.isnan(fp32), _choose(imad, "other", "fp32"), on_fma)
+    on_fma[fp16_roof | fp16_share] = "fp16"
+    out = _choose(_is(busiest, "tensor", "fp64"), busiest, _choose(busiest == "fma", on_fma, "other"))
+    out[~known] = None
+    return out
 
 
-def _pipe_from_rules(rule: dict[str, Any] | None) -> str | None:
-    if rule is None:
-        return None
-    family = rule.get("ncu_pipe_family")
-    if family is None or family is pd.NA or family == "idle":
-        return None
-    fam = str(family)
-    fp32_pct = rule.get("ncu_fp32_pct", math.nan)
-    pipe_pct = rule.get("ncu_pipe_pct", math.nan)
-    if fam == "fp32" and _finite(fp32_pct) and _finite(pipe_pct) and fp32_pct < PIPE_FLOP_SHARE * pipe_pct:
-        return "other"
-    return fam
+def flops_pipe(t: dict[str, np.ndarray], sm: np.ndarray) -> np.ndarray:
+    """Per launch, the precision whose FLOP roof explains the SM's work (None where the roofs cannot say)."""
+    best, frac, known = _first_max([t[p] for p in PRECISIONS])
+    with np.errstate(invalid="ignore"):
+        explains = (frac >= PIPE_FLOP_MIN) & (np.isnan(sm) | (frac >= PIPE_FLOP_SHARE * sm))
+    # without tensor counters, idle FP roofs could hide tensor work as well as integer work: no answer
+    out = _choose(explains, np.asarray(PRECISIONS, dtype=object)[best], _choose(np.isnan(t["tensor"]), None, "other"))
+    out[~known] = None
+    return out
 
 
-def _finite(v: Any) -> bool:
-    return v is not None and v is not pd.NA and isinstance(v, (int, float)) and math.isfinite(v)
+def rules_pipe(ncu: pd.DataFrame) -> np.ndarray:
+    """Per launch, the pipe family of ncu's HighPipeUtilization rule (None: no rule, or every pipe idle); FP32
+    becomes "other" when SOLFPRoofline's FP32 figure is under PIPE_FLOP_SHARE of the pipe's.
+
+    Takes ``ncu_figures``."""
+    named = ncu["ncu_pipe_family"].astype("string").fillna("").to_numpy(dtype=object)
+    family = _choose((named == "") | (named == "idle"), None, named)
+    fp32_pct = ncu["ncu_fp32_pct"].to_numpy(dtype=np.float64)
+    pipe_pct = ncu["ncu_pipe_pct"].to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        imad = np.isfinite(fp32_pct) & np.isfinite(pipe_pct) & (fp32_pct < PIPE_FLOP_SHARE * pipe_pct)
+    return _choose((family == "fp32") & imad, "other", family)
 
 
 #: Where ncu collects the stall reasons a latency verdict names.
@@ -487,12 +551,6 @@ SOURCE_WORDS: dict[str, str] = {
 }
 
 
-def _fmt(v: float) -> str:
-    if math.isnan(v):
-        return "n/a"
-    return f"{v:.1%}" if abs(v) < 0.1 else f"{v:.0%}"
-
-
 def classify(
     quant: pd.DataFrame,
     roof: pd.DataFrame,
@@ -502,7 +560,8 @@ def classify(
 
     Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
     optionally ncu's rule results (``Report.rules``) for the pipe fallback and the comparison with ncu's
-    SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu)."""
+    SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every figure and text is computed over
+    whole columns (no loop over launches)."""
     n = len(quant)
     table = unit_table(quant, roof)
     score, source = scores(table)
@@ -511,8 +570,9 @@ def classify(
     waves = _col(quant, "waves_per_sm")
     stalls = stall_summary(quant, rules)
     rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
-    pipe_rules = ncu_figures(rules, quant.index)
     command = profile_command()
+    t = {c: table[c].to_numpy(dtype=np.float64) for c in table.columns}
+    s = {k: score[k].to_numpy(dtype=np.float64) for k in LIMITERS}
 
     roof_columns = ["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]
     have_roof = table[roof_columns].notna().any(axis=1).to_numpy()
@@ -520,144 +580,145 @@ def classify(
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()
     have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1).to_numpy()
     have_sm = table["sm"].notna().to_numpy() | have_pipes
+    families = ("roofline", "speed-of-light", "sol-breakdown", "pipes")
+    basis_of = np.array(["+".join(f for b, f in enumerate(families) if code >> b & 1) for code in range(16)], object)
+    basis = basis_of[have_roof * 1 + have_sol * 2 + have_breakdown * 4 + have_pipes * 8]
 
-    rows: list[dict[str, Any]] = []
-    trec = records(table)
-    srec = records(score)
-    sources = records(source)  # plain lists and dicts in the loop: no pandas indexing per launch
-    for i in range(n):
-        t = trec[i]
-        lim = limiter[i]
-        u = float(value[i])
-        basis = "+".join(
-            name
-            for name, flag in (
-                ("roofline", bool(have_roof[i])),
-                ("speed-of-light", bool(have_sol[i])),
-                ("sol-breakdown", bool(have_breakdown[i])),
-                ("pipes", bool(have_pipes[i])),
-            )
-            if flag
-        )
-        missing: list[str] = []
-        if not have_roof[i]:
-            missing.append(
-                f"hierarchical roofline (achieved FLOP and bytes per memory level): --set roofline, or {command}"
-            )
-        unknown = [k for k in LIMITERS if math.isnan(float(srec[i][k]))]
-        if "compute" not in unknown and not have_sm[i]:
-            unknown.append("sm")  # compute from FLOP counts only
-        if lim is not None and u < BOUND_THRESHOLD and set(unknown) - {"sm"}:
-            # nothing measured is near its roof, and a memory level that was not measured may be the one that is:
-            # no verdict. With every memory level measured and only the SM's non-FP pipes open (the NERSC
-            # --metrics recipe), the latency/launch verdict stands, marked partial below.
-            lim = None
-        missing[:0] = [COLLECT[k] for k in unknown]
-        unmeasured = ", ".join(unknown) if unknown else None
-        if lim is None:
-            rows.append(
-                {
-                    "basis": basis or None,
-                    "missing": "; ".join(missing) or None,
-                    "reason": f"no verdict: {unmeasured} not measured, and every measured unit is under "
-                    f"{BOUND_THRESHOLD:.0%} of its peak"
-                    if basis and unmeasured
-                    else None,
-                    "limiter": None,
-                    "unmeasured": unmeasured,
-                    "partial": None,  # no verdict to qualify
-                }
-            )
-            continue
-        # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
-        # pipes) could be busier still, so the limiter is not settled
-        open_units = [k for k in unknown if lim in MEMORY_LIMITERS or k in MEMORY_LIMITERS]
-        if u < BOUND_THRESHOLD:
-            open_units = list(unknown)  # no unit holds the kernel: any unmeasured one could be at its bound
-        if math.isnan(duration[i]):
-            missing.append(COLLECT["duration"])
-        small = bool(waves[i] < SMALL_GRID_WAVES) if not math.isnan(waves[i]) else None
-        short = not math.isnan(duration[i]) and duration[i] < LAUNCH_DURATION_S
-        if u >= BOUND_THRESHOLD:
-            regime = "bound"
-        elif short:
-            regime = "launch"
-        else:
-            regime = "latency"
-        pipe, pipe_basis = None, None
-        if lim == "compute":
-            for basis_name, found in (
-                ("pipes", _pipe_from_pipes(t, pipe_rules.get(i))),
-                ("roofline", _pipe_from_flops(t, t["sm"])),
-                ("ncu-rule", _pipe_from_rules(pipe_rules.get(i))),
-            ):
-                if found is not None:
-                    pipe, pipe_basis = found, basis_name
-                    break
-            if pipe is None:
-                missing.append(COLLECT["pipes"])
-        roof_frac = _roof_fraction(lim, pipe, t)
-        src = sources[i][lim]
-        words = SOURCE_WORDS.get(str(src), str(src))
-        if regime == "bound":
-            reason = f"{lim} at {_fmt(u)} of its peak ({words}); bound (>= {BOUND_THRESHOLD:.0%})"
-        else:
-            # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
-            every = "every measured unit" if unknown else "every unit"
-            what = (
-                f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, {every} under {BOUND_THRESHOLD:.0%})"
-                if regime == "launch"
-                else f"latency-bound ({every} under {BOUND_THRESHOLD:.0%})"
-            )
-            reason = f"{what}; busiest unit {lim} at {_fmt(u)} ({words}); {stalls[i]}"
-        others = ", ".join(
-            f"{k} {_fmt(float(srec[i][k]))}" for k in LIMITERS if k != lim and not math.isnan(float(srec[i][k]))
-        )
-        if open_units:
-            reason += f"; partial: {', '.join(open_units)} not measured" + (
-                " (could be at its bound)"
-                if u < BOUND_THRESHOLD
-                else " (could be busier)"
-                if lim in MEMORY_LIMITERS
-                else ""
-            )
-        explanation = f"{reason}; others: {others}" if others else reason
-        tied = [
-            k
-            for k in MEMORY_LIMITERS
-            if k != lim and lim in MEMORY_LIMITERS and float(srec[i][k]) >= u and float(srec[i][k]) > 0
-        ]
-        if tied:
-            explanation += f"; tied with {', '.join(tied)}: the outer level holds (its traffic crosses the inner ones)"
-        if lim == "compute" and pipe is not None:
-            explanation += f"; pipe {pipe} ({pipe_basis})"
-        if lim in MEMORY_LIMITERS and not math.isnan(roof_frac) and roof_frac < u - BALANCED_MARGIN:
-            explanation += (
-                f"; the byte roof shows only {_fmt(roof_frac)}: the unit is busy with work it does not count "
-                "(shared memory, tag lookups, atomics, local memory)"
-            )
-        rows.append(
-            {
-                "limiter": lim,
-                "compute_pipe": pipe,
-                "regime": regime,
-                "utilization": u,
-                "basis": basis,
-                "reason": reason,
-                "missing": "; ".join(missing) if missing else None,
-                "unmeasured": unmeasured,
-                "partial": bool(open_units),
-                "pipe_basis": pipe_basis,
-                "roof_fraction": u,  # one "% of roof": the limiter's score (= 1 - headroom)
-                "headroom": 1.0 - u,
-                "time_at_roof_ns": duration[i] * 1e9 * min(u, 1.0),
-                "small_grid": small,
-                "explanation": explanation,
-            }
-        )
-    out = pd.DataFrame(rows, index=range(n))
-    for lim in LIMITERS:
-        out[f"score_{lim}"] = score[lim].to_numpy()
+    unknown = {k: np.isnan(s[k]) for k in LIMITERS}
+    unknown["sm"] = ~unknown["compute"] & ~have_sm  # compute from FLOP counts only
+    any_unknown = np.logical_or.reduce([unknown[k] for k in UNMEASURED_UNITS])
+    with np.errstate(invalid="ignore"):
+        bound = value >= BOUND_THRESHOLD
+        below = value < BOUND_THRESHOLD
+    # nothing measured is near its roof, and a memory level that was not measured may be the one that is: no
+    # verdict. With every memory level measured and only the SM's non-FP pipes open (the NERSC --metrics
+    # recipe), the latency/launch verdict stands, marked partial below.
+    lim = limiter.copy()
+    lim[below & np.logical_or.reduce([unknown[k] for k in LIMITERS])] = None
+    verdict = ~pd.isna(lim)
+    value = np.where(verdict, value, np.nan)
+    lim_memory = _is(lim, *MEMORY_LIMITERS)
+    compute = lim == "compute"
+
+    short = ~np.isnan(duration) & (duration < LAUNCH_DURATION_S)
+    regime = _choose(verdict, _choose(bound, "bound", _choose(short, "launch", "latency")), None)
+    small = _choose(verdict & ~np.isnan(waves), waves < SMALL_GRID_WAVES, None)
+
+    ncu = ncu_figures(rules, quant.index)
+    rule_pipe = rules_pipe(ncu)
+    pipe = np.full(n, None, dtype=object)
+    pipe_basis = np.full(n, None, dtype=object)
+    for found, name in (  # the first that answers wins: fill in reverse order
+        (rule_pipe, "ncu-rule"),
+        (flops_pipe(t, t["sm"]), "roofline"),
+        (pipes_pipe(t, rule_pipe), "pipes"),
+    ):
+        answers = compute & ~pd.isna(found)
+        pipe[answers] = found[answers]
+        pipe_basis[answers] = name
+
+    unmeasured = _joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
+    missing = _joined(
+        [
+            *((unknown[k], COLLECT[k]) for k in UNMEASURED_UNITS),
+            (
+                ~have_roof,
+                f"hierarchical roofline (achieved FLOP and bytes per memory level): --set roofline, or {command}",
+            ),
+            (verdict & np.isnan(duration), COLLECT["duration"]),
+            (compute & pd.isna(pipe), COLLECT["pipes"]),
+        ],
+        "; ",
+        n,
+    )
+
+    # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
+    # pipes) could be busier still, so the limiter is not settled; no unit holding it: any unmeasured one
+    open_units = _joined(
+        [(unknown[k] & (below | lim_memory | (k in MEMORY_LIMITERS)), k) for k in UNMEASURED_UNITS], ", ", n
+    )
+    partial = verdict & (open_units != "")
+
+    words = _per_distinct(
+        _choose(verdict, source[list(LIMITERS)].to_numpy(dtype=object)[np.arange(n), _limiter_position(lim)], ""),
+        lambda src: SOURCE_WORDS.get(str(src), str(src)),
+    )
+    u = _fmt(value)
+    every = _choose(any_unknown, "every measured unit", "every unit")
+    unit_text = np.where(verdict, lim, "").astype(object)
+    reason = _choose(
+        bound, unit_text + " at " + u + " of its peak (" + words + f"); bound (>= {BOUND_THRESHOLD:.0%})", ""
+    )
+    # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
+    launch = regime == "launch"
+    latency = regime == "latency"
+    reason = _append(
+        reason,
+        launch,
+        f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, ",
+        every,
+        f" under {BOUND_THRESHOLD:.0%})",
+    )
+    reason = _append(reason, latency, "latency-bound (", every, f" under {BOUND_THRESHOLD:.0%})")
+    reason = _append(reason, launch | latency, "; busiest unit ", unit_text, " at ", u, " (", words, "); ", stalls)
+    reason = _append(
+        reason,
+        partial,
+        "; partial: ",
+        open_units,
+        " not measured",
+        _choose(below, " (could be at its bound)", _choose(lim_memory, " (could be busier)", "")),
+    )
+    no_verdict = ~verdict & (basis != "") & (unmeasured != "")
+    reason[no_verdict] = (
+        "no verdict: " + unmeasured[no_verdict] + f" not measured, and every measured unit is under "
+        f"{BOUND_THRESHOLD:.0%} of its peak"
+    )
+
+    others = _joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + _fmt(s[k])) for k in LIMITERS], ", ", n)
+    explanation = _append(reason, others != "", "; others: ", others)
+    with np.errstate(invalid="ignore"):
+        tied = _joined([(lim_memory & (lim != k) & (s[k] >= value) & (s[k] > 0), k) for k in MEMORY_LIMITERS], ", ", n)
+        roof_frac = np.full(n, np.nan)
+        for name, column in (("hbm", "dram_roof"), ("l2", "l2_roof"), ("l1", "l1_roof")):
+            roof_frac = np.where(lim == name, t[column], roof_frac)
+        busy = lim_memory & ~np.isnan(roof_frac) & (roof_frac < value - BALANCED_MARGIN)
+    explanation = _append(
+        explanation, tied != "", "; tied with ", tied, ": the outer level holds (its traffic crosses the inner ones)"
+    )
+    with_pipe = compute & ~pd.isna(pipe)
+    explanation = _append(explanation, with_pipe, "; pipe ", pipe, " (", pipe_basis, ")")
+    explanation = _append(
+        explanation,
+        busy,
+        "; the byte roof shows only ",
+        _fmt(roof_frac),
+        ": the unit is busy with work it does not count (shared memory, tag lookups, atomics, local memory)",
+    )
+
+    none = np.full(n, None, dtype=object)
+    out = pd.DataFrame(
+        {
+            "limiter": lim,
+            "compute_pipe": pipe,
+            "regime": regime,
+            "utilization": value,
+            "basis": _choose(verdict | (basis != ""), basis, None),
+            "reason": _choose(verdict | no_verdict, reason, None),
+            "missing": _choose(missing != "", missing, None),
+            "unmeasured": _choose(unmeasured != "", unmeasured, None),
+            "partial": _choose(verdict, partial, None),
+            "pipe_basis": pipe_basis,
+            "roof_fraction": value,  # one "% of roof": the limiter's score (= 1 - headroom)
+            "headroom": 1.0 - value,
+            "time_at_roof_ns": duration * 1e9 * np.minimum(value, 1.0),
+            "small_grid": small,
+            "explanation": _choose(verdict, explanation, none),
+        },
+        index=range(n),
+    )
+    for k in LIMITERS:
+        out[f"score_{k}"] = s[k]
     keys = quant.index.to_frame(index=False)
     for k in LAUNCH_KEY:
         out[k] = keys[k].to_numpy()
@@ -669,26 +730,26 @@ def classify(
     return result
 
 
-def _roof_fraction(lim: str, pipe: str | None, t: dict[str, float]) -> float:
-    if lim == "hbm":
-        return t["dram_roof"]
-    if lim in ("l2", "l1"):
-        return t[f"{lim}_roof"]
-    if pipe in ("fp64", "fp32", "fp16", "tensor"):
-        return t[pipe]
-    return math.nan
+def _limiter_position(lim: np.ndarray) -> np.ndarray:
+    """Per element, the position of the limiter in LIMITERS (-1: none)."""
+    pos = np.full(len(lim), -1, dtype=np.int64)
+    for i, k in enumerate(LIMITERS):
+        pos[lim == k] = i
+    return pos
 
 
-def ncu_figures(rules: pd.DataFrame | None, index: pd.Index) -> dict[int, dict[str, Any]]:
-    """Row position in ``index`` (LAUNCH_KEY) -> ncu's HighPipeUtilization and SOLFPRoofline figures for that
-    launch (``ncu_roofline.ncurules``); launches without those rule rows are absent."""
+def ncu_figures(rules: pd.DataFrame | None, index: pd.Index) -> pd.DataFrame:
+    """ncu's HighPipeUtilization and SOLFPRoofline figures per launch (``ncu_roofline.ncurules``), positional
+    in ``index`` (LAUNCH_KEY) order: ncu_pipe_family, ncu_fp32_pct, ncu_pipe_pct (<NA>/NaN without the rule)."""
+    cols = {"ncu_pipe_family": "string", "ncu_fp32_pct": "float64", "ncu_pipe_pct": "float64"}
     if rules is None or not len(rules) or "rule" not in rules.columns:
-        return {}
+        return pd.DataFrame({c: pd.Series([None] * len(index), dtype=t) for c, t in cols.items()})
     hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
-    if not len(hp):
-        return {}
-    pos = index.get_indexer(hp.index)
-    return {int(p): r for p, r in zip(pos, records(hp), strict=True) if p >= 0}
+    out = hp.reindex(index).reset_index(drop=True)
+    for c, t in cols.items():
+        if c not in out.columns:
+            out[c] = pd.Series([None] * len(index), dtype=t)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ ncu
@@ -726,25 +787,49 @@ def _ncu_words(ncu: str) -> str:
     }.get(ncu, ncu)
 
 
-def _why_disagree(ncu: str, row: dict[str, Any], t: dict[str, float]) -> str:
-    """The figures behind a disagreement with ncu's SOLBottleneck verdict."""
-    lim, regime, u = row["limiter"], row["regime"], row["utilization"]
-    ncu_fig = f"ncu compares SM {_fmt(t['sm'])} with Memory {_fmt(t['memory'])} and reports {_ncu_words(ncu)}"
-    ours = f"ncu-roofline: {lim} {regime} at {_fmt(u)}"
-    scores = ", ".join(f"{k} {_fmt(float(row[f'score_{k}']))}" for k in LIMITERS)
-    if regime in ("latency", "launch") and ncu not in ("latency", "small_grid"):
-        return f"{ncu_fig}; {ours}: no unit reaches {BOUND_THRESHOLD:.0%} on the figures this export has ({scores})"
-    if ncu in ("latency", "small_grid") and regime == "bound":
-        return (
-            f"{ncu_fig} (both under {BOUND_THRESHOLD:.0%}); {ours}: the {lim} figure is one that ncu's two "
-            f"headline numbers do not carry ({scores})"
-        )
-    if ncu in ("dram", "l2", "l1", "memory") and lim in MEMORY_LIMITERS:
-        return (
-            f"{ncu_fig} (the busiest member of its memory breakdown); {ours} on byte roofs and per-unit Speed Of "
-            f"Light ({scores}; memory ties go to the outer level)"
-        )
-    return f"{ncu_fig}; {ours} ({scores})"
+def _why_disagree(
+    ncu: np.ndarray,
+    limiter: np.ndarray,
+    regime: np.ndarray,
+    u: np.ndarray,
+    score: dict[str, np.ndarray],
+    t: dict[str, np.ndarray],
+) -> np.ndarray:
+    """Per disagreeing launch, the figures behind a disagreement with ncu's SOLBottleneck verdict (``ncu``:
+    its verdicts; ``limiter``, ``regime``, ``u``: ours; ``score``: ours per limiter; ``t``: SOL sm and memory)."""
+    ncu_fig = (
+        "ncu compares SM " + _fmt(t["sm"]) + " with Memory " + _fmt(t["memory"]) + " and reports "
+        + _per_distinct(ncu, lambda x: _ncu_words(str(x)))
+    )  # fmt: skip
+    ours = "ncu-roofline: " + _text(limiter) + " " + _text(regime) + " at " + _fmt(u)
+    scores = _joined([(np.ones(len(ncu), dtype=bool), k + " " + _fmt(score[k])) for k in LIMITERS], ", ", len(ncu))
+    waits = _is(regime, "latency", "launch") & ~_is(ncu, "latency", "small_grid")
+    holds = ~waits & _is(ncu, "latency", "small_grid") & (regime == "bound")
+    memory = ~waits & ~holds & _is(ncu, "dram", "l2", "l1", "memory") & _is(limiter, *MEMORY_LIMITERS)
+    out = ncu_fig + "; " + ours + " (" + scores + ")"
+    out = _choose(
+        waits,
+        ncu_fig
+        + "; "
+        + ours
+        + f": no unit reaches {BOUND_THRESHOLD:.0%} on the figures this export has ("
+        + scores
+        + ")",
+        out,
+    )
+    out = _choose(
+        holds,
+        ncu_fig + f" (both under {BOUND_THRESHOLD:.0%}); " + ours + ": the " + _text(limiter)
+        + " figure is one that ncu's two headline numbers do not carry (" + scores + ")",
+        out,
+    )  # fmt: skip
+    out = _choose(
+        memory,
+        ncu_fig + " (the busiest member of its memory breakdown); " + ours
+        + " on byte roofs and per-unit Speed Of Light (" + scores + "; memory ties go to the outer level)",
+        out,
+    )  # fmt: skip
+    return out
 
 
 def compare_with_ncu(
@@ -773,7 +858,7 @@ def compare_with_ncu(
     at = pos[keep]
     if not len(at):
         return out
-    ncu = ncu_col.to_numpy(dtype=object)[keep].astype(str)
+    ncu = ncu_col.to_numpy(dtype=object)[keep].astype(str).astype(object)
     n = len(out)
 
     def column(name: str) -> np.ndarray:
@@ -798,18 +883,21 @@ def compare_with_ncu(
     agree_all[at] = agree
     out["ncu_bottleneck"] = pd.array(ncu_all, dtype="string")
     out["agrees_with_ncu"] = pd.array(agree_all, dtype="boolean")
-    differ = ~agree & (limiter != None)  # noqa: E711 (element-wise)
+    differ = ~agree & ~pd.isna(limiter)
     if differ.any():
         rows = at[differ]
-        cols = ["limiter", "regime", "utilization", *(f"score_{k}" for k in LIMITERS)]
-        arrays = {c: out[c].to_numpy(dtype=object)[rows] for c in cols if c in out.columns}
-        sm, memory = _col(table, "sm")[rows], _col(table, "memory")[rows]
+        why = _why_disagree(
+            ncu[differ],
+            limiter[differ],
+            regime[differ],
+            out["utilization"].to_numpy(dtype=np.float64)[rows],
+            {k: out[f"score_{k}"].to_numpy(dtype=np.float64)[rows] for k in LIMITERS},
+            {"sm": _col(table, "sm")[rows], "memory": _col(table, "memory")[rows]},
+        )
         expl = out["explanation"].to_numpy(dtype=object).copy() if "explanation" in out.columns else np.full(n, None)
-        for j, (p, why_ncu) in enumerate(zip(rows, ncu[differ], strict=True)):
-            row = {c: a[j] for c, a in arrays.items()}
-            why = _why_disagree(why_ncu, row, {"sm": float(sm[j]), "memory": float(memory[j])})
-            before = expl[p]
-            expl[p] = f"{before}; differs from ncu: {why}" if isinstance(before, str) and before else why
+        before = expl[rows]
+        said = ~pd.isna(before) & (before != "")
+        expl[rows] = _choose(said, _append(before, said, "; differs from ncu: ", why), why)
         out["explanation"] = expl
     return out
 
