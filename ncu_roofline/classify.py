@@ -36,14 +36,14 @@ HighPipeUtilization/SOLFPRoofline rule messages; ``pipe_basis`` says which.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import NcuRooflineError
-from .model import LAUNCH_KEY, launch_index
+from .model import LAUNCH_KEY
 from .ncurules import cpi_stall, fp_roofline, high_pipe, sol_bottleneck
 from .quantities import STALL_REASONS
 from .sections import profile_commands, section_folder
@@ -58,6 +58,7 @@ from .thresholds import (
     STALL_SHARE,
     TIE_MARGIN,
 )
+from .vector import append, as_text, choose, joined, launch_positions, one_of, per_distinct, percent
 
 # ------------------------------------------------------------------------------------------------ thresholds
 # values and reasons: ncu_roofline.thresholds
@@ -140,14 +141,22 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
-def _roof_pivot(roof: pd.DataFrame, index: pd.Index, value: str, level: str) -> pd.DataFrame:
-    """Roofline ``value`` at one level, per launch (rows ``index``) and precision (columns)."""
+def _roof_columns(roof: pd.DataFrame, pos: np.ndarray, n: int, value: str, level: str) -> dict[str, np.ndarray]:
+    """Roofline ``value`` at one level per launch (``pos``: each row's launch position, ``n`` launches), per
+    precision in name order (as a pivot sorts them): the first row of each launch and precision."""
     if not len(roof):
-        return pd.DataFrame(index=index)
-    r = roof[(roof["level"] == level).fillna(False).to_numpy()].drop_duplicates([*LAUNCH_KEY, "precision"])
-    wide = r.pivot(index=list(LAUNCH_KEY), columns="precision", values=value)
-    wide.index = launch_index(wide.index.to_frame(index=False))
-    out: pd.DataFrame = wide.reindex(index)
+        return {}
+    at_level = (roof["level"] == level).fillna(False).to_numpy(dtype=bool) & (pos >= 0)
+    codes, precisions = pd.factorize(roof["precision"].astype(object).to_numpy()[at_level])
+    values = roof[value].to_numpy(dtype=np.float64)[at_level]
+    where = pos[at_level]
+    out: dict[str, np.ndarray] = {}
+    for code in sorted(range(len(precisions)), key=lambda c: str(precisions[c])):
+        sel = codes == code
+        launches, first = np.unique(where[sel], return_index=True)
+        column = np.full(n, np.nan)
+        column[launches] = values[sel][first]
+        out[str(precisions[code])] = column
     return out
 
 
@@ -209,18 +218,20 @@ def unit_table(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     """Per launch, every unit's utilisation as a fraction of its peak (UNIT_COLUMNS; NaN where unknown).
 
     Takes the quantities frame (index LAUNCH_KEY) and the roofline frame (ROOFLINE_COLUMNS)."""
+    n = len(quant)
     out: dict[str, np.ndarray] = {}
     for unit, quantity in _QUANTITY_OF_UNIT.items():
         out[unit] = _col(quant, quantity) / 100.0
+    pos = launch_positions(roof, quant.index)
     for level in ("dram", "l2", "l1"):
         # a level's traffic is the same on every precision's row: take the first precision that has it
-        part = _roof_pivot(roof, quant.index, "bandwidth_fraction", level)
-        out[f"{level}_roof"] = (
-            part.bfill(axis=1).iloc[:, 0].to_numpy(dtype=float) if part.shape[1] else np.full(len(quant), np.nan)
-        )
-    comp = _roof_pivot(roof, quant.index, "compute_fraction", "dram")
+        first = np.full(n, np.nan)
+        for column in _roof_columns(roof, pos, n, "bandwidth_fraction", level).values():
+            first = np.where(np.isnan(first), column, first)
+        out[f"{level}_roof"] = first
+    comp = _roof_columns(roof, pos, n, "compute_fraction", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):
-        out[prec] = _col(comp, prec)
+        out[prec] = comp[prec] if prec in comp else np.full(n, np.nan)
     frame = pd.DataFrame({name: out[name] for name, _, _ in UNIT_COLUMNS}, index=quant.index)
     return frame
 
@@ -232,31 +243,37 @@ def utilization(quant: pd.DataFrame, roof: pd.DataFrame, verdicts: pd.DataFrame 
     member per unit of ncu's memory breakdown (*_busiest), the hierarchical roofline (dram_roof, l2_roof,
     l1_roof: bandwidth fractions; fp64, fp32, fp16, tensor: FLOP fractions) and the pipes (pipe_*). With
     ``verdicts``, also the classifier's score per limiter (limiter_hbm, limiter_l2, limiter_l1,
-    limiter_compute; source "classifier"). Rows with no value are left out."""
+    limiter_compute; source "classifier"). Rows with no value are left out. Unit-major: every launch of one
+    unit, then the next unit."""
     table = unit_table(quant, roof)
-    parts = [_long(table[name], name, source) for name, source, _ in UNIT_COLUMNS]
+    keys = [table.index.to_frame(index=False)]
+    parts: list[tuple[int, np.ndarray, str, str]] = [  # (which keys, values, unit, source)
+        (0, table[name].to_numpy(dtype=float), name, source) for name, source, _ in UNIT_COLUMNS
+    ]
     if verdicts is not None and len(verdicts):
-        v = verdicts.set_index(list(LAUNCH_KEY))
-        v.index = table.index if len(v) == len(table) else v.index
+        if len(verdicts) != len(table):
+            keys.append(verdicts[list(LAUNCH_KEY)].reset_index(drop=True))
         for lim in LIMITERS:
-            parts.append(_long(v[f"score_{lim}"].astype(float), f"limiter_{lim}", "classifier"))
-    frame = pd.concat(parts, ignore_index=True)
-    out: pd.DataFrame = frame[frame["value"].notna()].reset_index(drop=True)
-    return out
-
-
-def _long(s: pd.Series, unit: str, source: str) -> pd.DataFrame:
-    keys = s.index.to_frame(index=False)
-    return pd.DataFrame(
+            parts.append(
+                (len(keys) - 1, verdicts[f"score_{lim}"].to_numpy(dtype=float), f"limiter_{lim}", "classifier")
+            )
+    base = pd.concat(keys, ignore_index=True)
+    offset = np.cumsum([0, *(len(k) for k in keys)])
+    value = np.concatenate([p[1] for p in parts])
+    have = ~np.isnan(value)
+    rows = np.concatenate([offset[p[0]] + np.arange(len(p[1])) for p in parts])[have]
+    sizes = [len(p[1]) for p in parts]
+    out = pd.DataFrame(
         {
-            "report": keys["report"].astype("string"),
-            "process_id": keys["process_id"].astype("Int64"),
-            "launch_id": keys["launch_id"].astype("Int64"),
-            "unit": unit,
-            "value": s.to_numpy(dtype=float),
-            "source": source,
+            "report": pd.array(base["report"].to_numpy(dtype=object), dtype="string").take(rows),
+            "process_id": base["process_id"].astype("Int64").array.take(rows),
+            "launch_id": base["launch_id"].astype("Int64").array.take(rows),
+            "unit": pd.array(np.repeat(np.array([p[2] for p in parts], dtype=object), sizes)[have], dtype="str"),
+            "value": value[have],
+            "source": pd.array(np.repeat(np.array([p[3] for p in parts], dtype=object), sizes)[have], dtype="str"),
         }
     )
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ scores
@@ -341,83 +358,10 @@ def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     outer = len(MEMORY_LIMITERS)  # the memory limiters lead LIMITERS, outermost first
     with np.errstate(invalid="ignore"):
         near = filled[:, :outer] >= (top * (1.0 - TIE_MARGIN))[:, None]
-    best = np.where(ok & _is(names[best], *MEMORY_LIMITERS), near.argmax(axis=1), best)
+    best = np.where(ok & one_of(names[best], *MEMORY_LIMITERS), near.argmax(axis=1), best)
     limiter[ok] = names[best[ok]]
     value[ok] = arr[rows[ok], best[ok]]
     return limiter, value
-
-
-# ------------------------------------------------------------------------------------------------ columns of text
-# The verdict texts are built over whole columns: object arrays of str joined element-wise by numpy.
-
-
-def _is(values: np.ndarray, *words: str) -> np.ndarray:
-    """Per element of an object array: equal to one of ``words`` (None and NaN are not)."""
-    out = np.zeros(len(values), dtype=bool)
-    for w in words:
-        out |= values == w
-    return out
-
-
-def _fmt(v: np.ndarray) -> np.ndarray:
-    """Fractions as the reasons write them, per element: "n/a" (NaN), "4.2%" (under 10 %), "87%"."""
-    v = np.asarray(v, dtype=np.float64)
-    out = np.full(len(v), "n/a", dtype=object)
-    known = ~np.isnan(v)
-    small = known & (np.abs(v) < 0.1)
-    large = known & ~small
-    # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
-    if small.any():
-        out[small] = np.char.mod("%.1f%%", v[small] * 100.0).astype(object)
-    if large.any():
-        out[large] = np.char.mod("%.0f%%", v[large] * 100.0).astype(object)
-    return out
-
-
-def _text(values: np.ndarray) -> np.ndarray:
-    """``str`` of each element (an f-string's text), as an object array."""
-    out: np.ndarray = np.asarray(values, dtype=object).astype(str).astype(object)
-    return out
-
-
-def _joined(parts: Sequence[tuple[np.ndarray, str | np.ndarray]], sep: str, n: int) -> np.ndarray:
-    """Per row, the texts of the ``parts`` whose flag is set, in order, joined by ``sep`` ("" where none)."""
-    out = np.full(n, "", dtype=object)
-    have = np.zeros(n, dtype=bool)
-    for mask, text in parts:
-        flag = np.asarray(mask, dtype=bool)
-        if not flag.any():
-            continue
-        piece = text[flag] if isinstance(text, np.ndarray) else text
-        out[flag] = np.where(have[flag], out[flag] + sep + piece, piece)
-        have |= flag
-    return out
-
-
-def _append(base: np.ndarray, where: np.ndarray, *pieces: str | np.ndarray) -> np.ndarray:
-    """``base`` with the ``pieces`` appended on the rows ``where`` is set (the others untouched)."""
-    out = base.copy()
-    if where.any():
-        acc = out[where]
-        for p in pieces:
-            acc = acc + (p[where] if isinstance(p, np.ndarray) else p)
-        out[where] = acc
-    return out
-
-
-def _choose(where: np.ndarray, yes: str | np.ndarray | None, no: str | np.ndarray | None) -> np.ndarray:
-    """An object array: ``yes`` on the rows ``where`` is set, else ``no`` (scalars or arrays)."""
-    out = np.full(len(where), None, dtype=object)
-    out[:] = no if not isinstance(no, np.ndarray) else no.astype(object)
-    out[where] = yes[where] if isinstance(yes, np.ndarray) else yes
-    return out
-
-
-def _per_distinct(values: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
-    """``fn`` of each element, called once per distinct value (a small vocabulary: names, verdicts)."""
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
-    out: np.ndarray = np.array([fn(x) for x in uniques] + [None], dtype=object)[codes]
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ pipe
@@ -451,11 +395,11 @@ def pipes_pipe(t: dict[str, np.ndarray], rule_pipe: np.ndarray) -> np.ndarray:
         fp16_roof = ~np.isnan(fp16_flops) & (fp16_flops >= PIPE_FLOP_SHARE * fma) & ~(fp16_flops <= fp32)
         imad = fp32 < PIPE_FLOP_SHARE * fma  # the FMA pipe busy with integer multiply-adds, not FP32 FLOPs
     on_fma = np.full(len(fma), "fp32", dtype=object)
-    ruled = np.isnan(fp16) & _is(rule_pipe, "fp16", "fp32", "other")
+    ruled = np.isnan(fp16) & one_of(rule_pipe, "fp16", "fp32", "other")
     on_fma[ruled] = rule_pipe[ruled]
-    on_fma = _choose(~np.isnan(fp32), _choose(imad, "other", "fp32"), on_fma)
+    on_fma = choose(~np.isnan(fp32), choose(imad, "other", "fp32"), on_fma)
     on_fma[fp16_roof | fp16_share] = "fp16"
-    out = _choose(_is(busiest, "tensor", "fp64"), busiest, _choose(busiest == "fma", on_fma, "other"))
+    out = choose(one_of(busiest, "tensor", "fp64"), busiest, choose(busiest == "fma", on_fma, "other"))
     out[~known] = None
     return out
 
@@ -466,7 +410,7 @@ def flops_pipe(t: dict[str, np.ndarray], sm: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         explains = (frac >= PIPE_FLOP_MIN) & (np.isnan(sm) | (frac >= PIPE_FLOP_SHARE * sm))
     # without tensor counters, idle FP roofs could hide tensor work as well as integer work: no answer
-    out = _choose(explains, np.asarray(PRECISIONS, dtype=object)[best], _choose(np.isnan(t["tensor"]), None, "other"))
+    out = choose(explains, np.asarray(PRECISIONS, dtype=object)[best], choose(np.isnan(t["tensor"]), None, "other"))
     out[~known] = None
     return out
 
@@ -477,12 +421,12 @@ def rules_pipe(ncu: pd.DataFrame) -> np.ndarray:
 
     Takes ``ncu_figures``."""
     named = ncu["ncu_pipe_family"].astype("string").fillna("").to_numpy(dtype=object)
-    family = _choose((named == "") | (named == "idle"), None, named)
+    family = choose((named == "") | (named == "idle"), None, named)
     fp32_pct = ncu["ncu_fp32_pct"].to_numpy(dtype=np.float64)
     pipe_pct = ncu["ncu_pipe_pct"].to_numpy(dtype=np.float64)
     with np.errstate(invalid="ignore"):
         imad = np.isfinite(fp32_pct) & np.isfinite(pipe_pct) & (fp32_pct < PIPE_FLOP_SHARE * pipe_pct)
-    return _choose((family == "fp32") & imad, "other", family)
+    return choose((family == "fp32") & imad, "other", family)
 
 
 #: Where ncu collects the stall reasons a latency verdict names.
@@ -597,12 +541,12 @@ def classify(
     lim[below & np.logical_or.reduce([unknown[k] for k in LIMITERS])] = None
     verdict = ~pd.isna(lim)
     value = np.where(verdict, value, np.nan)
-    lim_memory = _is(lim, *MEMORY_LIMITERS)
+    lim_memory = one_of(lim, *MEMORY_LIMITERS)
     compute = lim == "compute"
 
     short = ~np.isnan(duration) & (duration < LAUNCH_DURATION_S)
-    regime = _choose(verdict, _choose(bound, "bound", _choose(short, "launch", "latency")), None)
-    small = _choose(verdict & ~np.isnan(waves), waves < SMALL_GRID_WAVES, None)
+    regime = choose(verdict, choose(bound, "bound", choose(short, "launch", "latency")), None)
+    small = choose(verdict & ~np.isnan(waves), waves < SMALL_GRID_WAVES, None)
 
     ncu = ncu_figures(rules, quant.index)
     rule_pipe = rules_pipe(ncu)
@@ -617,8 +561,8 @@ def classify(
         pipe[answers] = found[answers]
         pipe_basis[answers] = name
 
-    unmeasured = _joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
-    missing = _joined(
+    unmeasured = joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
+    missing = joined(
         [
             *((unknown[k], COLLECT[k]) for k in UNMEASURED_UNITS),
             (
@@ -634,40 +578,40 @@ def classify(
 
     # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
     # pipes) could be busier still, so the limiter is not settled; no unit holding it: any unmeasured one
-    open_units = _joined(
+    open_units = joined(
         [(unknown[k] & (below | lim_memory | (k in MEMORY_LIMITERS)), k) for k in UNMEASURED_UNITS], ", ", n
     )
     partial = verdict & (open_units != "")
 
-    words = _per_distinct(
-        _choose(verdict, source[list(LIMITERS)].to_numpy(dtype=object)[np.arange(n), _limiter_position(lim)], ""),
+    words = per_distinct(
+        choose(verdict, source[list(LIMITERS)].to_numpy(dtype=object)[np.arange(n), _limiter_position(lim)], ""),
         lambda src: SOURCE_WORDS.get(str(src), str(src)),
     )
-    u = _fmt(value)
-    every = _choose(any_unknown, "every measured unit", "every unit")
+    u = percent(value)
+    every = choose(any_unknown, "every measured unit", "every unit")
     unit_text = np.where(verdict, lim, "").astype(object)
-    reason = _choose(
+    reason = choose(
         bound, unit_text + " at " + u + " of its peak (" + words + f"); bound (>= {BOUND_THRESHOLD:.0%})", ""
     )
     # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
     launch = regime == "launch"
     latency = regime == "latency"
-    reason = _append(
+    reason = append(
         reason,
         launch,
         f"launch-bound (under {LAUNCH_DURATION_S * 1e6:.0f} us, ",
         every,
         f" under {BOUND_THRESHOLD:.0%})",
     )
-    reason = _append(reason, latency, "latency-bound (", every, f" under {BOUND_THRESHOLD:.0%})")
-    reason = _append(reason, launch | latency, "; busiest unit ", unit_text, " at ", u, " (", words, "); ", stalls)
-    reason = _append(
+    reason = append(reason, latency, "latency-bound (", every, f" under {BOUND_THRESHOLD:.0%})")
+    reason = append(reason, launch | latency, "; busiest unit ", unit_text, " at ", u, " (", words, "); ", stalls)
+    reason = append(
         reason,
         partial,
         "; partial: ",
         open_units,
         " not measured",
-        _choose(below, " (could be at its bound)", _choose(lim_memory, " (could be busier)", "")),
+        choose(below, " (could be at its bound)", choose(lim_memory, " (could be busier)", "")),
     )
     no_verdict = ~verdict & (basis != "") & (unmeasured != "")
     reason[no_verdict] = (
@@ -675,24 +619,24 @@ def classify(
         f"{BOUND_THRESHOLD:.0%} of its peak"
     )
 
-    others = _joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + _fmt(s[k])) for k in LIMITERS], ", ", n)
-    explanation = _append(reason, others != "", "; others: ", others)
+    others = joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + percent(s[k])) for k in LIMITERS], ", ", n)
+    explanation = append(reason, others != "", "; others: ", others)
     with np.errstate(invalid="ignore"):
-        tied = _joined([(lim_memory & (lim != k) & (s[k] >= value) & (s[k] > 0), k) for k in MEMORY_LIMITERS], ", ", n)
+        tied = joined([(lim_memory & (lim != k) & (s[k] >= value) & (s[k] > 0), k) for k in MEMORY_LIMITERS], ", ", n)
         roof_frac = np.full(n, np.nan)
         for name, column in (("hbm", "dram_roof"), ("l2", "l2_roof"), ("l1", "l1_roof")):
             roof_frac = np.where(lim == name, t[column], roof_frac)
         busy = lim_memory & ~np.isnan(roof_frac) & (roof_frac < value - BALANCED_MARGIN)
-    explanation = _append(
+    explanation = append(
         explanation, tied != "", "; tied with ", tied, ": the outer level holds (its traffic crosses the inner ones)"
     )
     with_pipe = compute & ~pd.isna(pipe)
-    explanation = _append(explanation, with_pipe, "; pipe ", pipe, " (", pipe_basis, ")")
-    explanation = _append(
+    explanation = append(explanation, with_pipe, "; pipe ", pipe, " (", pipe_basis, ")")
+    explanation = append(
         explanation,
         busy,
         "; the byte roof shows only ",
-        _fmt(roof_frac),
+        percent(roof_frac),
         ": the unit is busy with work it does not count (shared memory, tag lookups, atomics, local memory)",
     )
 
@@ -703,17 +647,17 @@ def classify(
             "compute_pipe": pipe,
             "regime": regime,
             "utilization": value,
-            "basis": _choose(verdict | (basis != ""), basis, None),
-            "reason": _choose(verdict | no_verdict, reason, None),
-            "missing": _choose(missing != "", missing, None),
-            "unmeasured": _choose(unmeasured != "", unmeasured, None),
-            "partial": _choose(verdict, partial, None),
+            "basis": choose(verdict | (basis != ""), basis, None),
+            "reason": choose(verdict | no_verdict, reason, None),
+            "missing": choose(missing != "", missing, None),
+            "unmeasured": choose(unmeasured != "", unmeasured, None),
+            "partial": choose(verdict, partial, None),
             "pipe_basis": pipe_basis,
             "roof_fraction": value,  # one "% of roof": the limiter's score (= 1 - headroom)
             "headroom": 1.0 - value,
             "time_at_roof_ns": duration * 1e9 * np.minimum(value, 1.0),
             "small_grid": small,
-            "explanation": _choose(verdict, explanation, none),
+            "explanation": choose(verdict, explanation, none),
         },
         index=range(n),
     )
@@ -798,16 +742,16 @@ def _why_disagree(
     """Per disagreeing launch, the figures behind a disagreement with ncu's SOLBottleneck verdict (``ncu``:
     its verdicts; ``limiter``, ``regime``, ``u``: ours; ``score``: ours per limiter; ``t``: SOL sm and memory)."""
     ncu_fig = (
-        "ncu compares SM " + _fmt(t["sm"]) + " with Memory " + _fmt(t["memory"]) + " and reports "
-        + _per_distinct(ncu, lambda x: _ncu_words(str(x)))
+        "ncu compares SM " + percent(t["sm"]) + " with Memory " + percent(t["memory"]) + " and reports "
+        + per_distinct(ncu, lambda x: _ncu_words(str(x)))
     )  # fmt: skip
-    ours = "ncu-roofline: " + _text(limiter) + " " + _text(regime) + " at " + _fmt(u)
-    scores = _joined([(np.ones(len(ncu), dtype=bool), k + " " + _fmt(score[k])) for k in LIMITERS], ", ", len(ncu))
-    waits = _is(regime, "latency", "launch") & ~_is(ncu, "latency", "small_grid")
-    holds = ~waits & _is(ncu, "latency", "small_grid") & (regime == "bound")
-    memory = ~waits & ~holds & _is(ncu, "dram", "l2", "l1", "memory") & _is(limiter, *MEMORY_LIMITERS)
+    ours = "ncu-roofline: " + as_text(limiter) + " " + as_text(regime) + " at " + percent(u)
+    scores = joined([(np.ones(len(ncu), dtype=bool), k + " " + percent(score[k])) for k in LIMITERS], ", ", len(ncu))
+    waits = one_of(regime, "latency", "launch") & ~one_of(ncu, "latency", "small_grid")
+    holds = ~waits & one_of(ncu, "latency", "small_grid") & (regime == "bound")
+    memory = ~waits & ~holds & one_of(ncu, "dram", "l2", "l1", "memory") & one_of(limiter, *MEMORY_LIMITERS)
     out = ncu_fig + "; " + ours + " (" + scores + ")"
-    out = _choose(
+    out = choose(
         waits,
         ncu_fig
         + "; "
@@ -817,13 +761,13 @@ def _why_disagree(
         + ")",
         out,
     )
-    out = _choose(
+    out = choose(
         holds,
-        ncu_fig + f" (both under {BOUND_THRESHOLD:.0%}); " + ours + ": the " + _text(limiter)
+        ncu_fig + f" (both under {BOUND_THRESHOLD:.0%}); " + ours + ": the " + as_text(limiter)
         + " figure is one that ncu's two headline numbers do not carry (" + scores + ")",
         out,
     )  # fmt: skip
-    out = _choose(
+    out = choose(
         memory,
         ncu_fig + " (the busiest member of its memory breakdown); " + ours
         + " on byte roofs and per-unit Speed Of Light (" + scores + "; memory ties go to the outer level)",
@@ -897,7 +841,7 @@ def compare_with_ncu(
         expl = out["explanation"].to_numpy(dtype=object).copy() if "explanation" in out.columns else np.full(n, None)
         before = expl[rows]
         said = ~pd.isna(before) & (before != "")
-        expl[rows] = _choose(said, _append(before, said, "; differs from ncu: ", why), why)
+        expl[rows] = choose(said, append(before, said, "; differs from ncu: ", why), why)
         out["explanation"] = expl
     return out
 

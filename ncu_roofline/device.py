@@ -60,7 +60,7 @@ import pandas as pd
 from ncu_roofline import quantities
 from ncu_roofline.devices import DEVICES, DeviceSpec, Figure
 from ncu_roofline.errors import AnalysisError
-from ncu_roofline.model import LAUNCH_KEY, Report, launch_index
+from ncu_roofline.model import Report, launch_index
 from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     FLOP_PER_FMA,
     FLOP_PER_HFMA2,
@@ -70,6 +70,7 @@ from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     SMSP_CLOCK,
     TENSOR_PREFIX,
 )
+from ncu_roofline.vector import joined, launch_positions
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
 SPARSE_SPEEDUP = 2.0
@@ -409,19 +410,22 @@ def resolve_peaks(
 
 
 def _summarise(parts: list[pd.Series]) -> pd.Series:
+    """Per launch, the distinct sources of its figures other than MISSING, "+"-joined: REPORT first, then the
+    others sorted; MISSING when there are none. Computed per source over whole columns."""
     if not parts:
         return pd.Series(dtype=object)
-    stacked = pd.concat(parts, axis=1)
-
-    def one(row: pd.Series) -> str:
-        present = sorted({str(v) for v in row if v != MISSING})
-        if not present:
-            return MISSING
-        if REPORT in present:  # report first, then the others
-            present = [REPORT, *[p for p in present if p != REPORT]]
-        return "+".join(present)
-
-    return stacked.apply(one, axis=1)
+    n = len(parts[0])
+    codes, names = pd.factorize(np.concatenate([p.to_numpy(dtype=object) for p in parts]))
+    present = np.zeros((n, len(names)), dtype=bool)
+    rows = np.tile(np.arange(n), len(parts))
+    present[rows[codes >= 0], codes[codes >= 0]] = True
+    named = {str(x): c for c, x in enumerate(names)}
+    order = sorted(x for x in named if x != MISSING)
+    if REPORT in order:  # report first, then the others
+        order = [REPORT, *(x for x in order if x != REPORT)]
+    text = joined([(present[:, named[x]], x) for x in order], "+", n)
+    text[text == ""] = MISSING
+    return pd.Series(text, index=parts[0].index)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -459,15 +463,13 @@ def report_bandwidth(values: pd.DataFrame) -> pd.Series:
 
 
 def _cc_of(launches: pd.DataFrame, values: pd.DataFrame) -> pd.Series:
-    major, minor = float_column(values, CC_MAJOR), float_column(values, CC_MINOR)
-    from_attrs = pd.Series(
-        [
-            f"{int(a)}.{int(b)}" if not (math.isnan(a) or math.isnan(b)) else None
-            for a, b in zip(major.to_numpy(), minor.to_numpy(), strict=True)
-        ],
-        index=values.index,
-        dtype="string",
-    )
+    major = float_column(values, CC_MAJOR).to_numpy(dtype=np.float64)
+    minor = float_column(values, CC_MINOR).to_numpy(dtype=np.float64)
+    known = ~(np.isnan(major) | np.isnan(minor))
+    text = np.full(len(major), None, dtype=object)
+    if known.any():  # "%d" truncates as int() does: 9.0 -> "9"
+        text[known] = np.char.add(np.char.add(np.char.mod("%d", major[known]), "."), np.char.mod("%d", minor[known]))
+    from_attrs = pd.Series(text, index=values.index, dtype="string")
     if "cc" in launches.columns:
         cc = pd.Series(launches["cc"].to_numpy(), index=values.index, dtype="string")
         return cc.fillna(from_attrs)
@@ -586,27 +588,32 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame) -> pd.Series:
     out = pd.Series(pd.NA, index=index, dtype="string")
     if len(roof) == 0:
         return out
-    prec = roof["precision"].astype(str).to_numpy()
-    dtype = roof["dtype"].astype(object).fillna("bf16").astype(str).to_numpy()
+    prec = roof["precision"].astype(str).to_numpy(dtype=object)
+    dtype = roof["dtype"].astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
     flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
     no_flop_peak = (roof["achieved_flops"].fillna(0).to_numpy() > 0) & roof["peak_flops"].isna().to_numpy()
     no_bw_peak = roof["achieved_bytes_per_s"].notna().to_numpy() & roof["peak_bytes_per_s"].isna().to_numpy()
-    bw_fig = roof["level"].astype(str).to_numpy() + "_bytes_per_s"
-    rows = np.concatenate([np.flatnonzero(no_flop_peak), np.flatnonzero(no_bw_peak)])
-    if len(rows) == 0:
+    bw_fig = roof["level"].astype(str).to_numpy(dtype=object) + "_bytes_per_s"
+    if not (no_flop_peak.any() or no_bw_peak.any()):
         return out
+    # (launch, figure) pairs: flop rows first, then bandwidth rows, each in roofline order
+    pos = launch_positions(roof, index)
+    at = np.concatenate([pos[no_flop_peak], pos[no_bw_peak]])
+    codes, figures = pd.factorize(np.concatenate([flop_fig[no_flop_peak], bw_fig[no_bw_peak]]))
     order = {f: i for i, f in enumerate(FIGURES)}
-    figs = np.concatenate([flop_fig[no_flop_peak], bw_fig[no_bw_peak]])
-    pairs = (
-        roof[list(LAUNCH_KEY)]
-        .iloc[rows]
-        .astype(object)
-        .assign(figure=figs, rank=[order.get(f, len(order)) for f in figs])
-    )
-    pairs = pairs.drop_duplicates([*LAUNCH_KEY, "figure"]).sort_values("rank", kind="stable")
-    joined = pairs.groupby(list(LAUNCH_KEY), sort=False, dropna=False)["figure"].agg(",".join)
-    found = pd.Series(joined.to_numpy(), index=pd.MultiIndex.from_tuples(list(joined.index)), dtype="string")
-    return out.fillna(pd.Series(found.reindex(index.to_flat_index()).to_numpy(), index=index, dtype="string"))
+    rank = np.array([order.get(str(f), len(order)) for f in figures], dtype=np.int64)[codes]
+    keep = at >= 0
+    _, first = np.unique(at[keep] * len(figures) + codes[keep], return_index=True)  # each pair once, first seen
+    seen = np.flatnonzero(keep)[first]
+    seen = seen[np.lexsort((seen, rank[seen], at[seen]))]  # per launch: FIGURES order, then as first seen
+    launch, slot_start = at[seen], np.flatnonzero(np.r_[True, at[seen][1:] != at[seen][:-1]])
+    slot = np.arange(len(seen)) - np.repeat(slot_start, np.diff(np.r_[slot_start, len(seen)]))
+    names = np.asarray(figures, dtype=object)[codes[seen]]
+    text = np.full(len(index), None, dtype=object)
+    for k in range(int(slot.max()) + 1 if len(slot) else 0):  # the k-th figure of every launch at once
+        sel = slot == k
+        text[launch[sel]] = names[sel] if k == 0 else text[launch[sel]] + "," + names[sel]
+    return pd.Series(text, index=index, dtype="string")
 
 
 def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame) -> pd.Series:

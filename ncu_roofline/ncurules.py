@@ -15,8 +15,11 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .model import LAUNCH_KEY, launch_index
+from .vector import choose, per_distinct
 
 #: Values of ``ncu_bottleneck``: the unit ncu's SOLBottleneck rule names, or the case it reports.
 NCU_BOTTLENECKS = ("dram", "l2", "l1", "compute", "memory", "balanced", "latency", "small_grid")
@@ -55,6 +58,37 @@ def _by_rule(rules: pd.DataFrame, rule: str) -> pd.DataFrame:
     return out
 
 
+def search(texts: pd.Series, pattern: re.Pattern[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Per text, whether ``pattern.search`` finds it, and its named groups (object arrays of str, None where
+    not found), over the whole column: Arrow's regular expressions (RE2: the same leftmost-first matches as
+    ``re`` for these patterns) on ASCII texts; Python's ``re`` on the rare text with other characters, where
+    ``\\w``, ``\\d`` and ``\\s`` mean more in Python. A missing text is not found."""
+    n = len(texts)
+    names = list(pattern.groupindex)
+    groups = {g: np.full(n, None, dtype=object) for g in names}
+    if not n:
+        return np.zeros(0, dtype=bool), groups
+    arr = pa.array(texts.astype("string"))
+    ascii_ = pc.fill_null(pc.string_is_ascii(arr), False).to_numpy(zero_copy_only=False)
+    if names:
+        res = pc.extract_regex(arr, pattern.pattern)
+        found = pc.fill_null(pc.is_valid(res), False).to_numpy(zero_copy_only=False) & ascii_
+        for i, g in enumerate(names):
+            values = pc.struct_field(res, [i]).to_numpy(zero_copy_only=False)
+            groups[g][found] = values[found]
+    else:
+        found = pc.fill_null(pc.match_substring_regex(arr, pattern.pattern), False).to_numpy(zero_copy_only=False)
+        found = found & ascii_
+    other = np.flatnonzero(~ascii_ & texts.notna().to_numpy())
+    for row, text in zip(other, texts.to_numpy(dtype=object)[other], strict=True):  # non-ASCII texts only
+        m = pattern.search(str(text))
+        if m is not None:
+            found[row] = True
+            for g in names:
+                groups[g][row] = m.group(g)
+    return found, groups
+
+
 def parse_sol_bottleneck(text: str) -> str | None:
     """The verdict one SOLBottleneck message states (one of NCU_BOTTLENECKS), or None."""
     for pattern, verdict in _SOL_PATTERNS:
@@ -72,9 +106,16 @@ def sol_bottleneck(rules: pd.DataFrame) -> pd.DataFrame:
     """ncu's SOLBottleneck verdict per launch: ncu_bottleneck (NCU_BOTTLENECKS or <NA>), ncu_message.
 
     Takes ``Report.rules``; index LAUNCH_KEY. A launch with several SOLBottleneck rows keeps the first
-    that parses."""
+    that parses. Each pattern is searched over the whole column (``parse_sol_bottleneck`` per text)."""
     r = _by_rule(rules, "SOLBottleneck")
-    verdicts = [parse_sol_bottleneck(str(t)) for t in r["description"]]
+    verdicts = np.full(len(r), None, dtype=object)
+    for pattern, verdict in reversed(_SOL_PATTERNS):  # the first pattern that matches decides: apply it last
+        found, groups = search(r["description"], pattern)
+        if verdict:
+            verdicts[found] = verdict
+        else:
+            unit = per_distinct(groups["unit"], lambda u: _UNIT_WORDS.get(u, "compute" if u == "workloads" else None))
+            verdicts[found] = unit[found]
     frame = pd.DataFrame(
         {"ncu_bottleneck": pd.array(verdicts, dtype="string"), "ncu_message": r["description"].astype("string")},
         index=launch_index(r),
@@ -100,35 +141,35 @@ def _pipe_family(name: str) -> str | None:
     return "other"
 
 
+def _numbers(text: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """``float`` of the texts where ``found``, NaN elsewhere."""
+    out = np.full(len(text), np.nan)
+    out[found] = text[found].astype(np.float64)
+    return out
+
+
 def high_pipe(rules: pd.DataFrame) -> pd.DataFrame:
     """ncu's HighPipeUtilization per launch: ncu_pipe (ncu's name), ncu_pipe_pct (0..100), ncu_pipe_family
     (fp64/fp32/fp16/tensor/other, "idle" when ncu calls every pipe under-utilised). Index LAUNCH_KEY."""
     r = _by_rule(rules, "HighPipeUtilization")
-    rows: list[tuple[str | None, float, str | None]] = []
-    for text in r["description"].astype(str):
-        if _PIPES_IDLE.search(text):
-            rows.append((None, np.nan, "idle"))
-            continue
-        top = _PIPE_TOP.search(text)
-        if top is None:
-            rows.append((None, np.nan, None))
-            continue
-        pipe, pct = top.group("pipe"), float(top.group("pct"))
-        family = _pipe_family(pipe)
-        sub = _PIPE_SUB.search(text)
-        if sub is not None:
-            family = _pipe_family(sub.group("sub"))
-        inst = _PIPE_INST.search(text)
-        if family == "fp32" and inst is not None and _pipe_family(inst.group("pipe")) == "fp16":
-            family = "fp16"  # the FMA pipe busy with FP16 instructions: "is FMA (FP16)"
-        if family is None and inst is not None:
-            family = _pipe_family(inst.group("pipe"))
-        rows.append((pipe, pct, family))
+    texts = r["description"]
+    idle, _ = search(texts, _PIPES_IDLE)
+    top, top_g = search(texts, _PIPE_TOP)
+    top &= ~idle
+    sub, sub_g = search(texts, _PIPE_SUB)
+    inst, inst_g = search(texts, _PIPE_INST)
+    family = per_distinct(top_g["pipe"], lambda p: None if p is None else _pipe_family(p))
+    family = choose(sub, per_distinct(sub_g["sub"], lambda p: None if p is None else _pipe_family(p)), family)
+    inst_family = per_distinct(inst_g["pipe"], lambda p: None if p is None else _pipe_family(p))
+    # the FMA pipe busy with FP16 instructions: "is FMA (FP16)"
+    family = choose((family == "fp32") & inst & (inst_family == "fp16"), "fp16", family)
+    family = choose(pd.isna(family) & inst, inst_family, family)
+    family = choose(top, family, choose(idle, "idle", None))
     frame = pd.DataFrame(
         {
-            "ncu_pipe": pd.array([x[0] for x in rows], dtype="string"),
-            "ncu_pipe_pct": np.array([x[1] for x in rows], dtype=float),
-            "ncu_pipe_family": pd.array([x[2] for x in rows], dtype="string"),
+            "ncu_pipe": pd.array(choose(top, top_g["pipe"], None), dtype="string"),
+            "ncu_pipe_pct": _numbers(top_g["pct"], top),
+            "ncu_pipe_family": pd.array(family, dtype="string"),
         },
         index=launch_index(r),
     )
@@ -139,12 +180,12 @@ def high_pipe(rules: pd.DataFrame) -> pd.DataFrame:
 def fp_roofline(rules: pd.DataFrame) -> pd.DataFrame:
     """ncu's SOLFPRoofline figures per launch: ncu_fp32_pct, ncu_fp64_pct (0..100). Index LAUNCH_KEY."""
     r = _by_rule(rules, "SOLFPRoofline")
-    fp32, fp64 = [], []
-    for text in r["description"].astype(str):
-        m = _FP_ROOF.search(text)
-        fp32.append(float(m.group("fp32")) if m else np.nan)
-        fp64.append(float(m.group("fp64")) if m else np.nan)
-    frame = pd.DataFrame({"ncu_fp32_pct": fp32, "ncu_fp64_pct": fp64}, index=launch_index(r), dtype=float)
+    found, groups = search(r["description"], _FP_ROOF)
+    frame = pd.DataFrame(
+        {"ncu_fp32_pct": _numbers(groups["fp32"], found), "ncu_fp64_pct": _numbers(groups["fp64"], found)},
+        index=launch_index(r),
+        dtype=float,
+    )
     out: pd.DataFrame = frame[~frame.index.duplicated(keep="first")]
     return out
 
@@ -160,23 +201,19 @@ def cpi_stall(rules: pd.DataFrame) -> pd.DataFrame:
     what the raw page's ``smsp__average_warps_issue_stalled_*`` metrics count): ncu_stall (what the warps wait
     on), ncu_stall_cycles, and ncu_cycles_per_issue (IssueSlotUtilization). Index LAUNCH_KEY."""
     r = _by_rule(rules, "CPIStall")
-    what: list[str | None] = []
-    cycles: list[float] = []
-    for text in r["description"].astype(str):
-        m = _CPI_STALL.search(text)
-        what.append(m.group("what").strip() if m else None)
-        cycles.append(float(m.group("cycles")) if m else np.nan)
+    found, groups = search(r["description"], _CPI_STALL)
+    what = np.full(len(r), None, dtype=object)
+    if found.any():
+        what[found] = np.char.strip(groups["what"][found].astype(str)).astype(object)
     frame = pd.DataFrame(
-        {"ncu_stall": pd.array(what, dtype="string"), "ncu_stall_cycles": np.array(cycles, dtype=float)},
+        {"ncu_stall": pd.array(what, dtype="string"), "ncu_stall_cycles": _numbers(groups["cycles"], found)},
         index=launch_index(r),
     )
     frame = frame[frame["ncu_stall"].notna().to_numpy()]
     frame = frame[~frame.index.duplicated(keep="first")]
     issue = _by_rule(rules, "IssueSlotUtilization")
-    every = [
-        float(m.group("cycles")) if (m := _ISSUE_EVERY.search(t)) else np.nan for t in issue["description"].astype(str)
-    ]
-    per = pd.Series(every, index=launch_index(issue), dtype=float)
+    every, every_g = search(issue["description"], _ISSUE_EVERY)
+    per = pd.Series(_numbers(every_g["cycles"], every), index=launch_index(issue), dtype=float)
     per = per[~per.index.duplicated(keep="first")]
     frame["ncu_cycles_per_issue"] = per.reindex(frame.index).to_numpy(dtype=float)
     return frame

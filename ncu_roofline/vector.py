@@ -1,0 +1,105 @@
+"""Helpers for an analysis over columns, not launches.
+
+Text: the verdict and hint texts are built over whole columns, as object arrays of ``str`` that numpy joins
+element-wise (one C loop per piece, no Python loop per launch). Positions: where each row of a long frame
+(the roofline's launch x precision x level rows) sits in the launch index, looked up once per run of rows of
+one launch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .model import LAUNCH_KEY, launch_index
+
+
+def one_of(values: np.ndarray, *words: str) -> np.ndarray:
+    """Per element of an object array: equal to one of ``words`` (None and NaN are not)."""
+    out = np.zeros(len(values), dtype=bool)
+    for w in words:
+        out |= values == w
+    return out
+
+
+def percent(v: np.ndarray) -> np.ndarray:
+    """Fractions as the reasons write them, per element: "n/a" (NaN), "4.2%" (under 10 %), "87%"."""
+    v = np.asarray(v, dtype=np.float64)
+    out = np.full(len(v), "n/a", dtype=object)
+    known = ~np.isnan(v)
+    small = known & (np.abs(v) < 0.1)
+    large = known & ~small
+    # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
+    if small.any():
+        out[small] = np.char.mod("%.1f%%", v[small] * 100.0).astype(object)
+    if large.any():
+        out[large] = np.char.mod("%.0f%%", v[large] * 100.0).astype(object)
+    return out
+
+
+def as_text(values: np.ndarray) -> np.ndarray:
+    """``str`` of each element (an f-string's text), as an object array."""
+    out: np.ndarray = np.asarray(values, dtype=object).astype(str).astype(object)
+    return out
+
+
+def joined(parts: Sequence[tuple[np.ndarray, str | np.ndarray]], sep: str, n: int) -> np.ndarray:
+    """Per row, the texts of the ``parts`` whose flag is set, in order, joined by ``sep`` ("" where none)."""
+    out = np.full(n, "", dtype=object)
+    have = np.zeros(n, dtype=bool)
+    for mask, text in parts:
+        flag = np.asarray(mask, dtype=bool)
+        if not flag.any():
+            continue
+        piece = text[flag] if isinstance(text, np.ndarray) else text
+        out[flag] = np.where(have[flag], out[flag] + sep + piece, piece)
+        have |= flag
+    return out
+
+
+def append(base: np.ndarray, where: np.ndarray, *pieces: str | np.ndarray) -> np.ndarray:
+    """``base`` with the ``pieces`` appended on the rows ``where`` is set (the others untouched)."""
+    out = base.copy()
+    if where.any():
+        acc = out[where]
+        for p in pieces:
+            acc = acc + (p[where] if isinstance(p, np.ndarray) else p)
+        out[where] = acc
+    return out
+
+
+def choose(where: np.ndarray, yes: str | np.ndarray | None, no: str | np.ndarray | None) -> np.ndarray:
+    """An object array: ``yes`` on the rows ``where`` is set, else ``no`` (scalars or arrays)."""
+    out = np.full(len(where), None, dtype=object)
+    out[:] = no if not isinstance(no, np.ndarray) else no.astype(object)
+    out[where] = yes[where] if isinstance(yes, np.ndarray) else yes
+    return out
+
+
+def per_distinct(values: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
+    """``fn`` of each element, called once per distinct value (a small vocabulary: names, verdicts); a missing
+    element (None, NaN, <NA>) gets ``fn(None)``."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    out: np.ndarray = np.array([*(fn(x) for x in uniques), fn(None)], dtype=object)[codes]
+    return out
+
+
+def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
+    """Per row of ``frame``, the position of its launch (LAUNCH_KEY columns) in ``index``; -1 where absent.
+
+    Consecutive rows of one launch (a roofline frame has one per precision and level) are looked up once."""
+    n = len(frame)
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    start = np.zeros(n, dtype=bool)
+    start[0] = True
+    for k in LAUNCH_KEY:
+        codes = pd.factorize(frame[k], use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
+        start[1:] |= codes[1:] != codes[:-1]
+    first = np.flatnonzero(start)
+    found: np.ndarray = np.asarray(index.get_indexer(launch_index(frame.iloc[first])), dtype=np.int64)
+    out: np.ndarray = found[np.cumsum(start) - 1]
+    return out
