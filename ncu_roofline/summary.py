@@ -269,10 +269,10 @@ def kernel_groups(analysis: Analysis) -> pd.DataFrame:
     return _kernel_groups(analysis)[0][list(GROUP_COLUMNS)]
 
 
-def _kernel_groups(analysis: Analysis) -> tuple[pd.DataFrame, np.ndarray]:
+def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None) -> tuple[pd.DataFrame, np.ndarray]:
     """The kernel frame (GROUP_COLUMNS and ``gid``) sorted by GPU time, and each launch's row in it."""
     lv = analysis.launches.reset_index(drop=True)
-    lf = _launch_frame(analysis)
+    lf = _launch_frame(analysis) if launch_frame is None else launch_frame
     n_launches = len(lv)
     if not n_launches:
         return _empty({**GROUP_COLUMNS, "gid": "int64"}), np.zeros(0, dtype=np.int64)
@@ -327,25 +327,73 @@ def kernel_rollups(analysis: Analysis) -> pd.DataFrame:
     return out
 
 
-def group_utilization(analysis: Analysis) -> pd.DataFrame:
+def group_utilization(analysis: Analysis, launch_frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per kernel and unit, the utilisation (0..1) averaged over the kernel's launches weighted by duration.
 
     Takes ``analysis.utilization`` (KEY, unit, value, source) and ``analysis.launches`` (kernel_name,
-    duration_ns). Returns UTILIZATION_COLUMNS."""
+    duration_ns); ``launch_frame``: ``_launch_frame(analysis)`` when the caller has it. Returns
+    UTILIZATION_COLUMNS."""
     u = analysis.utilization
     if not len(u):
         return _empty(UTILIZATION_COLUMNS)
-    lf = _launch_frame(analysis)[[*LAUNCH_KEY, "kernel_name", "duration_ns"]]
-    m = u.merge(lf, on=list(LAUNCH_KEY), how="left")
-    keys = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
-    value = weighted_mean(m["value"], m["duration_ns"], keys)
-    count = m["value"].notna().groupby(keys, sort=False, dropna=False).sum()
-    out = value.rename("value").to_frame()
-    out["launches"] = count.to_numpy()
-    out = out.reset_index()
-    out.columns = list(UTILIZATION_COLUMNS)
-    result: pd.DataFrame = out.astype(UTILIZATION_COLUMNS)
+    lf = (_launch_frame(analysis) if launch_frame is None else launch_frame)[
+        [*LAUNCH_KEY, "kernel_name", "duration_ns"]
+    ]
+    pos = _launch_positions(lf, u)
+    if pos is None:  # launches that share a key, or rows of no launch: the join says what that means
+        m = u.merge(lf, on=list(LAUNCH_KEY), how="left")
+        keys = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
+        value = weighted_mean(m["value"], m["duration_ns"], keys)
+        count = m["value"].notna().groupby(keys, sort=False, dropna=False).sum()
+        out = value.rename("value").to_frame()
+        out["launches"] = count.to_numpy()
+        out = out.reset_index()
+        out.columns = list(UTILIZATION_COLUMNS)
+        result: pd.DataFrame = out.astype(UTILIZATION_COLUMNS)
+        return result
+    # the same groups by codes: (report, kernel_name) by kernel id, unit and source factorised (NA a value)
+    kernel = _kernel_ids(lf)[pos]
+    unit = pd.factorize(u["unit"].astype(object), use_na_sentinel=False)[0]
+    source = pd.factorize(u["source"].astype(object), use_na_sentinel=False)[0]
+    gid = pd.Series(
+        pd.DataFrame({"k": kernel, "u": unit, "s": source}).groupby(["k", "u", "s"], sort=False).ngroup().to_numpy()
+    )
+    value = weighted_mean(u["value"].reset_index(drop=True), lf["duration_ns"].iloc[pos].reset_index(drop=True), gid)
+    count = u["value"].notna().reset_index(drop=True).groupby(gid, sort=False).sum()
+    first = np.unique(gid.to_numpy(), return_index=True)[1]  # each group's first row (groups numbered in order)
+    result = pd.DataFrame(
+        {
+            "report": lf["report"].to_numpy()[pos[first]],
+            "kernel_name": lf["kernel_name"].to_numpy()[pos[first]],
+            "unit": u["unit"].to_numpy()[first],
+            "source": u["source"].to_numpy()[first],
+            "value": value.to_numpy(),
+            "launches": count.to_numpy(),
+        }
+    ).astype(UTILIZATION_COLUMNS)
     return result
+
+
+def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
+    """Per frame, one int64 per row that is equal where LAUNCH_KEY is equal (across the frames; a missing value
+    equals a missing value): keys compared as numbers, each key column factorised once over all the frames."""
+    sizes = [len(f) for f in frames]
+    combined = np.zeros(sum(sizes), dtype=np.int64)
+    for c in LAUNCH_KEY:
+        col = pd.concat([f[c].reset_index(drop=True) for f in frames], ignore_index=True)
+        codes, uniques = pd.factorize(col, use_na_sentinel=False)
+        combined = pd.factorize(combined * max(len(uniques), 1) + codes)[0].astype(np.int64)
+    return np.split(combined, np.cumsum(sizes)[:-1])
+
+
+def _launch_positions(lf: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray | None:
+    """Each ``frame`` row's launch (row of ``lf``) by LAUNCH_KEY; None unless every row has exactly one."""
+    launch, rows = key_codes(lf, frame)
+    index = pd.Index(launch)
+    if not index.is_unique:
+        return None
+    pos = index.get_indexer(rows)
+    return None if (pos < 0).any() else np.asarray(pos)
 
 
 def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
@@ -378,7 +426,7 @@ def _most_common(values: pd.Series, gid: np.ndarray, n: int) -> tuple[np.ndarray
 
 def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     """Summary.kernels and Summary.launch_kernel."""
-    frame, launch_kernel = _kernel_groups(analysis)
+    frame, launch_kernel = _kernel_groups(analysis, lf)
     frame = frame.drop(columns="gid")
     n = len(frame)
     if not n:
@@ -412,42 +460,48 @@ def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray
     h = analysis.hints
     if not len(h) or not len(lf):
         return _empty(KERNEL_HINT_COLUMNS)
-    h = h[h["hint"].notna().to_numpy()].reset_index(drop=True)
-    index = pd.MultiIndex.from_frame(lf[list(LAUNCH_KEY)].astype(object))
-    pos = index.get_indexer(pd.MultiIndex.from_frame(h[list(LAUNCH_KEY)].astype(object)))
-    h = h[pos >= 0].reset_index(drop=True)
-    pos = pos[pos >= 0]
-    if not len(h):
+    # the hint rows are ranked and grouped by codes and positions; their text is taken for the rows kept only
+    launch, rows_key = key_codes(lf, h)
+    pos = pd.Index(launch).get_indexer(rows_key)
+    rows = np.flatnonzero(h["hint"].notna().to_numpy() & (pos >= 0))
+    if not len(rows):
         return _empty(KERNEL_HINT_COLUMNS)
+    pos = pos[rows]
+    hint_code, hint_names = pd.factorize(h["hint"].astype("string").to_numpy()[rows])
+    source = h["source"].astype("string").fillna("").to_numpy()[rows]
+    source_code, source_names = pd.factorize(source)
+    severity = h["severity"].astype("string").to_numpy()[rows]
+    sev = pd.Series(severity, dtype=object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
+    sev[pd.isna(severity)] = np.inf
+    hint_rank = np.empty(len(hint_names), dtype=np.int64)  # the hint's name in sorted order
+    hint_rank[np.argsort(np.asarray(hint_names, dtype=object), kind="stable")] = np.arange(len(hint_names))
     t = pd.DataFrame(
         {
             "kernel": launch_kernel[pos],
-            "hint": h["hint"].astype("string"),
-            "source": h["source"].astype("string").fillna(""),
-            "severity": h["severity"].astype("string"),
+            "hint": hint_code,
+            "source": source_code,
+            "row": rows,
             "launch": pos,
-            "launch_id": h["launch_id"].astype("Int64"),
-            "message": h["message"].astype("string"),
-            "advice": h["advice"].astype("string"),
-            "evidence": h["evidence"].astype("string"),
-            "estimated_speedup": pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64"),
+            "estimated_speedup": pd.to_numeric(h["estimated_speedup"], errors="coerce")
+            .astype("float64")
+            .to_numpy()[rows],
             "_dur": lf["duration_ns"].fillna(0.0).to_numpy()[pos],
+            "_sev": sev.to_numpy(),
         }
     )
-    t["_sev"] = t["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
-    t.loc[t["severity"].isna().to_numpy(), "_sev"] = np.inf
     t = t.sort_values(["_dur", "launch"], ascending=[False, True], kind="stable")
     keys = ["kernel", "source", "hint"]
     out = t.groupby(keys, sort=False).head(1).set_index(keys)  # the longest launch with the hint
     g = t.groupby(keys, sort=False)
     out["launches"] = g["launch"].nunique()
-    sev = g["_sev"].min()
+    sev_min = g["_sev"].min()
     # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
-    best = t.sort_values("_sev", kind="stable").groupby(keys, sort=False)["severity"].first()
-    out["severity"] = best.where(np.isfinite(sev))
-    out["_rank"] = np.minimum(sev, len(SEVERITY_ORDER))
+    best = t.sort_values("_sev", kind="stable").groupby(keys, sort=False)["row"].first()
+    out["severity_row"] = best
+    out["_rank"] = np.minimum(sev_min, len(SEVERITY_ORDER))
+    out["_known"] = np.isfinite(sev_min)
     out = out.reset_index()
-    ncu = (out["source"] == NCU_SOURCE).to_numpy()
+    ncu = np.asarray(source_names, dtype=object)[out["source"].to_numpy()] == NCU_SOURCE
     est = -out["estimated_speedup"].fillna(0.0).to_numpy()
     rank, launches = out["_rank"].to_numpy(), -out["launches"].to_numpy(dtype="float64")
     # ours: severity, launches, estimate, name; ncu's: estimate, severity, launches, name
@@ -455,22 +509,41 @@ def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray
     out["_k1"] = np.where(ncu, est, rank)
     out["_k2"] = np.where(ncu, rank, launches)
     out["_k3"] = np.where(ncu, launches, est)
-    out = out.sort_values(["kernel", "_ncu", "_k1", "_k2", "_k3", "hint"], kind="stable")
-    result: pd.DataFrame = out[list(KERNEL_HINT_COLUMNS)].astype(KERNEL_HINT_COLUMNS).reset_index(drop=True)
-    return result
+    out["_name"] = hint_rank[out["hint"].to_numpy()]
+    out = out.sort_values(["kernel", "_ncu", "_k1", "_k2", "_k3", "_name"], kind="stable")
+    at = out["row"].to_numpy()
+    best_severity = h["severity"].iloc[out["severity_row"].to_numpy()].astype("string")
+    best_severity = best_severity.where(out["_known"].to_numpy())
+    result = pd.DataFrame(
+        {
+            "kernel": out["kernel"].to_numpy(),
+            "hint": np.asarray(hint_names, dtype=object)[out["hint"].to_numpy()],
+            "source": np.asarray(source_names, dtype=object)[out["source"].to_numpy()],
+            "severity": best_severity.to_numpy(),
+            "launches": out["launches"].to_numpy(),
+            "launch_id": h["launch_id"].iloc[at].astype("Int64").to_numpy(),
+            "message": h["message"].iloc[at].astype("string").to_numpy(),
+            "advice": h["advice"].iloc[at].astype("string").to_numpy(),
+            "evidence": h["evidence"].iloc[at].astype("string").to_numpy(),
+            "estimated_speedup": out["estimated_speedup"].to_numpy(),
+        }
+    )
+    typed: pd.DataFrame = result.astype(KERNEL_HINT_COLUMNS)
+    return typed
 
 
 # ------------------------------------------------------------------------------------------- across kernels
 
 
-def range_groups(analysis: Analysis, *, depth: int = 1) -> pd.DataFrame:
+def range_groups(analysis: Analysis, *, depth: int = 1, launch_frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """GPU time per NVTX range: the first ``depth`` levels of each launch's NVTX path, normalised by
     :func:`ncu_roofline.io.identity.nvtx_op` (PyTorch's ``seq``/``op_id`` counters dropped, so every call
     of one op groups together). Sorted by GPU time. Launches outside any range form one row with range <NA>.
 
     Takes ``analysis.launches`` (nvtx_path, kernel_name, duration_ns) and ``analysis.verdicts``. Returns
-    RANGE_COLUMNS; empty when no launch has an NVTX path."""
-    lf = _launch_frame(analysis)
+    RANGE_COLUMNS; empty when no launch has an NVTX path. ``launch_frame``: ``_launch_frame(analysis)`` when the
+    caller has it."""
+    lf = _launch_frame(analysis) if launch_frame is None else launch_frame.copy(deep=False)
     if not len(lf) or lf["nvtx_path"].isna().all():
         return _empty(RANGE_COLUMNS)
     cache: dict[object, str | None] = {}
@@ -504,18 +577,23 @@ def range_groups(analysis: Analysis, *, depth: int = 1) -> pd.DataFrame:
     return result
 
 
-def hint_groups(analysis: Analysis) -> pd.DataFrame:
+def hint_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per hint (and source): how many launches and kernels it fires on, the GPU time those launches hold
     (context) and the GPU time a fix could recover (sum of estimated_speedup x duration; a launch counts once
     per hint, with its largest estimate), sorted by recoverable time, then by time touched.
 
-    Takes ``analysis.hints`` (KEY, hint, source, severity) and ``analysis.launches``. Returns
-    HINT_GROUP_COLUMNS."""
+    Takes ``analysis.hints`` (KEY, hint, source, severity) and ``analysis.launches``; ``launch_frame``:
+    ``_launch_frame(analysis)`` when the caller has it. Returns HINT_GROUP_COLUMNS."""
     h = analysis.hints
     if not len(h):
         return _empty(HINT_GROUP_COLUMNS)
-    lf = _launch_frame(analysis)[[*LAUNCH_KEY, "kernel_name", "duration_ns"]]
+    lf = (_launch_frame(analysis) if launch_frame is None else launch_frame)[
+        [*LAUNCH_KEY, "kernel_name", "duration_ns"]
+    ]
     total = float(np.nansum(lf["duration_ns"]))
+    pos = _launch_positions(lf, h)
+    if pos is not None:
+        return _hint_groups(h, lf, pos, total)
     m = h[[*LAUNCH_KEY, "hint", "source", "severity", "estimated_speedup"]].merge(lf, on=list(LAUNCH_KEY), how="left")
     m["_gain"] = m["estimated_speedup"].astype("float64") * m["duration_ns"].astype("float64")
     m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
@@ -551,6 +629,60 @@ def hint_groups(analysis: Analysis) -> pd.DataFrame:
     return result
 
 
+def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: float) -> pd.DataFrame:
+    """hint_groups where each hint row has its launch (row ``pos`` of ``lf``): the same groups and sums, by codes
+    and positions instead of a join on the key and groups on text."""
+    hint = pd.factorize(h["hint"].astype(object), use_na_sentinel=False)[0]
+    source = pd.factorize(h["source"].astype(object), use_na_sentinel=False)[0]
+    severity = h["severity"].astype("string")
+    sev = severity.astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER)).to_numpy(copy=True)
+    sev[severity.isna().to_numpy()] = np.inf
+    duration = lf["duration_ns"].astype("float64").to_numpy()[pos]
+    kernel = pd.factorize(lf["kernel_name"].astype(object))[0].astype("float64")
+    kernel[kernel < 0] = np.nan  # no name: not counted, as nunique does
+    m = pd.DataFrame(
+        {
+            "h": hint,
+            "s": source,
+            "launch": pos,
+            "_gain": pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy() * duration,
+            "_sev": sev,
+            "duration_ns": duration,
+            "kernel": kernel[pos],
+            "row": np.arange(len(h)),
+        }
+    )
+    m["_gid"] = m.groupby(["h", "s"], sort=False).ngroup().to_numpy()
+    gain = m.groupby(["_gid", "launch"], sort=False)["_gain"].max()
+    recoverable = gain.groupby(level="_gid").sum(min_count=1)
+    once = m.drop_duplicates(["_gid", "launch"])
+    og = once.groupby("_gid", sort=True)
+    first = m.groupby("_gid", sort=True).head(1).set_index("_gid")["row"]
+    sev_min = m.groupby("_gid", sort=True)["_sev"].min()
+    # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
+    best = m.sort_values(["_gid", "_sev"], kind="stable").groupby("_gid", sort=True)["row"].first()
+    best_sev = pd.Series(severity.iloc[best.to_numpy()].to_numpy(), index=best.index)
+    frame = pd.DataFrame(
+        {
+            "hint": h["hint"].iloc[first.to_numpy()].to_numpy(),
+            "source": h["source"].iloc[first.to_numpy()].to_numpy(),
+            "severity": best_sev.where(np.isfinite(sev_min)).to_numpy(),
+            "launches": og.size().to_numpy(),
+            "kernels": og["kernel"].nunique().to_numpy(),
+            "duration_ns": og["duration_ns"].sum(min_count=1).to_numpy(),
+            "recoverable_ns": recoverable.reindex(first.index).to_numpy(),
+        },
+        index=first.index,
+    )
+    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
+    frame["recoverable_share"] = frame["recoverable_ns"] / total if total > 0 else np.nan
+    frame = frame.sort_values(
+        ["recoverable_ns", "duration_ns", "hint"], ascending=[False, False, True], kind="stable", na_position="last"
+    )
+    result: pd.DataFrame = frame[list(HINT_GROUP_COLUMNS)].astype(HINT_GROUP_COLUMNS).reset_index(drop=True)
+    return result
+
+
 # ------------------------------------------------------------------------------------------- the stage
 
 
@@ -573,10 +705,10 @@ def summarize(analysis: Analysis) -> Summary:
     return Summary(
         kernels=kernels,
         launch_kernel=launch_kernel,
-        kernel_utilization=group_utilization(analysis) if len(lf) else _empty(UTILIZATION_COLUMNS),
+        kernel_utilization=group_utilization(analysis, lf) if len(lf) else _empty(UTILIZATION_COLUMNS),
         kernel_hints=kernel_hints(analysis, lf, launch_kernel),
-        ranges=range_groups(analysis),
-        findings=hint_groups(analysis) if len(lf) else _empty(HINT_GROUP_COLUMNS),
+        ranges=range_groups(analysis, launch_frame=lf),
+        findings=hint_groups(analysis, lf) if len(lf) else _empty(HINT_GROUP_COLUMNS),
         by_limiter=by["limiter"],
         by_regime=by["regime"],
         agreement=Agreement(compared, agreement(analysis.verdicts) if compared else math.nan),

@@ -49,7 +49,7 @@ from .. import __version__
 from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
-from ..summary import Summary, summarize
+from ..summary import Summary, key_codes, summarize
 from .registry import FunctionRenderer, Options, Run
 
 SCHEMA = 3
@@ -153,8 +153,7 @@ def _a_bools(s: pd.Series) -> np.ndarray:
 def _positions(launches: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
     """Group codes by LAUNCH_KEY: one per launch row, one per ``frame`` row (equal codes, equal keys), and the
     number of codes."""
-    keys = pd.concat([launches[list(LAUNCH_KEY)], frame[list(LAUNCH_KEY)]], ignore_index=True)
-    codes = keys.groupby(list(LAUNCH_KEY), dropna=False, sort=False).ngroup().to_numpy()
+    codes = pd.factorize(np.concatenate(key_codes(launches, frame)))[0]  # numbered in order of first appearance
     n = len(launches)
     return codes[:n], codes[n:], int(codes.max()) + 1 if len(codes) else 0
 
