@@ -21,10 +21,9 @@ from ..classify import UNIT_COLUMNS
 from ..device import peaks_note
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
-from ..model import LAUNCH_KEY
 from ..quantities import BY_NAME, WORK_SECTIONS
 from ..roofline import fp16_register_moves
-from ..summary import NCU_SOURCE, Summary, summarize
+from ..summary import NCU_SOURCE, Summary, key_codes, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
 from ..vocabulary import (
     LEVEL_LABELS,
@@ -368,8 +367,72 @@ def _col(frame: pd.DataFrame, name: str) -> list[Any]:
     return [None] * len(frame)
 
 
-def _key(report: Any, process_id: Any, launch_id: Any) -> tuple[str | None, int | None, int | None]:
-    return fmt.text(report), fmt.integer(process_id), fmt.integer(launch_id)
+def _objects(values: np.ndarray, f: Any) -> list[Any]:
+    return [f(v) for v in values.tolist()]
+
+
+def _texts(frame: pd.DataFrame, name: str) -> list[str | None]:
+    """``fmt.text`` over a column (each distinct text once for a string column); all None without the column."""
+    if name not in frame.columns:
+        return [None] * len(frame)
+    s = frame[name]
+    if isinstance(s.dtype, pd.StringDtype):
+        codes, uniques = pd.factorize(s)
+        table = np.empty(len(uniques) + 1, dtype=object)
+        table[:-1] = [str(u) or None for u in uniques]
+        table[-1] = None  # code -1: missing
+        out: list[str | None] = table[codes].tolist()
+        return out
+    return _objects(s.astype(object).to_numpy(), fmt.text)
+
+
+def _numbers(frame: pd.DataFrame, name: str) -> list[float | None]:
+    """``fmt.number`` over a column: finite floats, else None; all None without the column."""
+    if name not in frame.columns:
+        return [None] * len(frame)
+    s = frame[name]
+    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+        return _objects(s.astype(object).to_numpy(), fmt.number)
+    a = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    out = a.astype(object)
+    out[~np.isfinite(a)] = None
+    values: list[float | None] = out.tolist()
+    return values
+
+
+def _integers(frame: pd.DataFrame, name: str) -> list[int | None]:
+    """``fmt.integer`` over a column: int(float(value)) where finite, else None; all None without the column."""
+    if name not in frame.columns:
+        return [None] * len(frame)
+    s = frame[name]
+    if not (pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)):
+        return _objects(s.astype(object).to_numpy(), fmt.integer)
+    a = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    ok = np.isfinite(a)
+    out = np.trunc(np.where(ok, a, 0.0)).astype(np.int64).astype(object)
+    out[~ok] = None
+    values: list[int | None] = out.tolist()
+    return values
+
+
+def _launch_hints(launches: pd.DataFrame, hints: pd.DataFrame) -> dict[int, tuple[str, ...]]:
+    """Per launch (row of ``launches``), the ids of its hints (rows of ``hints`` with its LAUNCH_KEY), each once,
+    in the order of the hint rows; launches without hints are left out."""
+    if not len(hints) or not len(launches):
+        return {}
+    launch_code, hint_code = key_codes(launches, hints)
+    ids = _texts(hints, "hint")
+    t = pd.DataFrame({"code": hint_code, "hint": pd.Series(ids, dtype=object)})
+    t = t[t["hint"].notna().to_numpy()].drop_duplicates()
+    t = t.iloc[np.argsort(t["code"].to_numpy(), kind="stable")]
+    codes = t["code"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
+    names = t["hint"].tolist()
+    by_code = {
+        int(codes[a]): tuple(names[a:b])
+        for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], strict=True)
+    }
+    return {i: by_code[c] for i, c in enumerate(launch_code.tolist()) if c in by_code}
 
 
 def _dims(x: Any, y: Any, z: Any, size: Any) -> str | None:
@@ -502,21 +565,14 @@ def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
     return tuple(sorted(items, key=lambda u: (rank.get(u.unit, len(rank)), u.unit, u.source)))
 
 
-def _positions(frame: pd.DataFrame, keys: Sequence[tuple[str | None, int | None, int | None]]) -> np.ndarray:
-    """For each row of ``frame`` (LAUNCH_KEY columns), the position of its launch in ``keys``; -1 if none."""
+def _positions(frame: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """For each row of ``frame`` (LAUNCH_KEY columns), the position of its launch in ``launches``; -1 if none."""
     if not len(frame):
         return np.zeros(0, dtype=np.int64)
-    index = pd.MultiIndex.from_tuples(list(keys), names=list(LAUNCH_KEY)) if keys else None
-    if index is None:
+    if not len(launches):
         return np.full(len(frame), -1, dtype=np.int64)
-
-    def obj(col: str) -> list[Any]:
-        a = frame[col].astype(object).to_numpy()
-        missing = np.asarray(pd.isna(a), dtype=bool)
-        return [None if m else v for v, m in zip(a.tolist(), missing.tolist(), strict=True)]
-
-    rows = pd.MultiIndex.from_arrays([obj("report"), obj("process_id"), obj("launch_id")])
-    pos: np.ndarray = index.get_indexer(rows)
+    launch, rows = key_codes(launches, frame)
+    pos: np.ndarray = pd.Index(launch).get_indexer(rows)
     return pos.astype(np.int64)
 
 
@@ -730,45 +786,41 @@ def build_view(
         v = pd.DataFrame(index=range(n))
     sk = summary.kernels
 
-    # launches
-    keys = [_key(*t) for t in zip(_col(lv, "report"), _col(lv, "process_id"), _col(lv, "launch_id"), strict=True)]
-    hints = analysis.hints
-    hint_ids: dict[tuple[Any, ...], list[str]] = {}
-    for rep, pid, lid, h in zip(
-        _col(hints, "report"), _col(hints, "process_id"), _col(hints, "launch_id"), _col(hints, "hint"), strict=True
-    ):
-        hs = fmt.text(h)
-        if hs is not None:
-            lst = hint_ids.setdefault(_key(rep, pid, lid), [])
-            if hs not in lst:
-                lst.append(hs)
+    # launches: every column formatted as a whole, then one row object per launch
+    keys = list(zip(_texts(lv, "report"), _integers(lv, "process_id"), _integers(lv, "launch_id"), strict=True))
+    hint_ids = _launch_hints(lv, analysis.hints)
     nvtx_cache: dict[str, str | None] = {}
+    dims_cache: dict[tuple[Any, ...], str | None] = {}
+
+    def dims(x: int | None, y: int | None, z: int | None, size: int | None) -> str | None:
+        got = dims_cache.get((x, y, z, size), "")
+        if got == "":
+            got = dims_cache[(x, y, z, size)] = _dims(x, y, z, size)
+        return got
+
     launch_rows: list[LaunchRow] = []
     members: list[list[int]] = [[] for _ in range(len(sk))]
-    cols = {
-        c: _col(lv, c)
-        for c in (
-            "duration_ns",
-            "nvtx_path",
-            "grid_x",
-            "grid_y",
-            "grid_z",
-            "grid_size",
-            "block_x",
-            "block_y",
-            "block_z",
-            "block_size",
-        )
-    }
-    vcols = {
-        c: _col(v, c) for c in ("limiter", "compute_pipe", "regime", "utilization", "reason", "partial", "unmeasured")
-    }
+    ints = {c: _integers(lv, c) for c in ("grid_x", "grid_y", "grid_z", "grid_size", "block_x", "block_y", "block_z")}
+    ints["block_size"] = _integers(lv, "block_size")
+    nvtx_paths = _texts(lv, "nvtx_path")
+    launch_durations = _numbers(lv, "duration_ns")
+    texts = {c: _texts(v, c) for c in ("limiter", "compute_pipe", "regime", "reason")}
+    peak_fraction = _numbers(v, "utilization")
+    vcols = {c: _col(v, c) for c in ("partial", "unmeasured")}
+    units_cache: dict[Any, tuple[str, ...]] = {}
+    kernel_of = summary.launch_kernel.tolist()
     for i, key in enumerate(keys):
-        k = int(summary.launch_kernel[i])
+        k = int(kernel_of[i])
         members[k].append(i)
-        path = fmt.text(cols["nvtx_path"][i])
+        path = nvtx_paths[i]
         if path is not None and path not in nvtx_cache:
             nvtx_cache[path] = nvtx_op(path, depth=None)
+        um = vcols["unmeasured"][i]
+        units = units_cache.get(um) if isinstance(um, str) else None
+        if units is None:
+            units = _units(vcols, i)
+            if isinstance(um, str):
+                units_cache[um] = units
         launch_rows.append(
             LaunchRow(
                 index=i,
@@ -776,19 +828,19 @@ def build_view(
                 report=key[0],
                 process_id=key[1],
                 launch_id=key[2],
-                duration_ns=fmt.number(cols["duration_ns"][i]),
-                limiter=fmt.text(vcols["limiter"][i]),
-                compute_pipe=fmt.text(vcols["compute_pipe"][i]),
-                regime=fmt.text(vcols["regime"][i]),
-                peak_fraction=fmt.number(vcols["utilization"][i]),
-                reason=fmt.text(vcols["reason"][i]),
+                duration_ns=launch_durations[i],
+                limiter=texts["limiter"][i],
+                compute_pipe=texts["compute_pipe"][i],
+                regime=texts["regime"][i],
+                peak_fraction=peak_fraction[i],
+                reason=texts["reason"][i],
                 nvtx_path=path,
                 nvtx_op=None if path is None else nvtx_cache[path],
-                grid=_dims(cols["grid_x"][i], cols["grid_y"][i], cols["grid_z"][i], cols["grid_size"][i]),
-                block=_dims(cols["block_x"][i], cols["block_y"][i], cols["block_z"][i], cols["block_size"][i]),
-                hints=tuple(hint_ids.get(key, ())),
+                grid=dims(ints["grid_x"][i], ints["grid_y"][i], ints["grid_z"][i], ints["grid_size"][i]),
+                block=dims(ints["block_x"][i], ints["block_y"][i], ints["block_z"][i], ints["block_size"][i]),
+                hints=hint_ids.get(i, ()),
                 partial=bool(_flag(vcols, "partial", i)),
-                unmeasured=_units(vcols, i),
+                unmeasured=units,
             )
         )
 
@@ -882,7 +934,7 @@ def build_view(
     findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.recoverable_share or 0.0), -(f.share or 0.0), f.hint))
 
     roof = analysis.roofline
-    roof_pos = _positions(roof, [(r.report, r.process_id, r.launch_id) for r in launch_rows])
+    roof_pos = _positions(roof, lv)
     rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
     if title is None:
