@@ -27,7 +27,7 @@ Frames and their columns (empty frames keep them, with the same dtypes):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -180,13 +180,15 @@ class WideMetrics:
         """Non-empty cells: the rows ``to_long`` gives."""
         return sum(int(pc.sum(pc.not_equal(col, "")).as_py() or 0) for col in self.texts.columns)
 
-    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
-        """Metric name -> float array aligned with ``index`` (launches not in this table are NaN)."""
+    def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+        """Metric name -> float array aligned with ``index`` (launches not in this table are NaN); only the
+        metrics in ``names`` when given (the other columns are not touched)."""
         rows = index.get_indexer(launch_index(self.keys))
         have = rows >= 0
         out: dict[str, np.ndarray] = {}
-        matrix = self.values.to_numpy(dtype=np.float64)
-        for j, name in enumerate(self.values.columns):
+        values = self.values if names is None else self.values[[c for c in self.values.columns if c in names]]
+        matrix = values.to_numpy(dtype=np.float64)
+        for j, name in enumerate(values.columns):
             col = np.full(len(index), np.nan)
             col[rows[have]] = matrix[have, j]
             out[str(name)] = col
@@ -272,8 +274,8 @@ class LongMetrics:
     def to_long(self) -> pd.DataFrame:
         return self.frame
 
-    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
-        return long_to_wide(self.frame, index)
+    def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+        return long_to_wide(self.frame, index, names)
 
     def has_body_items(self) -> bool:
         return "body_item" in self.frame.columns and bool(self.frame["body_item"].notna().any())
@@ -283,6 +285,30 @@ class LongMetrics:
 
     def subset(self, keys: pd.MultiIndex) -> LongMetrics:
         return LongMetrics(self.frame.loc[launch_index(self.frame).isin(keys)].reset_index(drop=True))
+
+
+@dataclass(frozen=True)
+class WideValues:
+    """The wide numeric view of one page as a reader builds it: ``matrix[j]`` holds metric ``names[j]`` for the
+    launches of ``keys`` (LAUNCH_KEY), floats in base units, NaN where not measured."""
+
+    keys: pd.MultiIndex
+    names: list[str]
+    matrix: np.ndarray  # (metrics, launches)
+
+    def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+        """Metric name -> float array aligned with ``index`` (launches not on this page are NaN)."""
+        pick = [j for j, n in enumerate(self.names) if names is None or n in names]
+        if len(index) == len(self.keys) and index.equals(self.keys):
+            return {self.names[j]: self.matrix[j] for j in pick}
+        rows = index.get_indexer(self.keys)
+        have = rows >= 0
+        out: dict[str, np.ndarray] = {}
+        for j in pick:
+            col = np.full(len(index), np.nan)
+            col[rows[have]] = self.matrix[j][have]
+            out[self.names[j]] = col
+        return out
 
 
 class LazyMetrics:
@@ -298,9 +324,12 @@ class LazyMetrics:
         *,
         body_items: bool = True,
         names: frozenset[str] | None = None,
+        wide: WideValues | None = None,
     ) -> None:
         """``body_items``: whether any row is a body item; ``names``: every metric name the rows resolve to
-        (None: not known). Both let the analysis skip the long form where it would find nothing."""
+        (None: not known). Both let the analysis skip the long form where it would find nothing. ``wide``: the
+        wide numeric view, when the reader built it while reading (``values`` then never needs the long form)."""
+        self._wide = wide
         self._rows = rows
         self._build: Callable[[], pd.DataFrame] | None = build
         self._frame: pd.DataFrame | None = None
@@ -317,8 +346,10 @@ class LazyMetrics:
             self._build = None  # let the parsed columns go
         return self._frame
 
-    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]:
-        return long_to_wide(self.to_long(), index)
+    def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
+        if self._wide is not None:
+            return self._wide.columns_for(index, names)
+        return long_to_wide(self.to_long(), index, names)
 
     def has_body_items(self) -> bool:
         return self._body_items
@@ -338,7 +369,7 @@ class MetricSource(Protocol):
 
     def row_count(self) -> int: ...
     def to_long(self) -> pd.DataFrame: ...
-    def columns_for(self, index: pd.MultiIndex) -> dict[str, np.ndarray]: ...
+    def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]: ...
     def subset(self, keys: pd.MultiIndex) -> MetricSource: ...
     def has_body_items(self) -> bool: ...
     def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series: ...
@@ -464,11 +495,17 @@ def launch_index(frame: pd.DataFrame) -> pd.MultiIndex:
     )
 
 
-def long_to_wide(metrics: pd.DataFrame, index: pd.MultiIndex) -> dict[str, np.ndarray]:
-    """Metric name -> float array aligned with ``index``; the first numeric value outside body items wins.
+def long_to_wide(
+    metrics: pd.DataFrame, index: pd.MultiIndex, names: Collection[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Metric name -> float array aligned with ``index``; the first numeric value outside body items wins. Only
+    the metrics in ``names`` when given.
 
     Columns taken: LAUNCH_KEY, metric, value, body_item."""
-    m = metrics.loc[metrics["metric"].notna().to_numpy() & metrics["value"].notna().to_numpy()]
+    keep = metrics["metric"].notna().to_numpy() & metrics["value"].notna().to_numpy()
+    if names is not None:
+        keep &= metrics["metric"].isin(list(names)).to_numpy()
+    m = metrics.loc[keep]
     if m.empty:
         return {}
     rows = index.get_indexer(launch_index(m))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -21,11 +20,9 @@ from ..model import (
     SOURCE_COLUMNS,
     MetricSource,
     Report,
-    WideMetrics,
     conform,
     empty_frame,
     launch_index,
-    long_to_wide,
 )
 from ..quantities import duration_metrics, duration_ns
 from .details import read_details
@@ -192,12 +189,7 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
     names = duration_metrics()
     columns: dict[str, np.ndarray] = {}
     for source in sources:
-        if isinstance(source, WideMetrics):
-            keep = [c for c in source.values.columns if c in names]
-            found = dataclasses.replace(source, values=source.values[keep]).columns_for(index)
-        else:
-            long = source.to_long()
-            found = long_to_wide(long.loc[long["metric"].isin(names).to_numpy()], index)
+        found = source.columns_for(index, names)  # a details page's long form is not built for this
         for name, col in found.items():  # as Report.values merges sources
             columns[name] = np.where(np.isnan(columns[name]), col, columns[name]) if name in columns else col
     out = launches.copy()

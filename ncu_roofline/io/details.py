@@ -14,28 +14,34 @@ Ragged metric rows stop after ``Metric Value``, with or without one empty field 
 from __future__ import annotations
 
 import mmap
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
+from ..labels import resolve
 from ..model import (
     RULE_COLUMNS,
     LazyMetrics,
+    WideValues,
     conform,
     empty_frame,
     ext_array,
     launch_index,
     missing_array,
 )
-from ..units import parse_numbers
+from ..units import detect_number_style, parse_numbers, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import check_units, long_metrics, resolved_names, unknown_labels
 from .page import Page
 from .records import (
     DICT,
+    Block,
+    Fallback,
     OddRows,
     categorical,
     check_nonempty,
@@ -45,7 +51,9 @@ from .records import (
     loose_fields,
     number_style,
     read_records,
+    split_blocks,
     string_columns,
+    text_of,
 )
 from .sniff import Located, fields_of, lines_of
 
@@ -91,6 +99,18 @@ def read_details(loc: Located, report: str) -> Page:
     ragged = width in (vi + 1, vi + 2) and width != len(header)
     names = [*header[: vi + 1], *(["__trailing__"] if width == vi + 2 else [])] if ragged else list(header)
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
+    if ragged and names[-1] == "__trailing__":  # metric rows end in an empty field: a byte tells them from rules
+        try:
+            return _read_streamed(loc, report, names, identity)
+        except Fallback:
+            pass  # something only the careful reader below handles: it says what and where
+    return _read_careful(loc, report, names, identity, ragged)
+
+
+def _read_careful(loc: Located, report: str, names: list[str], identity: list[str], ragged: bool) -> Page:
+    """The whole page parsed at once; rows of another width go through pyarrow's callback and are classified
+    one by one (ncu messages, program output, embedded tables, damage)."""
+    header = loc.header
     fast = ragged or "Rule Name" not in header
     parsed = _parse_fast(loc, names, identity) if fast else None
     if parsed is None:
@@ -266,3 +286,340 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
             "which has no metric rows (expected some)",
         )
     return rules
+
+
+# ------------------------------------------------------------------------------------------ streamed reading
+
+#: Rows of ``Metric Value`` the number style is decided from (as :func:`records.number_style` samples).
+STYLE_SAMPLE = 200_000
+RULE_KEEP = ("ID", "Process ID", "Section Name", "Rule Name", "Rule Type", "Rule Description",
+             "Estimated Speedup Type", "Estimated Speedup")  # fmt: skip
+LONG_COLUMNS = ("Section Name", "Body Item Label", "Metric Name", "Metric Unit", "Metric Value")
+
+
+class _Words:
+    """A dictionary of strings grown block by block, codes in order of first appearance in the file; '' is -1
+    (as :func:`records.categorical` leaves it out of the categories)."""
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def codes(self, arr: pa.Array) -> np.ndarray:
+        """This dictionary's code for each row of a (dictionary-encoded) string column."""
+        if not isinstance(arr.type, pa.DictionaryType):
+            arr = arr.dictionary_encode()
+        local = arr.dictionary.to_pylist()
+        table = np.empty(len(local), dtype=np.int32)
+        for i, word in enumerate(local):
+            code = self._index.get(word, -1) if word else -1
+            if word and code < 0:
+                code = self._index[word] = len(self.words)
+                self.words.append(word)
+            table[i] = code
+        out: np.ndarray = table[arr.indices.to_numpy(zero_copy_only=False)]
+        return out
+
+    def text(self, codes: np.ndarray) -> list[str]:
+        return [self.words[c] if c >= 0 else "" for c in codes.tolist()]
+
+
+@dataclass
+class _Prepared:
+    """What one block's metric rows give without looking at other blocks (computed on the parsing thread)."""
+
+    table: pa.Table
+    lid: np.ndarray
+    pid: np.ndarray
+    keys: tuple[np.ndarray, np.ndarray, np.ndarray]  # unique (process, launch) keys, first row, inverse
+    en: np.ndarray  # Metric Value as numbers in the "en" style
+
+
+def _prepare(block: Block) -> _Prepared | None:
+    """Checks and conversions of one block that need no other block: integer keys in range, no value after
+    Metric Value, rule rows keyed by integers; the keys' first rows; the numbers."""
+    if block.rules is not None and block.rules.num_rows:
+        for c in ("ID", "Process ID"):
+            if not pc.all(pc.match_substring_regex(block.rules.column(c), r"^\d+$")).as_py():
+                raise Fallback("a rule row without integer keys")
+    table = block.metric
+    if table.num_rows == 0:
+        return None
+    table = table.unify_dictionaries().combine_chunks()
+    lid = column(table, "ID").to_numpy()
+    pid = column(table, "Process ID").to_numpy()
+    if lid.min() < 0 or pid.min() < 0 or lid.max() >= 1 << 32 or pid.max() >= 1 << 30:
+        raise Fallback("keys out of range")
+    if pc.any(pc.not_equal(column(table, "__trailing__"), "")).as_py():
+        raise Fallback("a value after Metric Value")
+    uniq, first, inverse = np.unique((pid << 32) | lid, return_index=True, return_inverse=True)
+    en = parse_numbers(column(table, "Metric Value"), "en").to_numpy(zero_copy_only=False)
+    return _Prepared(table, lid, pid, (uniq, first, inverse), en)
+
+
+def _pair(section: np.ndarray, field: np.ndarray) -> np.ndarray:
+    """One int64 per (section, field) code pair, -1 codes included."""
+    out: np.ndarray = ((section.astype(np.int64) + 1) << 32) | (field.astype(np.int64) + 1)
+    return out
+
+
+class _Stream:
+    """What a details page is reduced to, block by block: launch keys and identity, the dictionaries of
+    sections, fields and units, the numeric metric cells (launch, section, field, body item?, value in base
+    units) and the rule rows. Anything unusual is a Fallback to the careful reader."""
+
+    def __init__(self, row_identity: list[str], body: bool) -> None:
+        self.row_identity = row_identity
+        self.has_body_column = body
+        self.launch_row: dict[int, int] = {}
+        self.lid: list[np.ndarray] = []
+        self.pid: list[np.ndarray] = []
+        self.first_lines: list[pa.Array] = []
+        self.words = {c: _Words() for c in row_identity}
+        self.ident = {c: np.zeros(0, dtype=np.int32) for c in row_identity}
+        self.section, self.field, self.body, self.unit = _Words(), _Words(), _Words(), _Words()
+        self.factors: list[float] = []
+        self.pairs: set[int] = set()
+        self.header_pairs: set[int] = set()
+        self.has_body = False
+        self.rows = 0
+        self.rules: list[pa.Table] = []
+        self.style: str | None = None
+        self.sample: set[str] = set()
+        self.sampled = 0
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, np.ndarray]] = []
+        self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]] = []
+
+    def add(self, block: Block) -> None:
+        pre: _Prepared | None = block.extra
+        if block.rules is not None and block.rules.num_rows:
+            self.rules.append(block.rules)
+        if pre is None:
+            return
+        table, lid, pid = pre.table, pre.lid, pre.pid
+        n = table.num_rows
+        uniq, first, inverse = pre.keys
+        local_row = np.empty(len(uniq), dtype=np.int64)
+        new: list[int] = []
+        keys = uniq.tolist()
+        for j in np.argsort(first, kind="stable").tolist():
+            r = self.launch_row.get(keys[j])
+            if r is None:
+                r = self.launch_row[keys[j]] = len(self.launch_row)
+                new.append(int(first[j]))
+            local_row[j] = r
+        row = local_row[inverse].astype(np.int32)
+        fresh = np.array(new, dtype=np.int64)
+        self.lid.append(lid[fresh])
+        self.pid.append(pid[fresh])
+        self.first_lines.append(block.lines.take(pa.array(block.metric_line[fresh])))
+        for c in self.row_identity:  # one identity per (Process ID, ID), checked on every row
+            codes = self.words[c].codes(column(table, c))
+            self.ident[c] = np.concatenate([self.ident[c], codes[fresh]])
+            if (codes != self.ident[c][row]).any():
+                raise Fallback(f"a launch with two {c!r} values")
+        section = self.section.codes(column(table, "Section Name"))
+        field = self.field.codes(column(table, "Metric Name"))
+        unit = self.unit.codes(column(table, "Metric Unit"))
+        if self.has_body_column:
+            body = self.body.codes(column(table, "Body Item Label"))
+            in_body = body >= 0
+            self.has_body |= bool(in_body.any())
+        else:
+            body = np.full(n, -1, dtype=np.int32)
+            in_body = np.zeros(n, dtype=bool)
+        value = column(table, "Metric Value")
+        self.kept.append((row, section, field, body, unit, value))  # what the long frame is built from
+        pair = _pair(section, field)
+        self.pairs.update(np.unique(pair).tolist())
+        self.header_pairs.update(np.unique(pair[~in_body]).tolist())
+        self.rows += n
+        if self.style is None:
+            take = min(n, STYLE_SAMPLE - self.sampled)
+            if take > 0:
+                self.sample.update(value.slice(0, take).unique().to_pylist())
+                self.sampled += take
+            self.pending.append((row, section, field, in_body, unit, value, pre.en))
+            if self.sampled >= STYLE_SAMPLE:
+                self.decide_style()
+            return
+        self.numbers(row, section, field, in_body, unit, value, pre.en)
+
+    def decide_style(self) -> None:
+        style = detect_number_style([s for s in self.sample if s])
+        if style is None:
+            raise Fallback("numbers in two styles")
+        self.style = style
+        for part in self.pending:
+            self.numbers(*part)
+        self.pending = []
+
+    def numbers(
+        self,
+        row: np.ndarray,
+        section: np.ndarray,
+        field: np.ndarray,
+        in_body: np.ndarray,
+        unit: np.ndarray,
+        text: pa.Array,
+        en: np.ndarray,
+    ) -> None:
+        """Keep the cells that hold a number, in base units (as the long frame's ``value``). ``en``: the numbers
+        as read in the "en" style on the parsing thread (read again here in the file's style if it is another)."""
+        assert self.style is not None
+        for word in self.unit.words[len(self.factors) :]:
+            parsed = unit_or_none(word)
+            self.factors.append(np.nan if parsed is None else parsed.factor)
+        factor = np.append(np.array(self.factors, dtype=np.float64), 1.0)  # last slot: no unit
+        raw = en if self.style == "en" else parse_numbers(text, self.style).to_numpy(zero_copy_only=False)
+        value = raw * factor[np.where(unit < 0, len(self.factors), unit)]
+        keep = ~np.isnan(value)
+        self.cells.append((row[keep], section[keep], field[keep], in_body[keep], value[keep]))
+
+
+def _read_streamed(loc: Located, report: str, names: list[str], identity: list[str]) -> Page:
+    """A ragged details page read block by block (:func:`records.split_blocks`): each block is reduced to launch
+    identity, numeric cells and rule rows before the next is read, so memory follows the launches, not the
+    file. The long ``metrics`` frame is built only when asked for (by reading the file again)."""
+    header = loc.header
+    row_identity = [c for c in identity if c in ROW_IDENTITY]
+    rest = [c for c in identity if c not in row_identity]
+    long_cols = [c for c in LONG_COLUMNS if c in names]
+    wanted = ["ID", "Process ID", *row_identity, *long_cols, "__trailing__"]
+    types: dict[str, pa.DataType] = dict.fromkeys(names, DICT)
+    types.update({"ID": pa.int64(), "Process ID": pa.int64(), "Metric Value": pa.string(), "__trailing__": pa.string()})
+    rule_keep = [c for c in RULE_KEEP if c in header]
+    rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
+    stream = _Stream(row_identity, "Body Item Label" in names)
+    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare):
+        stream.add(block)
+    if not stream.rows:
+        raise Fallback("no metric rows")
+    if stream.style is None:
+        stream.decide_style()
+    style = stream.style
+    assert style is not None
+    lid, pid = np.concatenate(stream.lid), np.concatenate(stream.pid)
+
+    ident = pd.DataFrame({c: stream.words[c].text(stream.ident[c]) for c in row_identity})
+    if rest:
+        lines = pa.concat_arrays(stream.first_lines)
+        text = text_of(lines)
+        first = pacsv.read_csv(
+            pa.BufferReader(text),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(newlines_in_values=False),
+            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()), include_columns=rest),
+        )
+        if first.num_rows != len(lid):
+            raise Fallback("first lines")
+        for c in rest:
+            ident[c] = first.column(c).to_pylist()
+    ident["ID"] = lid.astype(str)
+    ident["Process ID"] = pid.astype(str)
+    launches = build_launches(ident, report)
+    cc = main_cc(launches)
+
+    not_understood = check_units(loc, pa.array(stream.unit.words, pa.string()))
+    sections, fields = stream.section.words, stream.field.words
+    n_f = len(fields) + 1
+
+    def ordered(pairs: set[int]) -> list[tuple[int, int]]:
+        """(section, field) codes in the order of ``metricframe``'s pair codes over the final categories."""
+        out = [(p >> 32, p & 0xFFFFFFFF) for p in pairs]  # codes + 1
+        return sorted(out, key=lambda sf: sf[0] * n_f + sf[1])
+
+    for s_i, f_i in ordered(stream.header_pairs):
+        if f_i == 0:
+            continue
+        sec_name = sections[s_i - 1] if s_i > 0 else ""
+        name, _label = resolve(sec_name, fields[f_i - 1], cc)
+        if name is None:
+            where = f" in {sec_name!r}" if sec_name else ""
+            not_understood.append(f"label {fields[f_i - 1]!r}{where}")
+
+    # metric name per (section, field) pair, categories in the order the long frame gives them
+    pair_keys: list[int] = []
+    pair_names: list[str | None] = []
+    for s_i, f_i in ordered(stream.pairs):
+        pair_keys.append((s_i << 32) | f_i)
+        name = resolve(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)[0] if f_i else None
+        pair_names.append(name)
+    categories = list(dict.fromkeys(n for n in pair_names if n is not None))
+    code_of = {n: i for i, n in enumerate(categories)}
+    pair_code = np.array([code_of[n] if n is not None else -1 for n in pair_names], dtype=np.int32)
+    order_keys = np.array(pair_keys, dtype=np.int64)
+    sort = np.argsort(order_keys)
+    wide = _wide(stream, order_keys[sort], pair_code[sort], len(lid), categories)
+
+    rule_table = pa.concat_tables(stream.rules) if stream.rules else None
+    rules = _rules(loc, report, rule_table, style, launches)
+
+    kept, stream.kept = stream.kept, []
+    words = {"section": sections, "field": fields, "body": stream.body.words, "unit": stream.unit.words}
+
+    def build() -> pd.DataFrame:
+        return _long(loc, report, kept, words, lid, pid, "Body Item Label" in names, style, cc)
+
+    keys = launch_index(launches)
+    lazy = LazyMetrics(
+        stream.rows,
+        build,
+        body_items=stream.has_body,
+        names=frozenset(categories),
+        wide=WideValues(keys, wide[0], wide[1]),
+    )
+    return Page(launches, lazy, rules, [], not_understood)
+
+
+def _wide(
+    stream: _Stream, pair_keys: np.ndarray, pair_code: np.ndarray, n_launch: int, categories: list[str]
+) -> tuple[list[str], np.ndarray]:
+    """(names, matrix metrics x launches): per launch and metric, the first numeric cell outside body items,
+    else the first in a body item (as ``model.long_to_wide`` picks from the long frame)."""
+    if not stream.cells:
+        return [], np.zeros((0, n_launch))
+    row, section, field, in_body, value = (np.concatenate(parts) for parts in zip(*stream.cells, strict=True))
+    stream.cells = []
+    code = pair_code[np.searchsorted(pair_keys, _pair(section, field))]
+    named = code >= 0
+    row, code, in_body, value = row[named], code[named], in_body[named], value[named]
+    if not len(row):
+        return [], np.zeros((0, n_launch))
+    order = np.lexsort((np.arange(len(row)), in_body))  # header rows first, then file order
+    row, code, value = row[order], code[order], value[order]
+    pair = row.astype(np.int64) * (int(code.max()) + 1) + code
+    _, first = np.unique(pair, return_index=True)
+    used, slot = np.unique(code[first], return_inverse=True)
+    matrix = np.full((len(used), n_launch), np.nan)
+    matrix[slot, row[first]] = value[first]
+    return [categories[c] for c in used.tolist()], matrix
+
+
+def _dictionary(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
+    """A dictionary-encoded column from codes into ``words`` (-1: the empty string)."""
+    indices = np.where(codes < 0, len(words), codes).astype(np.int32)
+    return pa.DictionaryArray.from_arrays(pa.array(indices), pa.array([*words, ""], pa.string()))
+
+
+def _long(
+    loc: Located,
+    report: str,
+    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]],
+    words: dict[str, list[str]],
+    lid: np.ndarray,
+    pid: np.ndarray,
+    body: bool,
+    style: str,
+    cc: str | None,
+) -> pd.DataFrame:
+    """The long ``metrics`` frame of a streamed page, from the codes and value texts kept while reading."""
+    row, section, field, body_codes, unit = (np.concatenate(parts) for parts in list(zip(*kept, strict=True))[:5])
+    value = pa.chunked_array([k[5] for k in kept], pa.string()).combine_chunks()
+    return long_metrics(
+        loc, report, process_id=pid[row], launch_id=lid[row], section=_dictionary(section, words["section"]),
+        body_item=_dictionary(body_codes, words["body"]) if body else None,
+        metric_field=_dictionary(field, words["field"]), unit=_dictionary(unit, words["unit"]), value=value,
+        style=style, cc=cc,
+    )  # fmt: skip

@@ -292,7 +292,7 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
         dims = [d if isinstance(d, tuple) else None for d in _per_unique(identity[col], parse_dims)]
         for axis, i in (("x", 0), ("y", 1), ("z", 2)):
             out[f"{prefix}_{axis}"] = ext_array([d[i] if d else None for d in dims], "Int64")
-        out[f"{prefix}_size"] = ext_array([int(np.prod(d)) if d else None for d in dims], "Int64")
+        out[f"{prefix}_size"] = ext_array([d[0] * d[1] * d[2] if d else None for d in dims], "Int64")
     nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
     startend = [c for c in nvtx_cols if "Start/Stop" in c]
     push = [c for c in nvtx_cols if c not in startend]
