@@ -93,29 +93,58 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series([None] * len(frame), index=frame.index, dtype=object)
 
 
-def _per_value(s: pd.Series, f: Any) -> np.ndarray:
+class _Column:
+    """A column's values, turned into plain Python values (None where missing) a slice at a time, so that the
+    objects of a large report exist for one chunk of launches at once: ``values`` are floats (None where not
+    finite), codes into ``table`` (-1: its last item, None), or Python objects."""
+
+    def __init__(self, values: np.ndarray, table: np.ndarray | None = None) -> None:
+        self.values, self.table = values, table
+
+    def take(self, at: np.ndarray) -> _Column:
+        """The values at ``at`` (-1: a missing value)."""
+        v = self.values
+        if self.table is not None:
+            v = np.append(v, -1)
+        elif v.dtype.kind == "f":
+            v = np.append(v, np.nan)
+        else:
+            v = _with_none(v)
+        return _Column(v[at], self.table)
+
+    def list(self, a: int, b: int) -> list[Any]:
+        v = self.values[a:b]
+        if self.table is not None:
+            out: list[Any] = self.table[v].tolist()
+            return out
+        if v.dtype.kind == "f":
+            o = v.astype(object)
+            o[~np.isfinite(v)] = None
+            v = o
+        values: list[Any] = v.tolist()
+        return values
+
+
+def _per_value(s: pd.Series, f: Any) -> _Column:
     out = np.empty(len(s), dtype=object)
     out[:] = [f(v) for v in s.tolist()]
-    return out
+    return _Column(out)
 
 
-def _a_nums(s: pd.Series) -> np.ndarray:
-    """_num over a column: Python floats, None where missing or not finite."""
+def _a_nums(s: pd.Series) -> _Column:
+    """_num over a column: floats, None where missing or not finite."""
     try:
         a = s.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
         a = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    out = a.astype(object)
-    out[~np.isfinite(a)] = None
-    return out
+    return _Column(a)
 
 
-def _a_strs(s: pd.Series) -> np.ndarray:
+def _a_strs(s: pd.Series) -> _Column:
     """_str over a column: each distinct text once (a string column is factorised), None where missing."""
     if isinstance(s.dtype, pd.StringDtype):
         codes, uniques = pd.factorize(s)
-        out: np.ndarray = _with_none(np.array([str(u) for u in uniques], dtype=object))[codes]  # -1: missing
-        return out
+        return _Column(codes, _with_none(np.array([str(u) for u in uniques], dtype=object)))
     return _per_value(s, _str)
 
 
@@ -127,7 +156,7 @@ def _with_none(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _a_ints(s: pd.Series) -> np.ndarray:
+def _a_ints(s: pd.Series) -> _Column:
     """_int over a column: Python ints, None where missing."""
     if pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_float_dtype(s.dtype):
         missing = s.isna().to_numpy()
@@ -136,17 +165,17 @@ def _a_ints(s: pd.Series) -> np.ndarray:
             return _per_value(s, _int)  # int(inf) raises, as it always did
         out = v.astype(np.int64).astype(object)
         out[missing] = None
-        return out
+        return _Column(out)
     return _per_value(s, _int)
 
 
-def _a_bools(s: pd.Series) -> np.ndarray:
+def _a_bools(s: pd.Series) -> _Column:
     """_bool over a column: Python bools, None where missing."""
     if pd.api.types.is_bool_dtype(s.dtype):
         missing = s.isna().to_numpy()
         out = s.to_numpy(dtype=bool, na_value=False).astype(object)
         out[missing] = None
-        return out
+        return _Column(out)
     return _per_value(s, _bool)
 
 
@@ -160,22 +189,22 @@ def _positions(launches: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray,
 
 class _Groups:
     """The rows of a frame grouped by launch code (input order kept within a group), with whole columns as object
-    arrays in that order: ``items(lo, hi)`` builds the items of the groups ``lo`` to ``hi`` - 1 only, and
+    arrays in that order: ``lists(lo, hi)`` gives the values of the groups ``lo`` to ``hi`` - 1 only, and
     ``bounds`` says where each group's items start in the list of the groups from 0."""
 
-    def __init__(self, codes: np.ndarray, keep: np.ndarray | None, n: int, columns: dict[str, np.ndarray]) -> None:
+    def __init__(self, codes: np.ndarray, keep: np.ndarray | None, n: int, columns: dict[str, _Column]) -> None:
         rows = np.arange(len(codes)) if keep is None else np.flatnonzero(keep)
         order = rows[np.argsort(codes[rows], kind="stable")]
         self.bounds = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(codes[order], minlength=n), out=self.bounds[1:])
-        self.columns = {k: v[order] for k, v in columns.items()}
+        self.columns = {k: v.take(order) for k, v in columns.items()}
 
     def lists(self, lo: int, hi: int) -> tuple[list[int], dict[str, list[Any]]]:
         """The groups ``lo`` to ``hi`` - 1: where each one's items start (and the last ends) in their lists, and
         each column's values as a list."""
         a, b = int(self.bounds[lo]), int(self.bounds[hi])
         starts: list[int] = (self.bounds[lo : hi + 1] - a).tolist()
-        return starts, {k: v[a:b].tolist() for k, v in self.columns.items()}
+        return starts, {k: v.list(a, b) for k, v in self.columns.items()}
 
 
 def _evidence(texts: list[str | None]) -> list[Any]:
@@ -229,11 +258,11 @@ VERDICT_TEXT = (
 )
 
 
-def _split_cached(texts: np.ndarray, sep: str, strip: bool) -> list[list[str]]:
+def _split_cached(texts: list[str | None], sep: str, strip: bool) -> list[list[str]]:
     """Per value, the text split at ``sep`` ([] where missing or empty), each distinct text split once."""
     cache: dict[str, list[str]] = {}
     out: list[list[str]] = []
-    for t in texts.tolist():
+    for t in texts:
         if not t:
             out.append([])
             continue
@@ -259,7 +288,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
     _, h_codes, n_hints = _positions(lf, hints)
 
     codes_u, names_u = pd.factorize(util["unit"], use_na_sentinel=False)
-    unit = np.array([str(u) for u in names_u], dtype=object)[codes_u]  # as str() gives it, "<NA>" too
+    unit = _Column(codes_u, np.array([str(u) for u in names_u], dtype=object))  # as str() gives it, "<NA>" too
     keep_unit = ~np.array([u.startswith("limiter_") for u in names_u.map(str)], dtype=bool)[codes_u]
     util_g = _Groups(u_codes, keep_unit, n_util, {"unit": unit, "value": _a_nums(util["value"])})
 
@@ -282,7 +311,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
     hint_cols["estimated_speedup"] = _a_nums(hints["estimated_speedup"])
     hint_g = _Groups(h_codes, None, n_hints, hint_cols)
 
-    lcols: dict[str, np.ndarray] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
+    lcols: dict[str, _Column] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
     lcols["device_name"] = _a_strs(_column(lf, "device_name"))
     lcols |= {c: _a_ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
     lcols["duration_ns"] = _a_nums(lf["duration_ns"])
@@ -298,7 +327,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
         recipes = recipes[~recipes.index.duplicated(keep="last")]
         at = recipes.index.get_indexer(pd.MultiIndex.from_frame(lf[list(LAUNCH_KEY)]))
         figures = [str(f) for f in recipes.columns]
-        recipe_cols = [_with_none(_a_strs(recipes[f]))[at] for f in recipes.columns]  # at -1 (no row): None
+        recipe_cols = [_a_strs(recipes[f]).take(at) for f in recipes.columns]  # at -1 (no row): None
     else:
         figures, recipe_cols = [], []
 
@@ -306,16 +335,16 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
         stop = min(n, start + chunk)
         codes = l_codes[start:stop]
         lo, hi = int(codes.min()), int(codes.max()) + 1
-        col = {k: v[start:stop].tolist() for k, v in lcols.items()}
-        unmeasured = _split_cached(unmeasured_text[start:stop], ",", strip=True)
-        not_checked = _split_cached(not_checked_text[start:stop], "; ", strip=False)
+        col = {k: v.list(start, stop) for k, v in lcols.items()}
+        unmeasured = _split_cached(unmeasured_text.list(start, stop), ",", strip=True)
+        not_checked = _split_cached(not_checked_text.list(start, stop), "; ", strip=False)
         scores = [
             dict(zip(LIMITERS, row, strict=True))
             for row in zip(*(col[f"score_{lim}"] for lim in LIMITERS), strict=True)
         ]
         rec = [
             {f: v for f, v in zip(figures, row, strict=True) if v is not None}
-            for row in zip(*(c[start:stop].tolist() for c in recipe_cols), strict=True)
+            for row in zip(*(c.list(start, stop) for c in recipe_cols), strict=True)
         ] or [{} for _ in range(stop - start)]
 
         ub, u = util_g.lists(lo, hi)
