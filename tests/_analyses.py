@@ -3,24 +3,22 @@ hostile name, every verdict missing, no launches) for the report's tests."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from conftest import data
+from conftest import analysed, data
 
-import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 
 #: A kernel name that must not break the page: closes the script block, opens a new one, and carries markup.
 HOSTILE = 'k<float></script><script>window.__pwned=1</script><b onmouseover="x">|`*_[x]</b>'
 
 
-@functools.cache
 def sample(name: str) -> Analysis:
-    """The analysis of one sample export (``train_step.raw.csv``, ``micro_full.raw.csv``, ...)."""
-    return analyze(ncu_roofline.read(data(name)))
+    """The analysis of one sample export (``train_step.raw.csv``, ``micro_full.raw.csv``, ...), made once per
+    session (``conftest.analysed``: shared, never to be changed; the variants below copy what they change)."""
+    return analysed(data(name))
 
 
 def hostile(base: Analysis, launch_id: int = 0) -> Analysis:

@@ -1,10 +1,20 @@
-"""Shared fixtures: paths of the real ncu exports under tests/data and ../shared/ncu-samples."""
+"""Shared fixtures: paths of the real ncu exports under tests/data and ../shared/ncu-samples, and each export read
+and analysed once per test session (per pytest-xdist worker): :func:`read_shared` and :func:`analysed`."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import fields, is_dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pandas as pd
 import pytest
+
+if TYPE_CHECKING:
+    from ncu_roofline import Report
+    from ncu_roofline.analysis import Analysis
 
 DATA = Path(__file__).resolve().parent / "data"
 #: ../shared beside the checkout (CI clones the project next to a copy of it)
@@ -23,11 +33,92 @@ def data(name: str) -> Path:
     raise FileNotFoundError(p)
 
 
-@pytest.fixture(scope="session")
-def micro_full():
+#: What read_shared and analysed handed out, by (path, size, mtime, "read"/"analyze"[, options]), with the
+#: fingerprint of each of its frames when it was made.
+_SHARED: dict[tuple[object, ...], tuple[object, dict[str, bytes]]] = {}
+
+
+def _key(path: Path, *options: object) -> tuple[object, ...]:
+    stat = path.stat()
+    return (str(path), stat.st_size, stat.st_mtime_ns, *options)
+
+
+def _frames(obj: object) -> dict[str, pd.DataFrame]:
+    """The frames a Report or an Analysis holds (the Analysis's report's too), by field name."""
+    out: dict[str, pd.DataFrame] = {}
+    assert is_dataclass(obj)
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, pd.DataFrame):
+            out[f.name] = value
+        elif is_dataclass(value):
+            out.update({f"{f.name}.{k}": v for k, v in _frames(value).items()})
+    return out
+
+
+def _fingerprint(frame: pd.DataFrame) -> bytes:
+    """The frame's index, column names, dtypes and values, column by column (by value: not by memory layout)."""
+    h = hashlib.sha1(repr((list(frame.columns), [str(t) for t in frame.dtypes])).encode())
+    for i in range(-1, frame.shape[1]):
+        part = frame.index.to_series() if i < 0 else frame.iloc[:, i]
+        try:
+            h.update(pd.util.hash_pandas_object(part, index=False).to_numpy().tobytes())
+        except TypeError:  # values that are lists (instanced metrics)
+            h.update(repr(part.tolist()).encode())
+    return h.digest()
+
+
+def _fingerprints(obj: object) -> dict[str, bytes]:
+    return {name: _fingerprint(frame) for name, frame in _frames(obj).items()}
+
+
+def _shared(key: tuple[object, ...], make: object) -> object:
+    if key not in _SHARED:
+        assert callable(make)
+        obj = make()
+        _SHARED[key] = (obj, _fingerprints(obj))
+    return _SHARED[key][0]
+
+
+def read_shared(path: Path) -> Report:
+    """``ncu_roofline.read(path)``, read once per session: the same object to every caller, so never change it
+    (copy a frame before changing it); the session fails if a test did (``_shared_samples_unchanged``)."""
     import ncu_roofline
 
-    return ncu_roofline.read(data("micro_full.raw.csv"))
+    report = _shared(_key(path, "read"), lambda: ncu_roofline.read(path))
+    assert isinstance(report, ncu_roofline.Report)
+    return report
+
+
+def analysed(path: Path, *, device: str | None = None, peaks: Mapping[str, float] | None = None) -> Analysis:
+    """``analyze(read(path), device=..., peaks=...)``, once per session (of :func:`read_shared`'s report); the
+    same object to every caller, never to be changed."""
+    from ncu_roofline.analysis import Analysis, analyze
+
+    options = (device, tuple(sorted((peaks or {}).items())))
+    a = _shared(_key(path, "analyze", options), lambda: analyze(read_shared(path), device=device, peaks=peaks))
+    assert isinstance(a, Analysis)
+    return a
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_samples_unchanged() -> Iterator[None]:
+    """Fails the session (an error at its last test's teardown) if a test changed a frame of a shared report or
+    analysis in place: later tests would have seen the change."""
+    yield
+    changed = [
+        f"{key[0]} ({key[3]}): {name}"
+        for key, (obj, then) in _SHARED.items()
+        for name, now in _fingerprints(obj).items()
+        if then.get(name) != now
+    ]
+    assert not changed, f"a test changed a shared report or analysis in place: {changed}"
+
+
+@pytest.fixture(scope="session")
+def micro_full() -> Report:
+    """micro_full.raw.csv, read once per session (:func:`read_shared`: never change it)."""
+    return read_shared(data("micro_full.raw.csv"))
 
 
 def _has_ncu_report() -> bool:

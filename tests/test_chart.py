@@ -15,9 +15,8 @@ import pytest
 from _ncuchart import chart_points as ncu_points
 from _ncuchart import series_metric_suffix
 from _rawwide import DETAILS_ALL
+from conftest import analysed, read_shared
 
-import ncu_roofline
-from ncu_roofline.analysis import analyze
 from ncu_roofline.chart import CHART_RECIPE, chart_points
 
 QUANTITIES = ("achieved_flops", "achieved_bytes_per_s", "intensity", "peak_flops", "peak_bytes_per_s")
@@ -27,9 +26,9 @@ REPORTS = ("micro_full", "llm_full", "micro_roof")
 @pytest.fixture(scope="module", params=REPORTS)
 def case(request: pytest.FixtureRequest) -> dict[str, Any]:
     path = DETAILS_ALL[request.param]
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     name = str(report.launches["report"].iloc[0])
-    analysis = analyze(report)
+    analysis = analysed(path)
     roof = analysis.roofline
     lut = {
         (int(r.launch_id), str(r.precision), str(r.level), None if r.precision != "tensor" else str(r.series)): r
@@ -90,12 +89,12 @@ def test_no_missing_roofline_on_a_details_all_page(case: dict[str, Any]) -> None
 
 
 def test_chart_points_of_a_page_without_charts_are_empty() -> None:
-    report = ncu_roofline.read(DETAILS_ALL["micro_full"].with_name("micro_full.details.csv"))
+    report = read_shared(DETAILS_ALL["micro_full"].with_name("micro_full.details.csv"))
     assert chart_points(report.metrics).empty
 
 
 def test_points_frame_shape() -> None:
-    report = ncu_roofline.read(DETAILS_ALL["micro_roof"])
+    report = read_shared(DETAILS_ALL["micro_roof"])
     pts = chart_points(report.metrics)
     # 16 launches x 3 FP charts x 3 levels, plus tensor series
     fp = pts[pts["precision"] != "tensor"]

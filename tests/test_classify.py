@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data
+from conftest import analysed, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze, rules_for
@@ -69,9 +69,7 @@ MICRO_INPUTS = (
 
 @pytest.fixture(scope="module")
 def micro(micro_full: ncu_roofline.Report) -> Analysis:
-    return analyze(
-        micro_full, rules=rules_for(ncu_roofline.read(data("micro_full.details.csv")).rules, "micro_full.raw")
-    )
+    return analyze(micro_full, rules=rules_for(read_shared(data("micro_full.details.csv")).rules, "micro_full.raw"))
 
 
 def _by_id(frame: pd.DataFrame) -> pd.DataFrame:
@@ -103,7 +101,7 @@ def test_micro_truth_on_the_full_raw_page(micro: Analysis) -> None:
 
 @pytest.mark.parametrize("name", MICRO_INPUTS)
 def test_micro_truth_on_every_export(name: str) -> None:
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     check_truth(a)
 
 
@@ -196,8 +194,8 @@ def disagree(v: pd.DataFrame) -> np.ndarray:
 
 
 def _with_ncu(raw: str, details: str) -> Analysis:
-    report = ncu_roofline.read(data(raw))
-    rules = rules_for(ncu_roofline.read(data(details)).rules, str(report.launches["report"].iloc[0]))
+    report = read_shared(data(raw))
+    rules = rules_for(read_shared(data(details)).rules, str(report.launches["report"].iloc[0]))
     return analyze(report, rules=rules)
 
 
@@ -215,12 +213,12 @@ def test_agreement_with_ncu_solbottleneck(name: str) -> None:
 @pytest.mark.parametrize("name", ["micro_full.details.csv", "llm_full.details.csv", "train_step.details.csv"])
 def test_agreement_from_the_details_export_alone(name: str) -> None:
     # the default details page: Speed Of Light only for the verdict, rules in the same file
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     assert agreement(a.verdicts) >= 0.90
 
 
 def test_ncu_verdict_parsing_against_the_rule_rows() -> None:
-    rules = ncu_roofline.read(data("micro_full.details.csv")).rules
+    rules = read_shared(data("micro_full.details.csv")).rules
     sol = rules[rules["rule"] == "SOLBottleneck"].set_index("launch_id")["description"]
     got = {int(k): parse_sol_bottleneck(str(t)) for k, t in sol.items()}
     # what ncu's messages say, read by eye in micro_full.details.csv
@@ -247,8 +245,8 @@ def test_ncu_verdict_parsing_against_the_rule_rows() -> None:
 def test_disagreements_are_explained_with_figures() -> None:
     # Compare the micro verdicts with the rule rows of a *different* report (the LLM run, same launch IDs):
     # most disagree, and each disagreement must say what ncu compared and what decided ours.
-    micro = ncu_roofline.read(data("micro_full.raw.csv"))
-    llm_rules = rules_for(ncu_roofline.read(data("llm_full.details.csv")).rules, "micro_full.raw")
+    micro = read_shared(data("micro_full.raw.csv"))
+    llm_rules = rules_for(read_shared(data("llm_full.details.csv")).rules, "micro_full.raw")
     llm_rules["process_id"] = micro.launches["process_id"].iloc[0]
     v = analyze(micro, rules=llm_rules).verdicts
     wrong = v[disagree(v)]
@@ -307,7 +305,7 @@ def test_basic_set_still_gets_a_verdict(tmp_path: Path) -> None:
 
 def test_train_step_details_is_basic_and_classified() -> None:
     # SOL, LaunchStats and Occupancy only: a verdict for every launch, marked as Speed Of Light
-    a = analyze(ncu_roofline.read(data("train_step.details.csv")))
+    a = analysed(data("train_step.details.csv"))
     v = a.verdicts
     assert v["limiter"].notna().all() and v["regime"].notna().all()
     assert set(v["basis"]) == {"speed-of-light"}
@@ -318,7 +316,7 @@ def test_the_nersc_metrics_run_gets_verdicts() -> None:
     # the --metrics run of the NERSC recipe (cycles, clock, instruction counts, dram/lts/l1tex bytes): every
     # level's traffic and the FP work come from counts / duration, so the kernels built for one roof get it
     # (README truth table: stream_triad HBM bound, fp32_fma / fp64_fma compute bound).
-    a = analyze(ncu_roofline.read(data("micro_metrics.raw.csv")))
+    a = analysed(data("micro_metrics.raw.csv"))
     v = _by_id(a.verdicts)
     assert v.loc[0, "limiter"] == "hbm" and v.loc[0, "regime"] == "bound"  # stream_triad: 86 % of DRAM
     assert v.loc[1, "limiter"] == "hbm" and v.loc[1, "regime"] == "bound"
@@ -334,7 +332,7 @@ def test_every_export_of_every_sample_is_classified_without_errors() -> None:
         "micro_full.details-nvtx.csv",
         "direct_details.stdout.csv",
     ):
-        a = analyze(ncu_roofline.read(data(name)))
+        a = analysed(data(name))
         assert a.verdicts["regime"].notna().all(), name
 
 
@@ -344,7 +342,7 @@ def test_every_export_of_every_sample_is_classified_without_errors() -> None:
 def test_memory_breakdown_members_are_ncus(micro_full: ncu_roofline.Report) -> None:
     # Every label of the SOL "Memory Throughput Breakdown" body item (details-all) equals, on every launch,
     # one metric of the declared DRAM/L2/L1 lists, and the unit of its label prefix is that list's unit.
-    d = ncu_roofline.read(data("micro_full.details-all.csv"))
+    d = read_shared(data("micro_full.details-all.csv"))
     m = d.metrics
     m = m[(m["body_item"] == "Memory Throughput Breakdown").fillna(False).to_numpy()]
     raw = micro_full.values.reset_index(level=[0, 1], drop=True)
@@ -364,7 +362,7 @@ def test_memory_breakdown_members_are_ncus(micro_full: ncu_roofline.Report) -> N
 
 
 def test_details_all_breakdown_labels_fill_the_quantities() -> None:
-    d = ncu_roofline.read(data("micro_full.details-all.csv"))
+    d = read_shared(data("micro_full.details-all.csv"))
     from ncu_roofline.analysis import report_quantities
 
     q = report_quantities(d).reset_index(drop=True)
@@ -430,7 +428,7 @@ def test_latency_verdicts_lead_with_the_regime_and_name_the_stalls(micro: Analys
 
 def test_latency_verdicts_name_the_section_when_stalls_were_not_collected() -> None:
     # train_step's details page has SpeedOfLight, LaunchStats and Occupancy only (samples README)
-    a = analyze(ncu_roofline.read(data("train_step.details.csv")))
+    a = analysed(data("train_step.details.csv"))
     lat = a.verdicts[a.verdicts["regime"] == "latency"]
     assert len(lat)
     for r in lat["reason"]:
@@ -441,7 +439,7 @@ def test_latency_verdicts_on_a_details_page_name_ncus_stall() -> None:
     # micro_full's details page has no stall metrics, but ncu's CPIStall rule says it in words: low_occupancy's
     # warps spend 49.5 cycles per instruction waiting on an L1TEX scoreboard dependency (the raw page's long
     # scoreboard stall, 49.55)
-    a = analyze(ncu_roofline.read(data("micro_full.details.csv")))
+    a = analysed(data("micro_full.details.csv"))
     reason = str(_by_id(a.verdicts).loc[10, "reason"])
     assert reason.startswith("latency-bound")
     assert (

@@ -60,9 +60,15 @@ def _analyse_each_input_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def load(paths: list[Path], **options: object) -> object:
         patched = (cli.analyze, cli.read_inputs, cli.PROGRESS_MIN_BYTES, cli._is_tty) != originals
-        if patched or cli.settings().verbose or not all(Path(p).is_file() for p in paths):
+        progress = options.get("progress")
+        with_bar = isinstance(progress, cli.Progress) and progress.bar is not None
+        if patched or with_bar or cli.settings().verbose or not all(Path(p).is_file() for p in paths):
             return real(paths, **options)  # type: ignore[arg-type]
-        key = (tuple(_digest(Path(p)) for p in paths), repr(sorted(options.items(), key=lambda kv: kv[0])))
+        # the run's Progress (without a bar: it does nothing) is a new object each run: not part of the key; of
+        # in_folder (files found in a folder argument) only which of these paths are in it matters
+        found = options.get("in_folder", ())
+        chosen = sorted((k, v) for k, v in options.items() if k not in ("progress", "in_folder"))
+        key = (tuple((*_digest(Path(p)), Path(p) in found) for p in paths), repr(chosen))
         if key not in _LOADED:
             _LOADED[key] = real(paths, **options)  # type: ignore[arg-type]
         return _LOADED[key]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import SHARED_ROOT
+from conftest import SHARED_ROOT, analysed
 from test_quantities import CELLS
 
 import ncu_roofline
@@ -93,7 +93,7 @@ def _verdicts(a: Analysis) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def ref() -> dict[str, pd.DataFrame]:
-    return {f: _verdicts(analyze(ncu_roofline.read(SAMPLES / f"micro_roof.{f}.csv"))) for f in set(PAIRS.values())}
+    return {f: _verdicts(analysed(SAMPLES / f"micro_roof.{f}.csv")) for f in set(PAIRS.values())}
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -126,7 +126,7 @@ def test_2024_2_flavour_gives_the_2025_3_verdicts(flavour: str, ref: dict[str, p
 def test_2024_2_summaries_give_each_kernels_verdict(flavour: str, ref: dict[str, pd.DataFrame]) -> None:
     """A summary page has one row per kernel (per NVTX range) with its invocations; its verdict is the one
     every launch of that kernel gets from the 2025.3 details page."""
-    a = analyze(ncu_roofline.read(_path("2024.2", f"micro_roof.{flavour}")))
+    a = analysed(_path("2024.2", f"micro_roof.{flavour}"))
     rows = _verdicts(a)
     inv = a.launches.set_index("launch_id")["invocations"]
     per_launch = ref["details"]
@@ -174,7 +174,7 @@ GENE = {
 def test_gene_dzv_exports_agree(name: str) -> None:
     """4 launches; duration = cycles / rate and FP64 FLOP/s = (dadd + dmul + 2 dfma) / duration by hand from
     the 2020.1 CSV's cells, within the printing of each export; no settled verdict anywhere (no byte counts)."""
-    a = analyze(ncu_roofline.read(GENE[name]))
+    a = analysed(GENE[name])
     v = a.verdicts.set_index("launch_id")
     dur = a.quantities["duration"].droplevel([0, 1])
     roof = a.roofline

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED, data
+from conftest import SHARED, analysed, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -69,7 +69,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_v100_page_names_its_device_and_the_table_fills_its_peaks() -> None:
     """The real V100 page (ncu 2022.3) carries no peak metrics: the roofline peaks come from the V100 table."""
-    report = ncu_roofline.read(V100_RAW)
+    report = read_shared(V100_RAW)
     ident = identify(report)
     assert set(ident["device_name"]) == {"Tesla V100-SXM2-16GB"}
     assert set(ident["device_basis"]) == {"display_name"}
@@ -135,7 +135,7 @@ def test_b200_display_name_names_the_device(work: Path) -> None:
         "peak_source": ["report"],  # every figure from the page itself, none from the B200 table
         "missing_peaks": [],
     }
-    own = peaks_from_metrics(ncu_roofline.read(data("micro_full.raw.csv")).values)
+    own = peaks_from_metrics(read_shared(data("micro_full.raw.csv")).values)
     dram = [m["peak_bytes_per_s"] for x in doc["launches"] for m in x["memory"] if m["level"] == "dram"]
     np.testing.assert_allclose(dram, own["dram_bytes_per_s"].to_numpy())  # the page's 4.8 TB/s, not 7.7
     a = analyze(ncu_roofline.read(page))
@@ -150,7 +150,7 @@ def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:
     """train_step has no FP64 or tensor peak metrics: those come from the A40 entry, the rest from the page."""
     page = renamed(data("train_step.raw.csv.gz"), work / "a40.raw.csv", "NVIDIA A40")
     a = analyze(ncu_roofline.read(page))
-    own = peaks_from_metrics(ncu_roofline.read(data("train_step.raw.csv.gz")).values)
+    own = peaks_from_metrics(read_shared(data("train_step.raw.csv.gz")).values)
     np.testing.assert_allclose(a.peaks["dram_bytes_per_s"], own["dram_bytes_per_s"])
     assert (a.peaks["source_dram_bytes_per_s"] == "report").all()
     spec = lookup_device("NVIDIA A40")
@@ -158,8 +158,7 @@ def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:
     assert (a.peaks["fp64_flops"] == spec.fp64_flops.value).all()
     assert set(a.launches["device_name"]) == {"NVIDIA A40"}
     assert (
-        a.verdicts["limiter"].notna().sum()
-        == analyze(ncu_roofline.read(data("train_step.raw.csv.gz"))).verdicts["limiter"].notna().sum()
+        a.verdicts["limiter"].notna().sum() == analysed(data("train_step.raw.csv.gz")).verdicts["limiter"].notna().sum()
     )
 
 
@@ -247,13 +246,13 @@ def test_devices_command_prints_only_peak_keys() -> None:
 
 
 def test_analysis_frame_columns() -> None:
-    a = analyze(ncu_roofline.read(V100_RAW))
+    a = analysed(V100_RAW)
     assert {"device_name", "device_table", "device_basis"} <= set(a.launches.columns)
     assert isinstance(a.peaks["missing_peaks"], pd.Series)
 
 
 def test_library_device_argument_forgives_and_never_fails() -> None:
-    report = ncu_roofline.read(V100_RAW)
+    report = read_shared(V100_RAW)
     a = analyze(report, device="a100 pcie")
     assert set(a.launches["device_table"]) == {"NVIDIA A100 80GB PCIe"}
     assert (a.peaks["source_fp64_flops"] == "table:NVIDIA A100 80GB PCIe").all()

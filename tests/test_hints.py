@@ -15,10 +15,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data
+from conftest import analysed, data, read_shared
 
 import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 from ncu_roofline.classify import unit_table
 from ncu_roofline.hints import HINT_COLUMNS, RULES, Frame, build_frame, evaluate, thread_divergence
 from ncu_roofline.model import launch_index
@@ -54,17 +54,17 @@ BRIEF_HINTS = {
 
 @pytest.fixture(scope="module")
 def micro(micro_full: ncu_roofline.Report) -> Analysis:
-    return analyze(micro_full)
+    return analysed(data("micro_full.raw.csv"))
 
 
 @pytest.fixture(scope="module")
 def micro_rules() -> pd.DataFrame:
-    return ncu_roofline.read(data("micro_full.details.csv")).rules
+    return read_shared(data("micro_full.details.csv")).rules
 
 
 @pytest.fixture(scope="module")
 def llm() -> Analysis:
-    return analyze(ncu_roofline.read(data("llm_full.raw.csv")))
+    return analysed(data("llm_full.raw.csv"))
 
 
 def ours(a: Analysis) -> dict[int, set[str]]:
@@ -160,7 +160,7 @@ def test_uncoalesced_is_relative_to_the_access_width(micro: Analysis) -> None:
 def test_uncoalesced_without_ncus_theoretical_sectors() -> None:
     # our section collects sectors and requests only: strided_read's 32 sectors per request are more than
     # any coalesced warp access touches (16, for float4); stream_triad's 16 are not
-    a = analyze(ncu_roofline.read(data("sections/micro_ncuroofline.details.csv")))
+    a = analysed(data("sections/micro_ncuroofline.details.csv"))
     got = ours(a)
     assert "uncoalesced_global_access" in got[1]
     assert "uncoalesced_global_access" not in got[0]
@@ -168,7 +168,7 @@ def test_uncoalesced_without_ncus_theoretical_sectors() -> None:
 
 
 def test_uncoalesced_agrees_with_ncus_rule_where_it_matters(llm: Analysis) -> None:
-    rules = ncu_roofline.read(data("llm_full.details.csv")).rules
+    rules = read_shared(data("llm_full.details.csv")).rules
     flagged = set(rules[rules["rule"] == "UncoalescedGlobalAccess"]["launch_id"].astype(int))
     got = {lid for lid, hs in ours(llm).items() if "uncoalesced_global_access" in hs}
     assert got == flagged == {8}  # the layer norm
@@ -195,8 +195,8 @@ def test_tail_effect_is_the_emptiness_of_the_last_wave(raw: str, details: str) -
     # last wave. The SM slot time a partial last wave leaves idle is (1 - fill) / ceil(waves), from ncu's own
     # launch__waves_per_multiprocessor: every launch ncu flags has it (from 2 %, capped at the headroom), never
     # above ncu's figure
-    a = analyze(ncu_roofline.read(data(raw)))
-    rules = ncu_roofline.read(data(details)).rules
+    a = analysed(data(raw))
+    rules = read_shared(data(details)).rules
     tail = rules[(rules["rule"] == "LaunchConfiguration") & rules["description"].str.contains("partial wave")]
     expected = dict(zip(tail["launch_id"].astype(int), tail["speedup"] / 100.0, strict=True))
     waves = dict(zip(a.launches["launch_id"].astype(int), a.quantities["waves_per_sm"], strict=True))
@@ -218,7 +218,7 @@ def test_tail_effect_is_the_emptiness_of_the_last_wave(raw: str, details: str) -
 def test_tail_effect_of_the_dgemm_and_the_sgemm() -> None:
     # llm_ops.py's dgemm_fp64 (1.94 waves: the last wave 94 % full) and sgemm_fp32 (3.88 waves) leave 6 % and
     # 12 % of one wave idle: 3 % of the SM slot time each, well under 10 % (ncu's rule quotes 50 % and 25 %)
-    a = analyze(ncu_roofline.read(data("llm_full.raw.csv")))
+    a = analysed(data("llm_full.raw.csv"))
     names = a.launches.set_index("launch_id")["kernel_name"].astype(str)
     assert "f64f64" in names[12] and "f32f32" in names[11]
     for lid in (11, 12):
@@ -252,7 +252,7 @@ def test_atomic_contention(micro: Analysis, llm: Analysis) -> None:
     assert "270,336 global atomic requests" in h["message"]
     assert "atomic_contention" not in ours(llm)[3]  # 4,030 atomics spread over the L2 slices (max 1.4 %)
     # with our section only (no per-slice figures): atomics are all of the requests of a latency-bound launch
-    a = analyze(ncu_roofline.read(data("sections/micro_ncuroofline.details.csv")))
+    a = analysed(data("sections/micro_ncuroofline.details.csv"))
     assert {lid for lid, hs in ours(a).items() if "atomic_contention" in hs} == {11}
 
 
@@ -276,7 +276,7 @@ def test_atomic_contention_from_the_slices_alone(micro: Analysis) -> None:
 def test_fp32_instead_of_tensor(name: str, micro: Analysis) -> None:
     # llm_ops.py sets allow_tf32 = False: "sgemm_fp32" runs cuBLAS's FP32 FFMA GEMM (sm80_xmma_gemm_f32f32);
     # the raw page shows it on the FP32 roof and FFMA counters, the details page in ncu's SOLFPRoofline text
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     assert "f32f32" in str(a.launches.set_index("launch_id").loc[11, "kernel_name"])
     got = {lid for lid, hs in ours(a).items() if "fp32_instead_of_tensor" in hs}
     assert got == {11}
@@ -324,12 +324,12 @@ def test_low_cache_hit_rate_fires_on_two_passes(llm: Analysis) -> None:
 def test_thread_divergence() -> None:
     # No sample launch diverges (every one runs >= 31 of 32 threads per instruction): none may get the hint.
     for name in ("micro_full.raw.csv", "llm_full.raw.csv"):
-        a = analyze(ncu_roofline.read(data(name)))
+        a = analysed(data(name))
         assert a.quantities["threads_per_instruction"].min() > 31
         assert not any("thread_divergence" in hs for hs in ours(a).values())
     # The rule on a real launch (l1_reread) whose threads-per-instruction figure is set to 12: warps that run
     # 12 of 32 lanes on average.
-    a = analyze(ncu_roofline.read(data("micro_full.raw.csv")))
+    a = analysed(data("micro_full.raw.csv"))
     f = _frame(a)
     assert not thread_divergence(f).fires[3]
     diverged = f.with_quantity("threads_per_instruction", [12.0 if i == 3 else 32.0 for i in range(f.n)])
@@ -342,7 +342,7 @@ def test_thread_divergence() -> None:
 
 
 def test_ncu_rules_ride_along(micro_rules: pd.DataFrame) -> None:
-    a = analyze(ncu_roofline.read(data("micro_full.details.csv")))
+    a = analysed(data("micro_full.details.csv"))
     n = a.hints[a.hints["source"] == "ncu"]
     expected = micro_rules[micro_rules["type"].isin(["OPT", "WRN", "ERR"])]
     assert len(n) == len(expected)
@@ -359,7 +359,7 @@ def test_ncu_rules_ride_along(micro_rules: pd.DataFrame) -> None:
 
 def test_hints_on_a_default_details_export(micro_rules: pd.DataFrame) -> None:
     # Labels only, no roofline, no pipes: the rules that have their metrics still speak, the others stay silent.
-    a = analyze(ncu_roofline.read(data("micro_full.details.csv")))
+    a = analysed(data("micro_full.details.csv"))
     got = ours(a)
     assert "register_spilling" in got[9]  # derived__local_spilling_requests is in the default details page
     assert "low_occupancy" in got[10]
@@ -379,7 +379,7 @@ def _frame(a: Analysis) -> Frame:
 def test_no_estimate_above_the_headroom(name: str) -> None:
     # Every launch of every sample: what a hint says a fix can recover is at most 1 - the limiting unit's
     # fraction of its peak, and never negative; the roof fraction is that same figure (1 - headroom)
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     v = a.verdicts[["launch_id", "headroom", "utilization", "roof_fraction"]]
     h = a.hints[a.hints["source"] == "ncu-roofline"].merge(v, on="launch_id")
     est = h["estimated_speedup"].astype(float)
@@ -396,7 +396,7 @@ def test_evidence_or_silence(name: str) -> None:
     # Details pages without FLOP counts: non_fp_compute is never made from FLOPs that were not collected
     # (llm_full: softmax, layernorm, GELU do FP32 work at 17-23 % of peak on the raw page of the same run);
     # the launch says what was not checked and which ncu option adds it.
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     assert a.roofline.empty or a.roofline["achieved_flops"].isna().all()
     assert not any("non_fp_compute" in hs for hs in ours(a).values())
     v = a.verdicts
@@ -408,7 +408,7 @@ def test_evidence_or_silence(name: str) -> None:
 def test_non_fp_compute_on_measured_flops(llm: Analysis) -> None:
     # llm_full's raw page measures FLOPs: softmax, layernorm and GELU do FP32 work (ncu's SOLFPRoofline on the
     # details page of the same run reports their share of the FP32 peak): not "non-FP work"
-    rules = ncu_roofline.read(data("llm_full.details.csv")).rules
+    rules = read_shared(data("llm_full.details.csv")).rules
     for lid in (5, 8, 9):
         assert "non_fp_compute" not in ours(llm)[lid]
         assert ncu_says(rules, lid, "SOLFPRoofline", "FP32 peak performance")

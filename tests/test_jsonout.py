@@ -7,7 +7,7 @@ import json
 import pytest
 from _analyses import sample
 from click.testing import CliRunner
-from conftest import data
+from conftest import analysed, data
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -25,7 +25,7 @@ HINT_KEYS = {"id", "severity", "message", "evidence", "source", "advice", "estim
 
 @pytest.fixture(scope="module")
 def doc(micro_full: ncu_roofline.Report) -> dict[str, object]:
-    return json.loads(render_json(analyze(micro_full)))
+    return json.loads(render_json(analysed(data("micro_full.raw.csv"))))
 
 
 def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import SHARED_ROOT, data
+from conftest import SHARED_ROOT, analysed, data, read_shared
 
 import ncu_roofline
-from ncu_roofline.analysis import analyze
 from ncu_roofline.classify import classify
 from ncu_roofline.device import resolve_peaks
 from ncu_roofline.model import launch_index
@@ -32,7 +31,7 @@ def _by_id(frame: pd.DataFrame) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def nersc() -> ncu_roofline.Report:
     """The H200 --metrics run of the NERSC recipe: byte counts per level and FP instruction counts, no SOL."""
-    return ncu_roofline.read(data("micro_metrics.raw.csv"))
+    return read_shared(data("micro_metrics.raw.csv"))
 
 
 def test_dram_bound_is_not_settled_without_l2_and_l1(micro_full: ncu_roofline.Report) -> None:
@@ -60,7 +59,7 @@ def test_latency_is_never_claimed_with_units_unmeasured(micro_full: ncu_roofline
 
 
 def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> None:
-    v = _by_id(analyze(nersc).verdicts)
+    v = _by_id(analysed(data("micro_metrics.raw.csv")).verdicts)
     # memory-bound verdicts: the SM's non-FP work was not measured and could be busier
     assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm"
     # compute bound on FP32 FLOPs: every memory level was measured, nothing can be busier than compute's bound
@@ -78,13 +77,13 @@ def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> Non
 
 
 def test_full_exports_are_not_partial(micro_full: ncu_roofline.Report) -> None:
-    v = analyze(micro_full).verdicts
+    v = analysed(data("micro_full.raw.csv")).verdicts
     assert v["unmeasured"].isna().all()
     assert not v["partial"].astype(bool).any()
 
 
 def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None:
-    a = analyze(nersc)
+    a = analysed(data("micro_metrics.raw.csv"))
     d = to_dict(a)
     first = next(x for x in d["launches"] if x["id"] == 0)
     assert first["unmeasured"] == ["sm"] and first["partial"] is True
@@ -103,7 +102,7 @@ def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None
 def test_missing_names_only_what_the_file_lacks() -> None:
     """gene_dzv (ncu 2022.3 raw page, NERSC time-flops run): cycles, clock and FP64 counts, no bytes. The
     duration and FP64 work are there (not missing); the memory levels are, with the option that collects them."""
-    a = analyze(ncu_roofline.read(GENE_RAW))
+    a = analysed(GENE_RAW)
     v = a.verdicts
     assert "unclassified: no verdict: hbm, l2, l1, sm not measured" in render_terminal(a, width=200)
     for text in v["missing"]:

@@ -12,7 +12,7 @@ import derive
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, SHARED, data
+from conftest import DATA, SHARED, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
@@ -74,7 +74,7 @@ def test_micro_full_launches() -> None:
         "micro_full.details-all.csv",
         "micro_full.details-base.csv",
     ):
-        r = ncu_roofline.read(data(name))
+        r = read_shared(data(name))
         assert len(r.launches) == 16
         assert r.launches["display_name"].tolist() == MICRO_KERNELS
         tiny = r.launches[r.launches["display_name"] == "tiny_launch"]
@@ -88,9 +88,9 @@ def test_micro_full_launches() -> None:
 
 
 def test_llm_and_train_launch_counts() -> None:
-    assert len(ncu_roofline.read(data("llm_full.details.csv")).launches) == 16
-    assert len(ncu_roofline.read(data("llm_full.raw.csv")).launches) == 16
-    train = ncu_roofline.read(data("train_step.details.csv"))
+    assert len(read_shared(data("llm_full.details.csv")).launches) == 16
+    assert len(read_shared(data("llm_full.raw.csv")).launches) == 16
+    train = read_shared(data("train_step.details.csv"))
     assert len(train.launches) == 382
     # The samples README says 47 distinct kernels; the export itself holds 48 distinct demangled names.
     assert train.launches["kernel_name"].nunique() == 48
@@ -99,11 +99,11 @@ def test_llm_and_train_launch_counts() -> None:
 
 def test_spot_values_match_the_files() -> None:
     # micro_full.details-base.csv: "Duration","ns","189,408"; raw-base the same; details: "us","189.41"
-    base = ncu_roofline.read(data("micro_full.details-base.csv"))
+    base = read_shared(data("micro_full.details-base.csv"))
     assert _value(base, 0, "gpu__time_duration.sum") == pytest.approx(189_408e-9, rel=1e-12)
-    raw_base = ncu_roofline.read(data("micro_full.raw-base.csv"))
+    raw_base = read_shared(data("micro_full.raw-base.csv"))
     assert _value(raw_base, 0, "gpu__time_duration.sum") == pytest.approx(189_408e-9, rel=1e-12)
-    details = ncu_roofline.read(data("micro_full.details.csv"))
+    details = read_shared(data("micro_full.details.csv"))
     assert _value(details, 0, "gpu__time_duration.sum") == pytest.approx(189.41e-6, rel=1e-12)
     # "Memory Workload Analysis","Memory Throughput","Tbyte/s","4.17"
     assert _value(details, 0, "dram__bytes.sum.per_second") == pytest.approx(4.17e12, rel=1e-12)
@@ -118,7 +118,7 @@ def test_spot_values_match_the_files() -> None:
 
 
 def test_string_metrics_keep_their_text() -> None:
-    m = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    m = read_shared(data("micro_full.details.csv")).metrics
     row = m[(m["launch_id"] == 0) & (m["metric"] == "launch__func_cache_config")].iloc[0]
     assert row.text == "CachePreferNone"
     assert math.isnan(row.value)
@@ -158,8 +158,8 @@ def test_body_item_metrics_are_the_chart_rows() -> None:
 
 
 def test_labels_and_names_exports_agree() -> None:
-    labels = ncu_roofline.read(data("micro_full.details.csv")).metrics
-    names = ncu_roofline.read(data("micro_full.details-names.csv")).metrics
+    labels = read_shared(data("micro_full.details.csv")).metrics
+    names = read_shared(data("micro_full.details-names.csv")).metrics
     assert len(labels) == len(names)
     assert labels["metric"].isna().sum() == 0
     assert labels["metric"].astype(str).tolist() == names["metric"].astype(str).tolist()
@@ -176,14 +176,14 @@ def test_label_name_mode(tmp_path: Path) -> None:
     p = tmp_path / "label-name.csv"
     p.write_text(text)
     both = ncu_roofline.read(p).metrics
-    labels = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    labels = read_shared(data("micro_full.details.csv")).metrics
     assert both["metric"].astype(str).tolist() == labels["metric"].astype(str).tolist()
     assert both["label"].astype(str).tolist() == labels["label"].astype(str).tolist()
 
 
 def test_repeated_labels_stay_distinct() -> None:
     # The Tensor roofline chart repeats labels within one body item with different units.
-    m = ncu_roofline.read(data("micro_full.details-all.csv")).metrics
+    m = read_shared(data("micro_full.details-all.csv")).metrics
     tensor = m[(m["launch_id"] == 8) & (m["section"] == "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)")]
     counts = tensor[tensor["body_item"].isna()].groupby("label", observed=True).size()
     assert counts.max() >= 6
@@ -230,9 +230,9 @@ def _agree(a: ncu_roofline.Report, b: ncu_roofline.Report) -> int:
 
 def test_details_raw_and_ncu_rep_agree_on_micro_roof() -> None:
     pytest.importorskip("ncu_report")
-    details = ncu_roofline.read(data("micro_roof.details.csv"))
-    raw = ncu_roofline.read(data("micro_roof.raw.csv"))
-    rep = ncu_roofline.read(data("micro_roof.ncu-rep"))
+    details = read_shared(data("micro_roof.details.csv"))
+    raw = read_shared(data("micro_roof.raw.csv"))
+    rep = read_shared(data("micro_roof.ncu-rep"))
     assert len(details.launches) == len(raw.launches) == len(rep.launches) == 16
     assert rep.launches["kernel_name"].tolist() == details.launches["kernel_name"].tolist()
     assert (rep.launches["grid_size"] == details.launches["grid_size"]).all()
@@ -248,23 +248,23 @@ def test_details_raw_and_ncu_rep_agree_on_micro_roof() -> None:
 
 
 def test_captures_skip_and_report_program_output() -> None:
-    r = ncu_roofline.read(data("direct_details.stdout.csv"))
+    r = read_shared(data("direct_details.stdout.csv"))
     assert len(r.launches) == 16
     src = r.source.iloc[0]
     assert src.skipped_lines == 6
     assert "ncu message" in src.skipped and "program output" in src.skipped
     assert "line 1, 2, 6" in src.skipped
-    raw = ncu_roofline.read(data("direct_raw_metrics.stdout.csv"))
+    raw = read_shared(data("direct_raw_metrics.stdout.csv"))
     identity = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
                 "Grid Size", "Device", "CC"}  # fmt: skip
     header = next(csv.reader(line for line in data("direct_raw_metrics.stdout.csv").open() if line.startswith('"')))
     assert len(raw.launches) == 16 and raw.values.shape[1] == len([c for c in header if c not in identity]) == 338
-    summary = ncu_roofline.read(data("direct_summary.stdout.csv"))
+    summary = read_shared(data("direct_summary.stdout.csv"))
     assert summary.launches["invocations"].sum() == 16
 
 
 def test_details_all_reports_what_it_skipped() -> None:
-    r = ncu_roofline.read(data("micro_full.details-all.csv"))
+    r = read_shared(data("micro_full.details-all.csv"))
     src = r.source.iloc[0]
     # 16 NVLink text lines and 16 embedded NUMA tables (header + row) in the real export
     assert src.skipped_lines == 48
@@ -273,7 +273,7 @@ def test_details_all_reports_what_it_skipped() -> None:
 
 
 def test_summary_page() -> None:
-    s = ncu_roofline.read(data("micro_full.summary-per-kernel.csv"))
+    s = read_shared(data("micro_full.summary-per-kernel.csv"))
     tiny = s.launches[s.launches["display_name"] == "tiny_launch"]
     assert tiny["invocations"].tolist() == [4]
     assert s.launches["invocations"].sum() == 16
@@ -283,7 +283,7 @@ def test_summary_page() -> None:
 
 
 def test_session_page() -> None:
-    s = ncu_roofline.read(data("micro_full.session.csv"))
+    s = read_shared(data("micro_full.session.csv"))
     assert s.source["ncu_version"].iloc[0] == "2025.3.1.0"  # "Nsight Compute Target","2025.3.1.0 (build ...)"
     attrs = dict(zip(s.session["attribute"], s.session["value"], strict=False))
     assert attrs["display_name"] == "NVIDIA H200"
@@ -293,20 +293,20 @@ def test_session_page() -> None:
 
 
 def test_nvtx_paths_nest() -> None:
-    train = ncu_roofline.read(data("train_step.details.csv")).launches
+    train = read_shared(data("train_step.details.csv")).launches
     first = train["nvtx_path"].iloc[0]
     assert first.split("/")[0].startswith("aten::embedding")
     assert len(first.split("/")) == 3
-    llm = ncu_roofline.read(data("llm_full.details.csv")).launches
+    llm = read_shared(data("llm_full.details.csv")).launches
     assert llm["nvtx_path"].iloc[0] == "prefill_gemm_bf16"
 
 
 def test_instanced_metrics_keep_their_list() -> None:
-    r = ncu_roofline.read(data("micro_full.raw-instances.csv"))
+    r = read_shared(data("micro_full.raw-instances.csv"))
     m = r.metrics
     inst = m[m["text"].str.startswith("(", na=False)]
     assert len(inst) > 0 and inst["value"].isna().all()
-    plain = ncu_roofline.read(data("micro_full.raw.csv"))
+    plain = read_shared(data("micro_full.raw.csv"))
     assert _value(r, 0, "dram__bytes.sum.per_second") == _value(plain, 0, "dram__bytes.sum.per_second")
 
 
@@ -320,7 +320,7 @@ def test_number_locales(tmp_path: Path, style: str) -> None:
     p = tmp_path / f"{style}.csv"
     p.write_text(derived)
     a = ncu_roofline.read(p).metrics
-    b = ncu_roofline.read(data("micro_full.details.csv")).metrics
+    b = read_shared(data("micro_full.details.csv")).metrics
     np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=1e-12, equal_nan=True)
 
 
@@ -330,7 +330,7 @@ def test_older_layouts(tmp_path: Path, columns: list[str]) -> None:
     p = tmp_path / "old.csv"
     p.write_text(text)
     old = ncu_roofline.read(p)
-    new = ncu_roofline.read(data("micro_full.details.csv"))
+    new = read_shared(data("micro_full.details.csv"))
     assert len(old.launches) == 16 and len(old.rules) == 0
     assert old.launches["kernel_name"].tolist() == new.launches["kernel_name"].tolist()
     if len(columns) == 12:
@@ -364,7 +364,7 @@ def test_several_files_keep_their_source() -> None:
 
 
 def test_raw_and_details_long_forms_agree_on_values() -> None:
-    raw = ncu_roofline.read(data("micro_full.raw-base.csv"))
+    raw = read_shared(data("micro_full.raw-base.csv"))
     m = raw.metrics
     assert len(m) == 35_440  # every non-empty cell of the 16 x 2,227 metric columns
     dur = m[(m["metric"] == "gpu__time_duration.sum")].sort_values("launch_id")

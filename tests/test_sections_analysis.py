@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import data
+from conftest import analysed, data
 
 import ncu_roofline
 from ncu_roofline import device
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 from ncu_roofline.quantities import metric_names
 from ncu_roofline.sections import collected_metrics
 
@@ -24,12 +24,12 @@ VERDICT = ["limiter", "compute_pipe", "regime"]
 
 @pytest.fixture(scope="module")
 def raw(micro_full: ncu_roofline.Report) -> Analysis:
-    return analyze(micro_full)
+    return analysed(data("micro_full.raw.csv"))
 
 
 @pytest.mark.parametrize("name", SECTION_EXPORTS)
 def test_section_export_gets_the_full_roofline(name: str) -> None:
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     r = a.roofline
     assert len(a.launches) == 16
     for (lid, prec, level), g in r.groupby(["launch_id", "precision", "level"]):
@@ -49,7 +49,7 @@ def test_section_export_gets_the_full_roofline(name: str) -> None:
 
 @pytest.mark.parametrize("name", SECTION_EXPORTS)
 def test_section_export_gives_the_raw_pages_verdicts(name: str, raw: Analysis) -> None:
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     ours = a.verdicts.set_index("launch_id")[VERDICT]
     ref = raw.verdicts.set_index("launch_id")[VERDICT]
     pd.testing.assert_frame_equal(ours, ref)
@@ -59,7 +59,7 @@ def test_section_export_gives_the_raw_pages_verdicts(name: str, raw: Analysis) -
 
 @pytest.mark.parametrize("name", SECTION_EXPORTS)
 def test_section_roofline_equals_the_raw_pages(name: str, raw: Analysis) -> None:
-    a = analyze(ncu_roofline.read(data(name)))
+    a = analysed(data(name))
     cols = [
         "launch_id",
         "precision",

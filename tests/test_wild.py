@@ -18,7 +18,7 @@ import derive
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, data
+from conftest import DATA, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.errors import NcuError
@@ -218,7 +218,7 @@ def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
 
 @pytest.mark.parametrize("flavour", ["details", "details-names"])
 def test_2024_2_details_values_equal_2025_3(flavour: str) -> None:
-    new = ncu_roofline.read(data("micro_roof.details.csv")).metrics
+    new = read_shared(data("micro_roof.details.csv")).metrics
     old = ncu_roofline.read(V24 / f"micro_roof.{flavour}.csv.gz").metrics
     # labels (details) or names (details-names): join on the metric name where the label table knows it
     key = ["launch_id", "section", "label"] if flavour == "details" else ["launch_id", "metric"]
@@ -238,7 +238,7 @@ def test_2024_2_raw_values_equal_2025_3(flavour: str) -> None:
     assert pd.isna(old.source["not_understood"].iloc[0])
     units = set(records(V24 / "micro_roof.raw.csv.gz")[1][0])
     assert {"1/cycle", "1/ns", "1/s", "%/"} <= units
-    new = ncu_roofline.read(data("micro_roof.raw.csv")).metrics
+    new = read_shared(data("micro_roof.raw.csv")).metrics
     joined = new.merge(old.metrics, on=["launch_id", "metric"], suffixes=("_25", "_24"))
     joined = joined[joined["value_25"].notna()]
     assert joined["launch_id"].nunique() == MICRO_LAUNCHES
@@ -314,7 +314,7 @@ def test_cp949_program_output_around_and_inside_the_csv(tmp_path: Path) -> None:
     mixed = b"".join([CP949, *lines[: header + 5], CP949, *lines[header + 5 :], CP949.rstrip(b"\n")])
     p = tmp_path / "windows.csv"
     p.write_bytes(mixed)
-    plain = ncu_roofline.read(data("direct_details.stdout.csv"))
+    plain = read_shared(data("direct_details.stdout.csv"))
     report = ncu_roofline.read(p)
     assert len(report.launches) == len(plain.launches) == 16
     pd.testing.assert_series_equal(report.metrics["value"], plain.metrics["value"])
@@ -329,7 +329,7 @@ def test_powershell_utf16_capture(tmp_path: Path, encoding: str) -> None:
     text = data("direct_details.stdout.csv").read_text()
     p = tmp_path / "ps.csv"
     p.write_bytes(text.replace("\n", "\r\n").encode(encoding))
-    plain, report = ncu_roofline.read(data("direct_details.stdout.csv")), ncu_roofline.read(p)
+    plain, report = read_shared(data("direct_details.stdout.csv")), ncu_roofline.read(p)
     assert len(report.launches) == len(plain.launches) == 16
     pd.testing.assert_series_equal(report.metrics["value"], plain.metrics["value"])
     assert report.source["skipped_lines"].iloc[0] == plain.source["skipped_lines"].iloc[0]
@@ -340,7 +340,7 @@ def test_crlf_capture_reads_the_same(tmp_path: Path) -> None:
         text = data(name).read_bytes()
         p = tmp_path / name
         p.write_bytes(text.replace(b"\n", b"\r\n"))
-        a, b = ncu_roofline.read(data(name)), ncu_roofline.read(p)
+        a, b = read_shared(data(name)), ncu_roofline.read(p)
         assert len(a.launches) == len(b.launches) > 0
         pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
     # and an ncu 2024.2 summary page with its cut rows
@@ -355,7 +355,7 @@ def test_header_glued_to_program_output(tmp_path: Path) -> None:
     before = text[:i].rstrip("\n")  # the program's last line had no line break
     p = tmp_path / "glued.csv"
     p.write_text(before + "Done." + text[i:])
-    plain = ncu_roofline.read(data("direct_details.stdout.csv"))
+    plain = read_shared(data("direct_details.stdout.csv"))
     report = ncu_roofline.read(p)
     assert len(report.launches) == len(plain.launches) == 16
     # the program's last line, with the header glued to it, is still one skipped line of program output
@@ -381,7 +381,7 @@ def test_derived_18_column_details_page(tmp_path: Path) -> None:
     assert len(out[0]) == 18
     p = tmp_path / "eighteen.csv"
     p.write_text(derive.write(out, ragged_from=out[0].index("Metric Value") + 1))
-    a, b = ncu_roofline.read(data("micro_roof.details.csv")), ncu_roofline.read(p)
+    a, b = read_shared(data("micro_roof.details.csv")), ncu_roofline.read(p)
     assert len(b.launches) == len(a.launches) == MICRO_LAUNCHES
     assert len(b.rules) == len(a.rules) > 0
     pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
@@ -402,7 +402,7 @@ def test_derived_2021_layout_kernel_time_with_rule_columns(tmp_path: Path, trail
         out.append(row[: old.index("Metric Value") + 1] if len(r) <= vi + 2 and r[mi] else row)
     p = tmp_path / "kernel-time-rules.csv"
     p.write_text(derive.write(out, ragged_from=old.index("Metric Value") + 1 if trailing else None))
-    a, b = ncu_roofline.read(data("micro_roof.details.csv")), ncu_roofline.read(p)
+    a, b = read_shared(data("micro_roof.details.csv")), ncu_roofline.read(p)
     assert len(b.launches) == len(a.launches) == MICRO_LAUNCHES
     assert len(b.rules) == len(a.rules) > 0
     pd.testing.assert_series_equal(a.metrics["value"], b.metrics["value"])
@@ -584,7 +584,7 @@ def test_every_reexported_flavour_reads(name: str) -> None:
     "flavour", ["details-base", "details-fp", "details-function", "details-mangled", "details-nvtx-rename"]
 )
 def test_every_2024_2_details_flavour_equals_2025_3(flavour: str) -> None:
-    new = ncu_roofline.read(data("micro_roof.details.csv")).metrics
+    new = read_shared(data("micro_roof.details.csv")).metrics
     old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
     joined = new.merge(old, on=["launch_id", "section", "label"], suffixes=("_25", "_24"))
     joined = joined[joined["value_25"].notna()]
@@ -595,7 +595,7 @@ def test_every_2024_2_details_flavour_equals_2025_3(flavour: str) -> None:
 
 @pytest.mark.parametrize("flavour", ["raw-fp", "raw-instances", "raw-instance-details", "details-label-names"])
 def test_every_2024_2_name_flavour_equals_2025_3(flavour: str) -> None:
-    new = ncu_roofline.read(data("micro_roof.raw.csv")).metrics
+    new = read_shared(data("micro_roof.raw.csv")).metrics
     old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
     joined = new.merge(old, on=["launch_id", "metric"], suffixes=("_25", "_24"))
     joined = joined[joined["value_25"].notna() & joined["value_24"].notna()]
