@@ -22,6 +22,20 @@ SHARED_ROOT = Path(__file__).resolve().parents[2] / "shared"
 SHARED = SHARED_ROOT / "ncu-samples"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n auto --dist loadfile`` unless ``-n`` is given, where pytest-xdist is installed (the test extra): one
+    worker per CPU, each test file on one worker (its module fixtures built once). Without pytest-xdist the
+    tests run in this process, as with ``-n 0``."""
+    option = config.option
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if getattr(option, "numprocesses", 0) is None and not option.usepdb and not option.collectonly:
+        option.numprocesses = "auto"
+        if option.dist == "no":
+            option.dist = "loadfile"
+
+
 def data(name: str) -> Path:
     """A fixture file by name; '.gz' is appended when only the compressed copy exists."""
     p = DATA / name
