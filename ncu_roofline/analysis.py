@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .chart import chart_points, fill_from_chart
-from .classify import classify, unit_table, utilization
+from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
-from .model import LAUNCH_KEY, Report, launch_index
+from .model import Report, launch_index
 from .quantities import breakdown_quantities, quantities, recipes
 from .roofline import roofline
+from .vector import launch_positions
 
 
 @dataclass(repr=False)
@@ -114,7 +115,9 @@ def analyze(
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
     all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
-    verdicts = classify(quant, roof, all_rules)
+    units = unit_table(quant, roof)
+    ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
+    verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu)
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
@@ -124,7 +127,7 @@ def analyze(
     joined = said.fillna(lacking)
     joined[both] = said[both] + "; " + lacking[both]
     verdicts["missing"] = joined
-    util = utilization(quant, roof, verdicts)
+    util = utilization(quant, roof, verdicts, units=units)
 
     launches = report.launches.copy()
     # seconds -> ns without the float noise of the conversion (1.952e-6 s * 1e9 = 1952.0000000000002)
@@ -135,7 +138,7 @@ def analyze(
         ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string")
     ).to_numpy()
 
-    frame = build_frame(launches, quant, unit_table(quant, roof), verdicts, roof, peak_frame, all_rules, index)
+    frame = build_frame(launches, quant, units, verdicts, roof, peak_frame, all_rules, index, ncu=ncu)
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()
     verdicts["not_checked"] = not_checked.to_numpy()
@@ -161,15 +164,24 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     out = recipes(values).drop(columns=["tensor_inst_per_s"])
     if not len(roof):
         return out
-    keys = pd.MultiIndex.from_frame(roof[list(LAUNCH_KEY)].astype(object))
+    n = len(out)
+    pos = launch_positions(roof, out.index)
+    known = pos >= 0
+    level = roof["level"].astype("string").fillna("").to_numpy(dtype=object)
+    precision = roof["precision"].astype("string").fillna("").to_numpy(dtype=object)
+    work = roof["work_recipe"].to_numpy(dtype=object)
+    traffic = roof["traffic_recipe"].to_numpy(dtype=object)
+
+    def column(sel: np.ndarray, text: np.ndarray) -> np.ndarray:
+        """The text of each launch's first selected row; <NA> for a launch without one."""
+        launches, first = np.unique(pos[sel], return_index=True)
+        col = np.full(n, pd.NA, dtype=object)
+        col[launches] = text[sel][first]
+        done: np.ndarray = pd.array(col, dtype="string").to_numpy()
+        return done
+
     for prec in ("fp64", "fp32", "fp16", "tensor"):
-        sel = ((roof["precision"] == prec) & (roof["level"] == "dram")).fillna(False).to_numpy()
-        col = pd.Series(roof["work_recipe"].to_numpy(dtype=object)[sel], index=keys[sel])
-        out[f"{prec}_flops"] = col.reindex(out.index).astype("string").to_numpy()
-    first = roof.drop_duplicates([*LAUNCH_KEY, "level"])
-    fkeys = pd.MultiIndex.from_frame(first[list(LAUNCH_KEY)].astype(object))
+        out[f"{prec}_flops"] = column(known & (precision == prec) & (level == "dram"), work)
     for lv in ("dram", "l2", "l1"):
-        sel = (first["level"] == lv).fillna(False).to_numpy()
-        col = pd.Series(first["traffic_recipe"].to_numpy(dtype=object)[sel], index=fkeys[sel])
-        out[f"{lv}_bytes_per_s"] = col.reindex(out.index).astype("string").to_numpy()
+        out[f"{lv}_bytes_per_s"] = column(known & (level == lv), traffic)
     return out

@@ -236,7 +236,13 @@ def unit_table(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def utilization(quant: pd.DataFrame, roof: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
+def utilization(
+    quant: pd.DataFrame,
+    roof: pd.DataFrame,
+    verdicts: pd.DataFrame | None = None,
+    *,
+    units: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Long per-unit utilisation (0..1): report, process_id, launch_id, unit, value, source.
 
     Units (UNIT_COLUMNS): the Speed Of Light header (sm, memory, dram, l2, l1, l1_elapsed), the busiest
@@ -244,8 +250,8 @@ def utilization(quant: pd.DataFrame, roof: pd.DataFrame, verdicts: pd.DataFrame 
     l1_roof: bandwidth fractions; fp64, fp32, fp16, tensor: FLOP fractions) and the pipes (pipe_*). With
     ``verdicts``, also the classifier's score per limiter (limiter_hbm, limiter_l2, limiter_l1,
     limiter_compute; source "classifier"). Rows with no value are left out. Unit-major: every launch of one
-    unit, then the next unit."""
-    table = unit_table(quant, roof)
+    unit, then the next unit. ``units``: ``unit_table(quant, roof)`` when the caller has it already."""
+    table = unit_table(quant, roof) if units is None else units
     keys = [table.index.to_frame(index=False)]
     parts: list[tuple[int, np.ndarray, str, str]] = [  # (which keys, values, unit, source)
         (0, table[name].to_numpy(dtype=float), name, source) for name, source, _ in UNIT_COLUMNS
@@ -499,15 +505,19 @@ def classify(
     quant: pd.DataFrame,
     roof: pd.DataFrame,
     rules: pd.DataFrame | None = None,
+    *,
+    units: pd.DataFrame | None = None,
+    ncu: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
 
     Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
     optionally ncu's rule results (``Report.rules``) for the pipe fallback and the comparison with ncu's
     SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every figure and text is computed over
-    whole columns (no loop over launches)."""
+    whole columns (no loop over launches). When the caller has them already: ``units``, the
+    ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``."""
     n = len(quant)
-    table = unit_table(quant, roof)
+    table = unit_table(quant, roof) if units is None else units
     score, source = scores(table)
     limiter, value = pick_limiter(score)
     duration = _col(quant, "duration")
@@ -548,7 +558,7 @@ def classify(
     regime = choose(verdict, choose(bound, "bound", choose(short, "launch", "latency")), None)
     small = choose(verdict & ~np.isnan(waves), waves < SMALL_GRID_WAVES, None)
 
-    ncu = ncu_figures(rules, quant.index)
+    ncu = ncu_figures(rules, quant.index) if ncu is None else ncu
     rule_pipe = rules_pipe(ncu)
     pipe = np.full(n, None, dtype=object)
     pipe_basis = np.full(n, None, dtype=object)

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
-from .ncurules import fp_roofline, high_pipe
 from .thresholds import (
     ATOMIC_IMBALANCE,
     ATOMIC_SHARE,
@@ -1214,16 +1214,9 @@ def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIn
 
 
 def ncu_frame(rules: pd.DataFrame | None, index: pd.MultiIndex) -> pd.DataFrame:
-    """ncu's HighPipeUtilization and SOLFPRoofline figures per launch, positional in ``index`` order."""
-    cols = {"ncu_pipe_family": "string", "ncu_fp32_pct": "float64", "ncu_pipe_pct": "float64"}
-    if rules is None or not len(rules) or "rule" not in rules.columns:
-        return pd.DataFrame({c: pd.Series([None] * len(index), dtype=t) for c, t in cols.items()})
-    hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
-    out = hp.reindex(index).reset_index(drop=True)
-    for c, t in cols.items():
-        if c not in out.columns:
-            out[c] = pd.Series([None] * len(index), dtype=t)
-    return out
+    """ncu's HighPipeUtilization and SOLFPRoofline figures per launch, positional in ``index`` order
+    (``ncu_roofline.classify.ncu_figures``)."""
+    return ncu_figures(rules, index)
 
 
 def build_frame(
@@ -1235,14 +1228,17 @@ def build_frame(
     peaks: pd.DataFrame,
     rules: pd.DataFrame | None,
     index: pd.MultiIndex,
+    *,
+    ncu: pd.DataFrame | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
-    unit table, verdicts, roofline and peaks frames and ncu's rule rows."""
+    unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
+    the caller has it already)."""
     keys = index.to_frame(index=False)
     group = [launches["report"], launches["kernel_name"]]
     dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
     repeats = dur.groupby(group, dropna=False).transform("size").to_numpy()
-    total = dur.groupby(group, dropna=False).transform(lambda s: s.sum(min_count=1)).to_numpy(dtype=float)
+    total = dur.groupby(group, dropna=False).transform("sum", min_count=1).to_numpy(dtype=float)
     return Frame(
         keys=keys,
         q=quant.reset_index(drop=True),
@@ -1251,7 +1247,7 @@ def build_frame(
         kernel_name=launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object),
         repeats=repeats.astype(np.int64),
         total_duration=total,
-        ncu=ncu_frame(rules, index),
+        ncu=ncu_frame(rules, index) if ncu is None else ncu,
         tensor_time=tensor_time_share(roof, peaks, index),
     )
 

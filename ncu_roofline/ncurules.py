@@ -53,8 +53,8 @@ _FP_ROOF = re.compile(
 
 
 def _by_rule(rules: pd.DataFrame, rule: str) -> pd.DataFrame:
-    r = rules[(rules["rule"] == rule).fillna(False).to_numpy()]
-    out: pd.DataFrame = r[[*LAUNCH_KEY, "description"]].reset_index(drop=True)
+    rows = np.flatnonzero((rules["rule"] == rule).fillna(False).to_numpy())
+    out: pd.DataFrame = rules[[*LAUNCH_KEY, "description"]].take(rows).reset_index(drop=True)
     return out
 
 

@@ -50,7 +50,7 @@ say which; fp rows have dtype = precision and series <NA>.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,6 @@ from ncu_roofline.device import (
     parse_series,
     tensor_series,
 )
-from ncu_roofline.model import LAUNCH_KEY
 from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
 
@@ -149,16 +148,17 @@ def dominant_tensor_series(values: pd.DataFrame) -> pd.Series:
         dense = [s.name for s in series if s.op is not None and s.sparsity != "on"]
         default = dense[0] if dense else names[0]
     per_op = [s.name for s in series if s.op is not None]
-    for key in values.index:
-        row = work.loc[key]
-        chosen = default
-        for group in (per_op, names):
-            w = row[group].fillna(0.0) if group else row.iloc[:0]
-            if len(w) and float(w.max()) > 0.0:
-                chosen = str(w.idxmax())
-                break
-        out.loc[key] = chosen
-    return out
+    chosen = np.full(len(values.index), default, dtype=object)
+    decided = np.zeros(len(values.index), dtype=bool)
+    for group in (per_op, names):  # the series with the most work, per-instruction series first
+        if not group:
+            continue
+        w = work[group].fillna(0.0).to_numpy(dtype=np.float64)
+        busiest = w.argmax(axis=1)  # the first of equal maxima, as idxmax
+        pick = ~decided & (w.max(axis=1) > 0.0)
+        chosen[pick] = np.asarray(group, dtype=object)[busiest[pick]]
+        decided |= pick
+    return pd.Series(pd.array(chosen, dtype="string"), index=values.index)
 
 
 def roofline(
@@ -184,9 +184,9 @@ def roofline(
     if tensor not in ("dominant", "all"):
         raise ValueError(f"tensor must be 'dominant' or 'all', not {tensor!r}")
     peaks = peaks.reindex(values.index)
-    parts: list[pd.DataFrame] = []
     n = len(values.index)
-    launch_pos = np.arange(n)
+    # one array per column and part (a precision x level block of every launch), in the order the rows take
+    columns: dict[str, list[np.ndarray]] = {c: [] for c in _PART_COLUMNS}
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     traffic = {lv: pd.Series(derive(values, f"{lv}_bytes_per_s", done)[0], index=values.index) for lv in LEVELS}
     traffic_recipe = {lv: derive(values, f"{lv}_bytes_per_s", done)[1] for lv in LEVELS}
@@ -204,28 +204,24 @@ def roofline(
         recipe: np.ndarray = none,
         estimate: bool = False,
     ) -> None:
-        for li, lv in enumerate(LEVELS):
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "_launch": launch_pos,
-                        "_order": order,
-                        "_level": li,
-                        "precision": prec,
-                        "level": lv,
-                        "dtype": dtype.to_numpy(dtype=object),
-                        "series": series.to_numpy(dtype=object),
-                        "achieved_flops": work.to_numpy(dtype=float),
-                        "achieved_bytes_per_s": traffic[lv].to_numpy(dtype=float),
-                        "work_recipe": recipe,
-                        "traffic_recipe": traffic_recipe[lv],
-                        "estimate": _where(~pd.isna(recipe), estimate, None),
-                        "peak_flops": peak.to_numpy(dtype=float),
-                        "peak_bytes_per_s": peak_bw[lv].to_numpy(dtype=float),
-                    },
-                    index=values.index,
-                )
-            )
+        # ``order``: the parts are added in the order of their rows within a launch (PRECISIONS, then the
+        # tensor series), which the assembly below keeps
+        for lv in LEVELS:
+            part = {
+                "precision": np.full(n, prec, dtype=object),
+                "level": np.full(n, lv, dtype=object),
+                "dtype": dtype.to_numpy(dtype=object),
+                "series": series.to_numpy(dtype=object),
+                "achieved_flops": work.to_numpy(dtype=float),
+                "achieved_bytes_per_s": traffic[lv].to_numpy(dtype=float),
+                "work_recipe": np.asarray(recipe, dtype=object),
+                "traffic_recipe": np.asarray(traffic_recipe[lv], dtype=object),
+                "estimate": _where(~pd.isna(recipe), estimate, None),
+                "peak_flops": peak.to_numpy(dtype=float),
+                "peak_bytes_per_s": peak_bw[lv].to_numpy(dtype=float),
+            }
+            for c, v in part.items():
+                columns[c].append(v)
 
     na = pd.Series(pd.NA, index=values.index, dtype="string")
     for pi, prec in enumerate(PRECISIONS[:3]):
@@ -281,12 +277,15 @@ def roofline(
             d[rows] = s.src
         block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0, recipe=tensor_recipe)
 
-    frame = pd.concat(parts)
-    frame = frame.sort_values(["_launch", "_order", "_level"], kind="stable")
-    keys = frame.index.to_frame(index=False)
-    frame = frame.reset_index(drop=True)
-    for k in LAUNCH_KEY:
-        frame[k] = keys[k].to_numpy()
+    # launch-major: row (launch i, part p) of P parts is i * P + p (the parts' (order, level) keys ascend)
+    parts = len(columns["precision"])
+    take = (np.arange(parts)[None, :] * n + np.arange(n)[:, None]).ravel()
+    frame: dict[str, Any] = {c: np.concatenate(v)[take] if v else np.zeros(0) for c, v in columns.items()}
+    keys = values.index.to_frame(index=False)
+    launch_of_row = np.repeat(np.arange(n), parts)
+    frame["report"] = pd.array(keys["report"].to_numpy(dtype=object), dtype="string").take(launch_of_row)
+    for k in ("process_id", "launch_id"):
+        frame[k] = keys[k].astype("Int64").array.take(launch_of_row)
     return _derive(frame)
 
 
@@ -310,11 +309,28 @@ def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
     return own
 
 
-def _derive(frame: pd.DataFrame) -> pd.DataFrame:
-    w = frame["achieved_flops"].to_numpy(dtype=float)
-    b = frame["achieved_bytes_per_s"].to_numpy(dtype=float)
-    pw = frame["peak_flops"].to_numpy(dtype=float)
-    pb = frame["peak_bytes_per_s"].to_numpy(dtype=float)
+#: Columns of a roofline part before the derived figures (``_derive``).
+_PART_COLUMNS = (
+    "precision",
+    "level",
+    "dtype",
+    "series",
+    "achieved_flops",
+    "achieved_bytes_per_s",
+    "work_recipe",
+    "traffic_recipe",
+    "estimate",
+    "peak_flops",
+    "peak_bytes_per_s",
+)
+
+
+def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
+    """ROOFLINE_COLUMNS from LAUNCH_KEY + ``_PART_COLUMNS`` (a frame, or a dict of equal-length arrays)."""
+    w = np.asarray(frame["achieved_flops"], dtype=np.float64)
+    b = np.asarray(frame["achieved_bytes_per_s"], dtype=np.float64)
+    pw = np.asarray(frame["peak_flops"], dtype=np.float64)
+    pb = np.asarray(frame["peak_bytes_per_s"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         intensity = np.where(b > 0, w / np.where(b > 0, b, 1.0), np.where(w > 0, np.inf, np.nan))
         intensity = np.where(np.isnan(w) | np.isnan(b), np.nan, intensity)
@@ -328,15 +344,22 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
     bound = np.full(len(w), None, dtype=object)
     defined = ~(np.isnan(intensity) | np.isnan(ridge))
     bound[defined] = np.where(intensity[defined] < ridge[defined], "memory", "compute")
+
+    def typed(column: str, dtype: str = "string") -> Any:
+        v = frame[column]
+        if isinstance(v, (pd.Series, pd.api.extensions.ExtensionArray)):
+            return pd.array(cast(Any, v), dtype=dtype)  # no copy when it has the type already
+        return pd.array(cast(Any, np.asarray(v, dtype=object)), dtype=dtype)
+
     out = pd.DataFrame(
         {
-            "report": frame["report"].astype(object),
-            "process_id": frame["process_id"],
-            "launch_id": frame["launch_id"],
-            "precision": frame["precision"],
-            "level": frame["level"],
-            "dtype": frame["dtype"],
-            "series": frame["series"],
+            "report": typed("report"),
+            "process_id": typed("process_id", "Int64"),
+            "launch_id": typed("launch_id", "Int64"),
+            "precision": typed("precision"),
+            "level": typed("level"),
+            "dtype": typed("dtype"),
+            "series": typed("series"),
             "achieved_flops": w,
             "achieved_bytes_per_s": b,
             "intensity": intensity,
@@ -347,10 +370,10 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
             "roof_fraction": roof,
             "bandwidth_fraction": bw_frac,
             "compute_fraction": comp_frac,
-            "bound": bound,
-            "work_recipe": frame["work_recipe"].astype(object),
-            "traffic_recipe": frame["traffic_recipe"].astype(object),
-            "estimate": frame["estimate"].astype(object),
+            "bound": pd.array(bound, dtype="string"),
+            "work_recipe": typed("work_recipe"),
+            "traffic_recipe": typed("traffic_recipe"),
+            "estimate": pd.array(np.asarray(frame["estimate"], dtype=object), dtype="boolean"),
         }
     )
     result: pd.DataFrame = out.astype(ROOFLINE_COLUMNS)
