@@ -588,18 +588,19 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame) -> pd.Series:
     out = pd.Series(pd.NA, index=index, dtype="string")
     if len(roof) == 0:
         return out
-    prec = roof["precision"].astype(str).to_numpy(dtype=object)
-    dtype = roof["dtype"].astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
-    flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
     no_flop_peak = (roof["achieved_flops"].fillna(0).to_numpy() > 0) & roof["peak_flops"].isna().to_numpy()
     no_bw_peak = roof["achieved_bytes_per_s"].notna().to_numpy() & roof["peak_bytes_per_s"].isna().to_numpy()
-    bw_fig = roof["level"].astype(str).to_numpy(dtype=object) + "_bytes_per_s"
     if not (no_flop_peak.any() or no_bw_peak.any()):
         return out
-    # (launch, figure) pairs: flop rows first, then bandwidth rows, each in roofline order
+    # the figure names of the rows that lack a peak: flop rows first, then bandwidth rows, in roofline order
+    flop_rows, bw_rows = np.flatnonzero(no_flop_peak), np.flatnonzero(no_bw_peak)
+    prec = roof["precision"].take(flop_rows).astype(str).to_numpy(dtype=object)
+    dtype = roof["dtype"].take(flop_rows).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
+    flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
+    bw_fig = roof["level"].take(bw_rows).astype(str).to_numpy(dtype=object) + "_bytes_per_s"
     pos = launch_positions(roof, index)
-    at = np.concatenate([pos[no_flop_peak], pos[no_bw_peak]])
-    codes, figures = pd.factorize(np.concatenate([flop_fig[no_flop_peak], bw_fig[no_bw_peak]]))
+    at = np.concatenate([pos[flop_rows], pos[bw_rows]])
+    codes, figures = pd.factorize(np.concatenate([flop_fig, bw_fig]).astype(object))
     order = {f: i for i, f in enumerate(FIGURES)}
     rank = np.array([order.get(str(f), len(order)) for f in figures], dtype=np.int64)[codes]
     keep = at >= 0

@@ -67,6 +67,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
+from .vector import launch_positions
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -1078,8 +1079,12 @@ def non_fp_compute(f: Frame) -> Found:
 
 def _json_num(values: Arr) -> pd.Series:
     """JSON numbers (numpy's shortest round-trip repr, as ``json.dumps`` writes a float); null where not finite."""
-    v = np.asarray(values, dtype=np.float64)
-    return pd.Series(np.where(np.isfinite(v), v.astype(str), "null"), dtype=object)
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    # each distinct value (by its bits: -0.0 is not 0.0) formatted once
+    bits, inverse = np.unique(v.view(np.int64), return_inverse=True)
+    u = bits.view(np.float64)
+    text = np.where(np.isfinite(u), u.astype(str), "null")
+    return pd.Series(text[inverse.reshape(-1)], dtype=object)
 
 
 def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
@@ -1282,15 +1287,18 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFra
     Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom)."""
     if not len(hints):
         return hints
-    pos = launch_index(verdicts).get_indexer(launch_index(hints))
+    pos = launch_positions(hints, launch_index(verdicts))
     room = np.clip(verdicts["headroom"].to_numpy(dtype=np.float64), 0.0, 1.0)
     head = np.where(pos >= 0, room[np.where(pos >= 0, pos, 0)], np.nan) if len(room) else np.full(len(pos), np.nan)
     est = hints["estimated_speedup"].to_numpy(dtype=np.float64)
     out = hints.copy()
     out["estimated_speedup"] = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
-    value = _json_num(est)
-    ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + value + "}]"
-    out["evidence"] = pd.array(np.where(np.isnan(est), "[]", ev.to_numpy(dtype=object)), dtype="string")
+    # the evidence text of each distinct estimate (by its bits), written once
+    bits, inverse = np.unique(np.ascontiguousarray(est).view(np.int64), return_inverse=True)
+    distinct = bits.view(np.float64)
+    ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + _json_num(distinct) + "}]"
+    text = np.where(np.isnan(distinct), "[]", ev.to_numpy(dtype=object)).astype(object)
+    out["evidence"] = pd.array(text[inverse.reshape(-1)], dtype="string")
     return out
 
 
