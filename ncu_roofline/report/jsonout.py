@@ -145,6 +145,10 @@ def _a_strs(s: pd.Series) -> _Column:
     if isinstance(s.dtype, pd.StringDtype):
         codes, uniques = pd.factorize(s)
         return _Column(codes, _with_none(np.array([str(u) for u in uniques], dtype=object)))
+    if s.dtype == object:
+        obj_codes, obj_uniques = pd.factorize(s.to_numpy())
+        if all(type(u) is str for u in obj_uniques):  # text and missing values only: each distinct text once
+            return _Column(obj_codes, _with_none(np.array(obj_uniques, dtype=object)))
     return _per_value(s, _str)
 
 
@@ -480,23 +484,33 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     n = len(lv)
 
     def col(frame: pd.DataFrame, name: str) -> list[Any]:
-        return frame[name].astype(object).tolist() if name in frame.columns else [None] * len(frame)
+        return _a_strs(_column(frame, name)).list(0, len(frame))
 
     names, tables, bases = col(lv, "device_name"), col(lv, "device_table"), col(lv, "device_basis")
     sources = col(analysis.peaks, "peak_source") if len(analysis.peaks) == n else [None] * n
     lacking = col(analysis.peaks, "missing_peaks") if len(analysis.peaks) == n else [None] * n
     out: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for i in range(n):
-        key = (_str(names[i]), _str(tables[i]), _str(bases[i]))
-        row = out.setdefault(
-            key,
-            {"name": key[0], "table": key[1], "basis": key[2], "launches": 0, "peak_source": [], "missing_peaks": []},
-        )
-        row["launches"] += 1
-        src = _str(sources[i])
+    seen: set[tuple[Any, ...]] = set()  # (device key, source, missing peaks) already counted in
+    for key3 in zip(names, tables, bases, strict=True):
+        out.setdefault(
+            key3,
+            {
+                "name": key3[0],
+                "table": key3[1],
+                "basis": key3[2],
+                "launches": 0,
+                "peak_source": [],
+                "missing_peaks": [],
+            },
+        )["launches"] += 1
+    for key3, src, lack in zip(zip(names, tables, bases, strict=True), sources, lacking, strict=True):
+        if (key3, src, lack) in seen:
+            continue
+        seen.add((key3, src, lack))
+        row = out[key3]
         if src is not None and src not in row["peak_source"]:
             row["peak_source"].append(src)
-        for fig in (_str(lacking[i]) or "").split(","):
+        for fig in (lack or "").split(","):
             if fig and fig not in row["missing_peaks"]:
                 row["missing_peaks"].append(fig)
     return list(out.values())
