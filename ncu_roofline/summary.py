@@ -16,7 +16,8 @@ holds the most GPU time among the launches.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -126,12 +127,13 @@ class Summary:
     ``kernel_utilization``: UTILIZATION_COLUMNS, per kernel and unit. ``kernel_hints``: KERNEL_HINT_COLUMNS.
     ``ranges``: RANGE_COLUMNS. ``findings``: HINT_GROUP_COLUMNS. ``by_limiter``/``by_regime``: the verdict value
     then TIME_COLUMNS (:func:`time_by`). ``gpu_time_ns``: None when no launch has a duration.
+
+    ``kernel_utilization`` and ``kernel_hints`` are built on first use (the page and the terminal read them, the
+    JSON does not) from the analysis the Summary keeps.
     """
 
     kernels: pd.DataFrame
     launch_kernel: np.ndarray
-    kernel_utilization: pd.DataFrame
-    kernel_hints: pd.DataFrame
     ranges: pd.DataFrame
     findings: pd.DataFrame
     by_limiter: pd.DataFrame
@@ -140,6 +142,18 @@ class Summary:
     launches: int
     untimed_launches: int
     gpu_time_ns: float | None
+    #: The analysis and its launch frame (``_launch_frame``) the two per-kernel tables are built from.
+    origin: tuple[Analysis, pd.DataFrame] = field(compare=False)
+
+    @cached_property
+    def kernel_utilization(self) -> pd.DataFrame:
+        analysis, lf = self.origin
+        return group_utilization(analysis, lf) if len(lf) else _empty(UTILIZATION_COLUMNS)
+
+    @cached_property
+    def kernel_hints(self) -> pd.DataFrame:
+        analysis, lf = self.origin
+        return kernel_hints(analysis, lf, self.launch_kernel)
 
     def __repr__(self) -> str:
         t = "no GPU time" if self.gpu_time_ns is None else f"{self.gpu_time_ns / 1e6:.3f} ms"
@@ -705,8 +719,6 @@ def summarize(analysis: Analysis) -> Summary:
     return Summary(
         kernels=kernels,
         launch_kernel=launch_kernel,
-        kernel_utilization=group_utilization(analysis, lf) if len(lf) else _empty(UTILIZATION_COLUMNS),
-        kernel_hints=kernel_hints(analysis, lf, launch_kernel),
         ranges=range_groups(analysis, launch_frame=lf),
         findings=hint_groups(analysis, lf) if len(lf) else _empty(HINT_GROUP_COLUMNS),
         by_limiter=by["limiter"],
@@ -715,4 +727,5 @@ def summarize(analysis: Analysis) -> Summary:
         launches=len(lf),
         untimed_launches=len(lf) - timed,
         gpu_time_ns=gpu_time,
+        origin=(analysis, lf),
     )
