@@ -14,7 +14,11 @@ What each measurement is:
 - ``pandas``: ``pandas.read_csv(FILE)``, nothing else (the floor);
 - ``ingest``: ``ncu_roofline.read(FILE)`` plus the frames the analysis reads (``values``, ``rules``);
 - ``json``: ``ncu-roofline FILE --format json -o OUT`` in process (read, analyse, write);
-- ``html``: ``ncu-roofline FILE --format html -o OUT`` in process (read, analyse, write).
+- ``html``: ``ncu-roofline FILE --format html -o OUT`` in process (read, analyse, write);
+- ``stages`` (asked for by name, not in the default set): the JSON and HTML runs' stages one after the other in
+  one process, each timed: ``read`` (``ncu_roofline.read``), ``analyse`` (``analyze``), ``summary``
+  (``summarize``), ``json`` (the JSON writer, to a file), ``view`` (the HTML view model, with the summary's
+  per-kernel tables it builds on first use) and ``page`` (the HTML page from the view model, to a file).
 """
 
 from __future__ import annotations
@@ -28,11 +32,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 # the page builder and the fresh-process runner are the reader benchmark's (run as scripts: this folder is on sys.path)
 from ingest import build_details, fastest
 
 KINDS = ("pandas", "ingest", "json", "html")
+#: The stages of ``stages``, in order.
+STAGES = ("read", "analyse", "summary", "json", "view", "page")
 
 
 def child(kind: str, path: str, out: str) -> None:
@@ -56,11 +63,48 @@ def child(kind: str, path: str, out: str) -> None:
             if exc.code:
                 raise
         n = Path(out).stat().st_size
+    elif kind == "stages":
+        stages = _stages(path, out)
+        n = 0
     else:
         raise SystemExit(f"unknown measurement {kind}")
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}))
+    result = {"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}
+    if kind == "stages":
+        result |= stages
+    print(json.dumps(result))
+
+
+def _stages(path: str, out: str) -> dict[str, float]:
+    """Seconds of each of STAGES, run one after the other in this process."""
+    import ncu_roofline
+    from ncu_roofline.analysis import analyze
+    from ncu_roofline.report.html import HTML
+    from ncu_roofline.report.jsonout import json_chunks
+    from ncu_roofline.report.registry import Options, Run
+
+    took: dict[str, float] = {}
+
+    def timed(stage: str, f: Any) -> Any:
+        t = time.perf_counter()
+        value = f()
+        took[stage] = time.perf_counter() - t
+        return value
+
+    def write(pieces: Any) -> None:
+        with open(out, "w", encoding="utf-8") as fh:
+            for piece in pieces:
+                fh.write(piece)
+
+    report = timed("read", lambda: ncu_roofline.read(path))
+    analysis = timed("analyse", lambda: analyze(report))
+    run = Run(analysis)
+    summary = timed("summary", lambda: run.summary)
+    timed("json", lambda: write(json_chunks(analysis, summary)))
+    timed("view", lambda: run.view)
+    timed("page", lambda: write([str(HTML.render(run, Options()))]))
+    return took
 
 
 def measure(kind: str, path: Path, out: Path, repeat: int) -> dict[str, float]:
@@ -104,6 +148,9 @@ def main() -> None:
                 f"{r['peak_bytes'] / 1e6:8.0f} {r['peak_bytes'] / mb:7.2f}",
                 flush=True,
             )
+            if kind == "stages":
+                for stage in STAGES:
+                    print(f"{'':9} {'':6}   {stage:7} {r[stage]:6.2f} {r[stage] / base:7.2f}", flush=True)
             out.unlink(missing_ok=True)
         if not args.keep:
             path.unlink()
