@@ -9,9 +9,8 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from conftest import data
+from conftest import analysed, data, read_shared
 
-import ncu_roofline
 from ncu_roofline.campaign import FRAMES, ExportOptions, export, open_dataset, partition_folder
 from ncu_roofline.errors import EXIT_INPUT, OutputError
 from ncu_roofline.io import report_names
@@ -38,14 +37,12 @@ def test_each_frame_is_one_hive_dataset_partitioned_by_report(dataset: tuple[Pat
         )
     launches = ds.dataset(root / "launches", format="parquet", partitioning="hive").to_table().to_pandas()
     counts = launches.groupby("report", observed=True).size().to_dict()
-    assert counts == {
-        p: len(ncu_roofline.read(path).launches) for p, path in zip(report_names(paths), paths, strict=True)
-    }
+    assert counts == {p: len(read_shared(path).launches) for p, path in zip(report_names(paths), paths, strict=True)}
 
 
 def test_dataset_holds_the_analysis_frames(dataset: tuple[Path, list[Path]]) -> None:
     root, paths = dataset
-    analysis = ncu_roofline.analysis.analyze(ncu_roofline.read(paths[0]))
+    analysis = analysed(paths[0])
     verdicts = open_dataset(root, "verdicts").to_table(filter=ds.field("report") == "micro_full.raw").to_pandas()
     verdicts = verdicts.sort_values("launch_id").reset_index(drop=True)
     assert verdicts["limiter"].tolist() == analysis.verdicts["limiter"].astype(object).tolist()

@@ -24,8 +24,7 @@ import pytest
 from conftest import SHARED_ROOT, analysed
 from test_quantities import CELLS
 
-import ncu_roofline
-from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.analysis import Analysis
 
 SAMPLES = SHARED_ROOT / "ncu-samples" / "h200-micro"
 PUBLIC = SHARED_ROOT / "ncu-wild" / "public"
@@ -105,7 +104,7 @@ def _close(a: Any, b: Any) -> bool:
 @pytest.mark.parametrize("flavour", list(PAIRS))
 def test_2024_2_flavour_gives_the_2025_3_verdicts(flavour: str, ref: dict[str, pd.DataFrame]) -> None:
     path = _path("2024.2", f"micro_roof.{flavour}")
-    old = _verdicts(analyze(ncu_roofline.read(path)))
+    old = _verdicts(analysed(path))
     new = ref[PAIRS[flavour]]
     ids = _file_ids(path)
     assert set(old.index) == ids
@@ -196,7 +195,7 @@ def test_gene_dzv_exports_agree(name: str) -> None:
 )
 def test_gene_dzv_summary_per_kernel(path: Path) -> None:
     """One kernel, 4 invocations, its mean duration the mean of the four by hand."""
-    a = analyze(ncu_roofline.read(path))
+    a = analysed(path)
     assert len(a.launches) == 1 and int(a.launches["invocations"].iloc[0]) == 4
     mean = sum(c / r for c, r, *_ in CELLS.values()) / 4
     assert math.isclose(float(a.quantities["duration"].iloc[0]), mean, rel_tol=REL)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_ROOT
+from conftest import SHARED_ROOT, read_shared
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -40,7 +40,7 @@ HAND_FP64_0 = 5.2097567e9
 
 @pytest.fixture(scope="module", params=[V100_CSV, V100_RAW, V100_RAW_BASE], ids=["public-csv", "raw", "raw-base"])
 def v100(request: pytest.FixtureRequest) -> ncu_roofline.Report:
-    return ncu_roofline.read(request.param)
+    return read_shared(request.param)
 
 
 def test_cells_are_what_the_test_says() -> None:

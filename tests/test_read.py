@@ -39,7 +39,7 @@ def _dtypes(frame: pd.DataFrame) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", ALL_FIXTURES)
 def test_every_fixture_reads_with_schema(name: str) -> None:
-    report = ncu_roofline.read(DATA / name)
+    report = read_shared(DATA / name)
     assert list(report.launches.columns) == list(LAUNCH_COLUMNS)
     assert list(report.metrics.columns) == list(METRIC_COLUMNS)
     assert list(report.rules.columns) == list(RULE_COLUMNS)
@@ -63,7 +63,7 @@ def test_every_fixture_reads_with_schema(name: str) -> None:
     ids=lambda p: p.name,
 )
 def test_every_shared_sample_reads(path: Path) -> None:
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     assert report.source["launches"].iloc[0] == len(report.launches)
 
 
@@ -150,7 +150,7 @@ def test_raw_page_analysis_never_builds_the_long_frame(monkeypatch: pytest.Monke
 def test_body_item_metrics_are_the_chart_rows() -> None:
     """A ``--print-details all`` page has body items: they come from its long frame; a page without any gives
     an empty frame."""
-    report = ncu_roofline.read(data("micro_full.details-all.csv.gz"))
+    report = read_shared(data("micro_full.details-all.csv.gz"))
     items = report.body_item_metrics
     assert items["body_item"].notna().any()
     assert len(items) == len(report.metrics)

@@ -81,7 +81,7 @@ def test_every_wild_file_is_covered() -> None:
 @pytest.mark.parametrize("name", sorted(DOCUMENTED))
 def test_reads_with_its_documented_launch_count(name: str) -> None:
     path = WILD / name
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     assert len(report.launches) == DOCUMENTED[name] == len(launch_ids(path))
     got = {(str(p), str(i)) for p, i in report.launches[["process_id", "launch_id"]].itertuples(index=False)}
     assert got == launch_ids(path)
@@ -91,12 +91,12 @@ def test_reads_with_its_documented_launch_count(name: str) -> None:
 
 def test_ncu_rep_of_the_v100_report() -> None:
     pytest.importorskip("ncu_report")
-    report = ncu_roofline.read(PUBLIC / "v100_summit_gene_dzv.ncu-rep.gz")
+    report = read_shared(PUBLIC / "v100_summit_gene_dzv.ncu-rep.gz")
     assert len(report.launches) == 4
 
 
 def test_session_page_of_2024_2() -> None:
-    s = ncu_roofline.read(V24 / "micro_roof.session.csv.gz").session
+    s = read_shared(V24 / "micro_roof.session.csv.gz").session
     attrs = dict(zip(s["attribute"], s["value"], strict=False))
     assert attrs["display_name"] == "NVIDIA H200"
 
@@ -134,7 +134,7 @@ def summary_groups(path: Path) -> list[tuple[str, ...]]:
 )
 def test_summary_pages_give_one_row_per_group(name: str, groups: int, invocations: int) -> None:
     path = WILD / name
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     launches = report.launches
     expected = summary_groups(path)
     assert len(launches) == groups == len(expected)
@@ -147,11 +147,11 @@ def test_ncu_2024_2_summary_rows_without_their_metric_are_skipped_and_reported()
     header, rows = records(path)
     # ncu wrote 13 rows of 11 fields (10 and a lone comma) on a 15-column page: one per kernel group
     assert sum(1 for r in rows if len(r) == 11 and r[-1] == "") == MICRO_KERNELS
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     assert report.source["skipped_lines"].iloc[0] == MICRO_KERNELS
     assert "summary row without its metric" in report.source["skipped"].iloc[0]
     # the metric ncu wrote without data: the details page of the same report says "no data" for it
-    details = ncu_roofline.read(V24 / "micro_roof.details.csv.gz").metrics
+    details = read_shared(V24 / "micro_roof.details.csv.gz").metrics
     no_data = set(details.loc[details["text"] == "no data", "label"])
     assert "Local Memory Spilling Request Overhead" in no_data
     m = report.metrics
@@ -163,8 +163,8 @@ def test_ncu_2024_2_summary_rows_without_their_metric_are_skipped_and_reported()
 
 def test_summary_averages_equal_the_details_values() -> None:
     # Launches that ran once: the summary's Average is the details page's value (same report, same version).
-    details = ncu_roofline.read(V24 / "micro_roof.details.csv.gz")
-    summary = ncu_roofline.read(V24 / "micro_roof.summary-per-kernel.csv.gz")
+    details = read_shared(V24 / "micro_roof.details.csv.gz")
+    summary = read_shared(V24 / "micro_roof.summary-per-kernel.csv.gz")
     d = details.metrics.merge(details.launches[["launch_id", "kernel_name"]], on="launch_id")
     s = summary.metrics.merge(summary.launches[["launch_id", "kernel_name", "invocations"]], on="launch_id")
     s = s[s["invocations"] == 1]
@@ -177,8 +177,8 @@ def test_summary_averages_equal_the_details_values() -> None:
 def test_nvtx_ranges_of_every_version_and_page() -> None:
     # 2022.3 details (push/pop column, thread id prefix) and per-NVTX summary (Domain + Range columns) of the
     # same report name the same 8-deep stacks, outermost first.
-    details = ncu_roofline.read(V22 / "gene_dzv.details-nvtx.csv.gz").launches
-    summary = ncu_roofline.read(V22 / "gene_dzv.summary-per-nvtx.csv.gz").launches
+    details = read_shared(V22 / "gene_dzv.details-nvtx.csv.gz").launches
+    summary = read_shared(V22 / "gene_dzv.summary-per-nvtx.csv.gz").launches
     header, rows = records(V22 / "gene_dzv.details-nvtx.csv.gz")
     col = header.index("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg")
     # each quoted item is "<default domain>:<range>:<6 payload fields>"; the range is the second field
@@ -187,8 +187,8 @@ def test_nvtx_ranges_of_every_version_and_page() -> None:
     assert by_id["0"] == "GENE/gsub/timeloop/t_loop/eRK_standard/eRK_stage_1/CalFRhs0/dzv_ak"
     assert sorted(summary["nvtx_path"]) == sorted(by_id.values())
     # 2024.2: the ranges of the per-NVTX summary are those of the details page, kernel by kernel
-    d24 = ncu_roofline.read(V24 / "micro_roof.details.csv.gz").launches
-    s24 = ncu_roofline.read(V24 / "micro_roof.summary-per-nvtx.csv.gz").launches
+    d24 = read_shared(V24 / "micro_roof.details.csv.gz").launches
+    s24 = read_shared(V24 / "micro_roof.summary-per-nvtx.csv.gz").launches
     assert set(zip(s24["nvtx_path"], s24["kernel_name"], strict=True)) == set(
         zip(d24["nvtx_path"], d24["kernel_name"], strict=True)
     )
@@ -219,7 +219,7 @@ def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
 @pytest.mark.parametrize("flavour", ["details", "details-names"])
 def test_2024_2_details_values_equal_2025_3(flavour: str) -> None:
     new = read_shared(data("micro_roof.details.csv")).metrics
-    old = ncu_roofline.read(V24 / f"micro_roof.{flavour}.csv.gz").metrics
+    old = read_shared(V24 / f"micro_roof.{flavour}.csv.gz").metrics
     # labels (details) or names (details-names): join on the metric name where the label table knows it
     key = ["launch_id", "section", "label"] if flavour == "details" else ["launch_id", "metric"]
     joined = new.merge(old, on=key, suffixes=("_25", "_24"))
@@ -234,7 +234,7 @@ def test_2024_2_details_values_equal_2025_3(flavour: str) -> None:
 def test_2024_2_raw_values_equal_2025_3(flavour: str) -> None:
     # The 2024.2 raw page writes dimensionless rates as 1/cycle, 1/ns, 1/s and one percentage as "%/",
     # where 2025.3 leaves the unit empty or writes "%": read, every value equals 2025.3's.
-    old = ncu_roofline.read(V24 / f"micro_roof.{flavour}.csv.gz")
+    old = read_shared(V24 / f"micro_roof.{flavour}.csv.gz")
     assert pd.isna(old.source["not_understood"].iloc[0])
     units = set(records(V24 / "micro_roof.raw.csv.gz")[1][0])
     assert {"1/cycle", "1/ns", "1/s", "%/"} <= units
@@ -257,8 +257,8 @@ def test_2024_2_raw_values_equal_2025_3(flavour: str) -> None:
 def test_2022_3_raw_equals_the_2020_1_details_of_the_same_report() -> None:
     # v100_summit_gene_dzv.csv is ncu 2020.1's own export (12 columns, Kernel Time, --units base); the 2022.3
     # raw page is a re-export of the same .ncu-rep: the NERSC recipe metrics agree within print rounding.
-    old = ncu_roofline.read(PUBLIC / "v100_summit_gene_dzv.csv.gz").metrics
-    new = ncu_roofline.read(V22 / "gene_dzv.raw.csv.gz").metrics
+    old = read_shared(PUBLIC / "v100_summit_gene_dzv.csv.gz").metrics
+    new = read_shared(V22 / "gene_dzv.raw.csv.gz").metrics
     joined = old.merge(new, on=["launch_id", "metric"], suffixes=("_20", "_22"))
     assert "sm__sass_thread_inst_executed_op_dfma_pred_on.sum" in set(joined["metric"])
     assert len(joined) == len(old) == 20  # 5 metrics x 4 launches, every one found again
@@ -417,7 +417,7 @@ def test_per_gpu_summary_of_a_one_kernel_report(tmp_path: Path) -> None:
                                                          "Block Size", "Grid Size"}]  # fmt: skip
     p = tmp_path / "per-gpu.csv"
     p.write_text(derive.write([[r[i] for i in keep] for r in [header, *rows]]))
-    per_gpu, per_kernel = ncu_roofline.read(p), ncu_roofline.read(V22 / "gene_dzv.summary-per-kernel.csv.gz")
+    per_gpu, per_kernel = ncu_roofline.read(p), read_shared(V22 / "gene_dzv.summary-per-kernel.csv.gz")
     assert len(per_gpu.launches) == 1 and int(per_gpu.launches["invocations"].iloc[0]) == 4
     pd.testing.assert_series_equal(per_gpu.metrics["value"], per_kernel.metrics["value"])
 
@@ -496,7 +496,7 @@ def test_every_unit_of_every_real_export_is_understood() -> None:
     assert {"1/cycle", "1/ns", "1/s", "%/", "%/register", "%/Kbyte", "cycle/second", "inst"} <= seen
     assert sorted(u for u in seen if unit_or_none(u) is None) == []
     for path in REAL_EXPORTS:
-        said = ncu_roofline.read(path).source["not_understood"].iloc[0]
+        said = read_shared(path).source["not_understood"].iloc[0]
         assert pd.isna(said) or "unit '" not in said, (path, said)
 
 
@@ -558,14 +558,14 @@ def test_every_reexported_flavour_reads(name: str) -> None:
             ncu_roofline.read(path)
         return
     if ".session" in name:
-        assert len(ncu_roofline.read(path).session) > 0
+        assert len(read_shared(path).session) > 0
         return
     _header, rows = records(path)
     if not rows:  # ncu 2024.2 --print-details body of the V100 report: the header and nothing else
         with pytest.raises(ncu_roofline.ParseError, match="header but no rows"):
             ncu_roofline.read(path)
         return
-    report = ncu_roofline.read(path)
+    report = read_shared(path)
     if ".summary-" in name:
         groups = summary_groups(path)
         assert len(report.launches) == len(groups)
@@ -585,7 +585,7 @@ def test_every_reexported_flavour_reads(name: str) -> None:
 )
 def test_every_2024_2_details_flavour_equals_2025_3(flavour: str) -> None:
     new = read_shared(data("micro_roof.details.csv")).metrics
-    old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
+    old = read_shared(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
     joined = new.merge(old, on=["launch_id", "section", "label"], suffixes=("_25", "_24"))
     joined = joined[joined["value_25"].notna()]
     assert joined["launch_id"].nunique() == MICRO_LAUNCHES
@@ -596,7 +596,7 @@ def test_every_2024_2_details_flavour_equals_2025_3(flavour: str) -> None:
 @pytest.mark.parametrize("flavour", ["raw-fp", "raw-instances", "raw-instance-details", "details-label-names"])
 def test_every_2024_2_name_flavour_equals_2025_3(flavour: str) -> None:
     new = read_shared(data("micro_roof.raw.csv")).metrics
-    old = ncu_roofline.read(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
+    old = read_shared(REEXPORT / "ncu-2024.2" / f"micro_roof.{flavour}.csv.gz").metrics
     joined = new.merge(old, on=["launch_id", "metric"], suffixes=("_25", "_24"))
     joined = joined[joined["value_25"].notna() & joined["value_24"].notna()]
     assert joined["launch_id"].nunique() == MICRO_LAUNCHES
