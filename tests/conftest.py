@@ -4,10 +4,10 @@ and analysed once per test session (per pytest-xdist worker): :func:`read_shared
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pandas as pd
 import pytest
@@ -15,6 +15,8 @@ import pytest
 if TYPE_CHECKING:
     from ncu_roofline import Report
     from ncu_roofline.analysis import Analysis
+
+T = TypeVar("T")
 
 DATA = Path(__file__).resolve().parent / "data"
 #: ../shared beside the checkout (CI clones the project next to a copy of it)
@@ -47,14 +49,14 @@ def data(name: str) -> Path:
     raise FileNotFoundError(p)
 
 
-#: What read_shared and analysed handed out, by (path, size, mtime, "read"/"analyze"[, options]), with the
+#: What read_shared, analysed (and test_cli's cache) handed out, by (what, how made, key...), with the
 #: fingerprint of each of its frames when it was made.
 _SHARED: dict[tuple[object, ...], tuple[object, dict[str, bytes]]] = {}
 
 
-def _key(path: Path, *options: object) -> tuple[object, ...]:
+def _key(path: Path, how: str, *options: object) -> tuple[object, ...]:
     stat = path.stat()
-    return (str(path), stat.st_size, stat.st_mtime_ns, *options)
+    return (str(path), how, stat.st_size, stat.st_mtime_ns, *options)
 
 
 def _frames(obj: object) -> dict[str, pd.DataFrame]:
@@ -86,12 +88,13 @@ def _fingerprints(obj: object) -> dict[str, bytes]:
     return {name: _fingerprint(frame) for name, frame in _frames(obj).items()}
 
 
-def _shared(key: tuple[object, ...], make: object) -> object:
+def shared(key: tuple[object, ...], make: Callable[[], T]) -> T:
+    """``make()`` once per session for ``key`` = (what, how made, ...): the same object to every caller, checked
+    unchanged at the end of the session (``_shared_samples_unchanged``) where it is a Report or an Analysis."""
     if key not in _SHARED:
-        assert callable(make)
         obj = make()
-        _SHARED[key] = (obj, _fingerprints(obj))
-    return _SHARED[key][0]
+        _SHARED[key] = (obj, _fingerprints(obj) if is_dataclass(obj) else {})
+    return _SHARED[key][0]  # type: ignore[return-value]
 
 
 def read_shared(path: Path) -> Report:
@@ -99,7 +102,7 @@ def read_shared(path: Path) -> Report:
     (copy a frame before changing it); the session fails if a test did (``_shared_samples_unchanged``)."""
     import ncu_roofline
 
-    report = _shared(_key(path, "read"), lambda: ncu_roofline.read(path))
+    report = shared(_key(path, "read"), lambda: ncu_roofline.read(path))
     assert isinstance(report, ncu_roofline.Report)
     return report
 
@@ -110,7 +113,7 @@ def analysed(path: Path, *, device: str | None = None, peaks: Mapping[str, float
     from ncu_roofline.analysis import Analysis, analyze
 
     options = (device, tuple(sorted((peaks or {}).items())))
-    a = _shared(_key(path, "analyze", options), lambda: analyze(read_shared(path), device=device, peaks=peaks))
+    a = shared(_key(path, "analyze", options), lambda: analyze(read_shared(path), device=device, peaks=peaks))
     assert isinstance(a, Analysis)
     return a
 
@@ -121,7 +124,7 @@ def _shared_samples_unchanged() -> Iterator[None]:
     analysis in place: later tests would have seen the change."""
     yield
     changed = [
-        f"{key[0]} ({key[3]}): {name}"
+        f"{key[0]} ({key[1]}): {name}"
         for key, (obj, then) in _SHARED.items()
         for name, now in _fingerprints(obj).items()
         if then.get(name) != now

@@ -10,12 +10,13 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Collection
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
-from conftest import data
+from conftest import data, shared
 from edits import without_kernel
 
 from ncu_roofline import __version__, cli
@@ -40,40 +41,42 @@ def run(*args: str | Path) -> Result:
     return CliRunner().invoke(cli.main, [str(a) for a in args])
 
 
-#: Analyses by (input contents, options), kept for the whole session (see ``_analyse_each_input_once``).
-_LOADED: dict[tuple[object, ...], object] = {}
-
-
 def _digest(path: Path) -> tuple[str, str]:
     """The path as given (the report records it) and the file's content."""
     return str(path), hashlib.sha1(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture(autouse=True)
-def _analyse_each_input_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def _read_and_analyse_each_input_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests run the command line on a few exports over and over; what they check is the command line
-    around the analysis (options, outputs, errors, exit codes), so each input (by name and content) with each
-    set of options is read and analysed once per session. ``-v`` runs load as is (it reports what it read), as do
-    tests that replace what load calls; errors are never cached."""
-    real = cli.load
-    originals = (cli.analyze, cli.read_inputs, cli.PROGRESS_MIN_BYTES, cli._is_tty)
+    around the analysis (options, filters, outputs, errors, exit codes), so the inputs (by name and content) are
+    read once per session (``cli.read_inputs``), and each report analysed once with each device and peaks
+    (``cli.analyze``), shared as ``conftest.shared`` shares (checked unchanged at the end). Runs with a progress
+    bar read and analyse as they are (the bar moves as they go), as do tests that replace either function;
+    errors are never cached."""
+    real_read, real_analyze = cli.read_inputs, cli.analyze
+    no_bar = (cli.PROGRESS_MIN_BYTES, cli._is_tty)
+    made: dict[int, tuple[object, ...]] = {}  # id(report) -> its key, for the reports read here
 
-    def load(paths: list[Path], **options: object) -> object:
-        patched = (cli.analyze, cli.read_inputs, cli.PROGRESS_MIN_BYTES, cli._is_tty) != originals
-        progress = options.get("progress")
-        with_bar = isinstance(progress, cli.Progress) and progress.bar is not None
-        if patched or with_bar or cli.settings().verbose or not all(Path(p).is_file() for p in paths):
-            return real(paths, **options)  # type: ignore[arg-type]
-        # the run's Progress (without a bar: it does nothing) is a new object each run: not part of the key; of
-        # in_folder (files found in a folder argument) only which of these paths are in it matters
-        found = options.get("in_folder", ())
-        chosen = sorted((k, v) for k, v in options.items() if k not in ("progress", "in_folder"))
-        key = (tuple((*_digest(Path(p)), Path(p) in found) for p in paths), repr(chosen))
-        if key not in _LOADED:
-            _LOADED[key] = real(paths, **options)  # type: ignore[arg-type]
-        return _LOADED[key]
+    def read_inputs(paths: list[Path], in_folder: Collection[Path] = (), progress: object = None) -> object:
+        bar = (cli.PROGRESS_MIN_BYTES, cli._is_tty) != no_bar or getattr(progress, "bar", None) is not None
+        if bar or not all(Path(p).is_file() for p in paths):
+            return real_read(paths, in_folder, progress)  # type: ignore[arg-type]
+        # of in_folder (the files found in a folder argument) only which of these paths are in it matters
+        key = ("command line inputs", "read", tuple((*_digest(Path(p)), Path(p) in in_folder) for p in paths))
+        report = shared(key, lambda: real_read(paths, in_folder, progress))  # type: ignore[arg-type]
+        made[id(report)] = key
+        return report
 
-    monkeypatch.setattr(cli, "load", load)
+    def analyze(report: object, **options: object) -> object:
+        bar = (cli.PROGRESS_MIN_BYTES, cli._is_tty) != no_bar
+        if bar or id(report) not in made:
+            return real_analyze(report, **options)  # type: ignore[arg-type]
+        key = ("command line inputs", "analyze", made[id(report)], repr(sorted(options.items())))
+        return shared(key, lambda: real_analyze(report, **options))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "read_inputs", read_inputs)
+    monkeypatch.setattr(cli, "analyze", analyze)
 
 
 def one_error_line(result: Result) -> str:
