@@ -807,7 +807,7 @@ def build_view(
     texts = {c: _texts(v, c) for c in ("limiter", "compute_pipe", "regime", "reason")}
     peak_fraction = _numbers(v, "utilization")
     vcols = {c: _col(v, c) for c in ("partial", "unmeasured")}
-    units_cache: dict[Any, tuple[str, ...]] = {}
+    units_cache: dict[Any, tuple[str, ...]] = {}  # by the unmeasured text (or its missing value)
     kernel_of = summary.launch_kernel.tolist()
     for i, key in enumerate(keys):
         k = int(kernel_of[i])
@@ -816,11 +816,9 @@ def build_view(
         if path is not None and path not in nvtx_cache:
             nvtx_cache[path] = nvtx_op(path, depth=None)
         um = vcols["unmeasured"][i]
-        units = units_cache.get(um) if isinstance(um, str) else None
+        units = units_cache.get(um)
         if units is None:
-            units = _units(vcols, i)
-            if isinstance(um, str):
-                units_cache[um] = units
+            units = units_cache[um] = _units(vcols, i)
         launch_rows.append(
             LaunchRow(
                 index=i,
@@ -857,7 +855,7 @@ def build_view(
         shown = fmt.text(name) or (short_name(kname) if fmt.text(kname) else None) or "(unnamed kernel)"
         base_names.append(shown)
     names = _unique_names(base_names)
-    nc = [fmt.text(x) for x in (v["not_checked"] if "not_checked" in v.columns else [None] * n)]
+    nc = _texts(v, "not_checked")
     kernels = []
     for i, g in enumerate(_records(sk)):
         ours, ncu = _hint_items(hints_of.get(i, []))
