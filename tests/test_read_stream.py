@@ -21,10 +21,11 @@ LINES = DETAILS.read_text().splitlines(keepends=True)
 WIDTHS = [len(r) for r in csv.reader(LINES[1:])]
 
 
-@pytest.fixture
-def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 4 KB: a launch's rows, and single rows, cross block boundaries."""
-    monkeypatch.setattr(records, "STREAM_BLOCK", 4096)
+@pytest.fixture(params=[4096, 200])
+def small_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Blocks of 4 KB (a launch's rows, and single rows, cross block boundaries) and of 200 bytes (shorter than
+    most rows: many blocks hold no row start)."""
+    monkeypatch.setattr(records, "STREAM_BLOCK", request.param)
 
 
 def test_rows_of_each_kind_are_counted_once(small_blocks: None) -> None:

@@ -13,6 +13,7 @@ Ragged metric rows stop after ``Metric Value``, with or without one empty field 
 
 from __future__ import annotations
 
+import functools
 import mmap
 from dataclasses import dataclass
 
@@ -254,8 +255,8 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
     def text(col: str) -> pd.Series:
         if col not in names:
             return pd.Series(missing_array("string", n))
-        s = pd.Series(ext_array(column(table, col), "string"))
-        return s.mask(s == "")
+        arr = column(table, col)
+        return pd.Series(ext_array(pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr), "string"))
 
     speedup = (
         parse_numbers(column(table, "Estimated Speedup"), style).to_numpy(zero_copy_only=False)
@@ -305,39 +306,57 @@ class _Words:
         self.words: list[str] = []
         self._index: dict[str, int] = {}
 
-    def codes(self, arr: pa.Array) -> np.ndarray:
-        """This dictionary's code for each row of a (dictionary-encoded) string column."""
-        if not isinstance(arr.type, pa.DictionaryType):
-            arr = arr.dictionary_encode()
-        local = arr.dictionary.to_pylist()
-        table = np.empty(len(local), dtype=np.int32)
+    def mapping(self, local: list[str]) -> np.ndarray:
+        """This dictionary's code for each word of a block's own dictionary (new words are added in order)."""
+        table = np.empty(len(local) + 1, dtype=np.int32)
         for i, word in enumerate(local):
             code = self._index.get(word, -1) if word else -1
             if word and code < 0:
                 code = self._index[word] = len(self.words)
                 self.words.append(word)
             table[i] = code
-        out: np.ndarray = table[arr.indices.to_numpy(zero_copy_only=False)]
-        return out
+        table[-1] = -1  # lets -1 (no word) map to -1
+        return table
 
     def text(self, codes: np.ndarray) -> list[str]:
         return [self.words[c] if c >= 0 else "" for c in codes.tolist()]
+
+
+def _local(arr: pa.Array) -> tuple[list[str], np.ndarray]:
+    """A block's own dictionary of a string column, and each row's index into it."""
+    if not isinstance(arr.type, pa.DictionaryType):
+        arr = arr.dictionary_encode()
+    return arr.dictionary.to_pylist(), arr.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+
+
+@functools.cache
+def _factor(unit: str) -> float:
+    """The factor to base units of a unit as written (NaN: a unit we do not know; 1 for no unit)."""
+    if not unit:
+        return 1.0
+    parsed = unit_or_none(unit)
+    return np.nan if parsed is None else parsed.factor
 
 
 @dataclass
 class _Prepared:
     """What one block's metric rows give without looking at other blocks (computed on the parsing thread)."""
 
-    table: pa.Table
     lid: np.ndarray
     pid: np.ndarray
     keys: tuple[np.ndarray, np.ndarray, np.ndarray]  # unique (process, launch) keys, first row, inverse
-    en: np.ndarray  # Metric Value as numbers in the "en" style
+    first_lines: pa.Array  # the line of each unique key's first row
+    local: dict[str, tuple[list[str], np.ndarray]]  # column -> (block dictionary, row indices)
+    pairs: np.ndarray  # distinct (section, field) index pairs, as _pair codes over the block's dictionaries
+    header_pairs: np.ndarray  # ... of the rows outside body items
+    in_body: np.ndarray
+    value: pa.Array  # Metric Value as written
+    base: np.ndarray  # ... as a number in base units, read in the "en" style
 
 
 def _prepare(block: Block) -> _Prepared | None:
     """Checks and conversions of one block that need no other block: integer keys in range, no value after
-    Metric Value, rule rows keyed by integers; the keys' first rows; the numbers."""
+    Metric Value, rule rows keyed by integers; the keys' first rows; the block's dictionaries; the numbers."""
     if block.rules is not None and block.rules.num_rows:
         for c in ("ID", "Process ID"):
             if not pc.all(pc.match_substring_regex(block.rules.column(c), r"^\d+$")).as_py():
@@ -353,13 +372,38 @@ def _prepare(block: Block) -> _Prepared | None:
     if pc.any(pc.not_equal(column(table, "__trailing__"), "")).as_py():
         raise Fallback("a value after Metric Value")
     uniq, first, inverse = np.unique((pid << 32) | lid, return_index=True, return_inverse=True)
-    en = parse_numbers(column(table, "Metric Value"), "en").to_numpy(zero_copy_only=False)
-    return _Prepared(table, lid, pid, (uniq, first, inverse), en)
+    local = {
+        c: _local(column(table, c))
+        for c in table.column_names
+        if isinstance(table.schema.field(c).type, pa.DictionaryType)
+    }
+    for c, (words, idx) in local.items():  # '' as -1, as every dictionary here
+        if "" in words:
+            local[c] = (words, np.where(idx == words.index(""), -1, idx).astype(np.int32))
+    section, field = local["Section Name"][1], local["Metric Name"][1]
+    in_body = local["Body Item Label"][1] >= 0 if "Body Item Label" in local else np.zeros(len(lid), dtype=bool)
+    pair = _pair(section, field)
+    unit_words, unit = local["Metric Unit"]
+    factors = np.array([_factor(u) for u in unit_words] + [1.0])
+    value = column(table, "Metric Value")
+    base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
+    return _Prepared(
+        lid, pid, (uniq, first, inverse), block.lines.take(pa.array(block.metric_line[first])), local,
+        np.unique(pair), np.unique(pair[~in_body]), in_body, value, base,
+    )  # fmt: skip
 
 
 def _pair(section: np.ndarray, field: np.ndarray) -> np.ndarray:
     """One int64 per (section, field) code pair, -1 codes included."""
     out: np.ndarray = ((section.astype(np.int64) + 1) << 32) | (field.astype(np.int64) + 1)
+    return out
+
+
+def _map_pairs(pairs: np.ndarray, section: np.ndarray, field: np.ndarray) -> list[int]:
+    """Pair codes over a block's dictionaries -> pair codes over the file's."""
+    s = section[(pairs >> 32) - 1]  # index -1 (no word) is the mapping's last slot: -1
+    f = field[(pairs & 0xFFFFFFFF) - 1]
+    out: list[int] = _pair(s, f).tolist()
     return out
 
 
@@ -378,7 +422,6 @@ class _Stream:
         self.words = {c: _Words() for c in row_identity}
         self.ident = {c: np.zeros(0, dtype=np.int32) for c in row_identity}
         self.section, self.field, self.body, self.unit = _Words(), _Words(), _Words(), _Words()
-        self.factors: list[float] = []
         self.pairs: set[int] = set()
         self.header_pairs: set[int] = set()
         self.has_body = False
@@ -397,8 +440,7 @@ class _Stream:
             self.rules.append(block.rules)
         if pre is None:
             return
-        table, lid, pid = pre.table, pre.lid, pre.pid
-        n = table.num_rows
+        n = len(pre.lid)
         uniq, first, inverse = pre.keys
         local_row = np.empty(len(uniq), dtype=np.int64)
         new: list[int] = []
@@ -407,44 +449,50 @@ class _Stream:
             r = self.launch_row.get(keys[j])
             if r is None:
                 r = self.launch_row[keys[j]] = len(self.launch_row)
-                new.append(int(first[j]))
+                new.append(j)
             local_row[j] = r
         row = local_row[inverse].astype(np.int32)
-        fresh = np.array(new, dtype=np.int64)
-        self.lid.append(lid[fresh])
-        self.pid.append(pid[fresh])
-        self.first_lines.append(block.lines.take(pa.array(block.metric_line[fresh])))
+        fresh = first[np.array(new, dtype=np.int64)]
+        self.lid.append(pre.lid[fresh])
+        self.pid.append(pre.pid[fresh])
+        self.first_lines.append(pre.first_lines.take(pa.array(new, pa.int64())))
         for c in self.row_identity:  # one identity per (Process ID, ID), checked on every row
-            codes = self.words[c].codes(column(table, c))
+            words, idx = pre.local[c]
+            codes = self.words[c].mapping(words)[idx]
             self.ident[c] = np.concatenate([self.ident[c], codes[fresh]])
             if (codes != self.ident[c][row]).any():
                 raise Fallback(f"a launch with two {c!r} values")
-        section = self.section.codes(column(table, "Section Name"))
-        field = self.field.codes(column(table, "Metric Name"))
-        unit = self.unit.codes(column(table, "Metric Unit"))
-        if self.has_body_column:
-            body = self.body.codes(column(table, "Body Item Label"))
-            in_body = body >= 0
-            self.has_body |= bool(in_body.any())
-        else:
-            body = np.full(n, -1, dtype=np.int32)
-            in_body = np.zeros(n, dtype=bool)
-        value = column(table, "Metric Value")
+        maps = {
+            name: words.mapping(pre.local[col][0])
+            for name, col, words in (
+                ("section", "Section Name", self.section),
+                ("field", "Metric Name", self.field),
+                ("unit", "Metric Unit", self.unit),
+                ("body", "Body Item Label", self.body),
+            )
+            if col in pre.local
+        }
+        section = maps["section"][pre.local["Section Name"][1]]
+        field = maps["field"][pre.local["Metric Name"][1]]
+        unit = maps["unit"][pre.local["Metric Unit"][1]]
+        body = maps["body"][pre.local["Body Item Label"][1]] if "body" in maps else np.full(n, -1, dtype=np.int32)
+        in_body = pre.in_body
+        self.has_body |= bool(in_body.any())
+        value = pre.value
         self.kept.append((row, section, field, body, unit, value))  # what the long frame is built from
-        pair = _pair(section, field)
-        self.pairs.update(np.unique(pair).tolist())
-        self.header_pairs.update(np.unique(pair[~in_body]).tolist())
+        self.pairs.update(_map_pairs(pre.pairs, maps["section"], maps["field"]))
+        self.header_pairs.update(_map_pairs(pre.header_pairs, maps["section"], maps["field"]))
         self.rows += n
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
                 self.sample.update(value.slice(0, take).unique().to_pylist())
                 self.sampled += take
-            self.pending.append((row, section, field, in_body, unit, value, pre.en))
+            self.pending.append((row, section, field, in_body, unit, value, pre.base))
             if self.sampled >= STYLE_SAMPLE:
                 self.decide_style()
             return
-        self.numbers(row, section, field, in_body, unit, value, pre.en)
+        self.numbers(row, section, field, in_body, unit, value, pre.base)
 
     def decide_style(self) -> None:
         style = detect_number_style([s for s in self.sample if s])
@@ -463,19 +511,16 @@ class _Stream:
         in_body: np.ndarray,
         unit: np.ndarray,
         text: pa.Array,
-        en: np.ndarray,
+        base: np.ndarray,
     ) -> None:
-        """Keep the cells that hold a number, in base units (as the long frame's ``value``). ``en``: the numbers
-        as read in the "en" style on the parsing thread (read again here in the file's style if it is another)."""
-        assert self.style is not None
-        for word in self.unit.words[len(self.factors) :]:
-            parsed = unit_or_none(word)
-            self.factors.append(np.nan if parsed is None else parsed.factor)
-        factor = np.append(np.array(self.factors, dtype=np.float64), 1.0)  # last slot: no unit
-        raw = en if self.style == "en" else parse_numbers(text, self.style).to_numpy(zero_copy_only=False)
-        value = raw * factor[np.where(unit < 0, len(self.factors), unit)]
-        keep = ~np.isnan(value)
-        self.cells.append((row[keep], section[keep], field[keep], in_body[keep], value[keep]))
+        """Keep the cells that hold a number, in base units (as the long frame's ``value``). ``base``: the
+        numbers as read in the "en" style on the parsing thread (read again here in the file's style if another)."""
+        if self.style != "en":
+            assert self.style is not None
+            factors = np.array([_factor(u) for u in self.unit.words] + [1.0])
+            base = parse_numbers(text, self.style).to_numpy(zero_copy_only=False) * factors[unit]
+        keep = ~np.isnan(base)
+        self.cells.append((row[keep], section[keep], field[keep], in_body[keep], base[keep]))
 
 
 def _read_streamed(loc: Located, report: str, names: list[str], identity: list[str]) -> Page:
@@ -587,13 +632,26 @@ def _wide(
     row, code, in_body, value = row[named], code[named], in_body[named], value[named]
     if not len(row):
         return [], np.zeros((0, n_launch))
-    order = np.lexsort((np.arange(len(row)), in_body))  # header rows first, then file order
-    row, code, value = row[order], code[order], value[order]
-    pair = row.astype(np.int64) * (int(code.max()) + 1) + code
-    _, first = np.unique(pair, return_index=True)
-    used, slot = np.unique(code[first], return_inverse=True)
+    if in_body.any():
+        order = np.lexsort((np.arange(len(row)), in_body))  # header rows first, then file order
+        row, code, value = row[order], code[order], value[order]
+    n_code = int(code.max()) + 1
+    pair = row.astype(np.int64) * n_code + code
+    if n_launch * n_code <= 1 << 26:  # a count per (launch, metric): duplicates found without a sort
+        counts = np.bincount(pair, minlength=n_launch * n_code)
+        if counts.max() <= 1:
+            first = np.arange(len(pair))
+        else:
+            dup = counts[pair] > 1
+            _, f = np.unique(pair[dup], return_index=True)  # the first of each repeated (launch, metric)
+            first = np.concatenate([np.flatnonzero(~dup), np.flatnonzero(dup)[f]])
+    else:
+        _, first = np.unique(pair, return_index=True)
+    used = np.flatnonzero(np.bincount(code[first], minlength=n_code))
+    slot = np.full(n_code, -1, dtype=np.int64)
+    slot[used] = np.arange(len(used))
     matrix = np.full((len(used), n_launch), np.nan)
-    matrix[slot, row[first]] = value[first]
+    matrix[slot[code[first]], row[first]] = value[first]
     return [categories[c] for c in used.tolist()], matrix
 
 

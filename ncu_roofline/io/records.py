@@ -476,35 +476,38 @@ def text_of(lines: pa.Array) -> pa.Buffer:
     return data
 
 
-def _chunks(loc: Located, block_bytes: int) -> Iterator[tuple[np.ndarray, bool]]:
-    """Line-aligned pieces of the file after the header, about ``block_bytes`` each, and whether it is the last."""
-    size = loc.path.stat().st_size
-    pos = loc.data_offset
-    with loc.path.open("rb") as fh:
-        while pos < size:
-            want = block_bytes
-            while True:
-                fh.seek(pos)
-                chunk = np.empty(want, dtype=np.uint8)  # not zeroed: readinto fills it
-                got = fh.readinto(chunk.data)
-                at_end = pos + got >= size
-                cut = got if at_end else _after_last_break(chunk, got)
-                if cut > 0:
-                    break
-                want *= 4  # one line longer than a block
-            pos += cut
-            yield chunk[:cut], at_end
+def _read_range(fd: int, start: int, end: int, size: int, first: bool) -> tuple[np.ndarray, bool]:
+    """The lines that start in [start, end) of the file, read with one positional read (no shared file position:
+    each parsing thread reads its own range). A line starts at ``start`` itself only if ``first``, else after
+    the first line break at or after ``start - 1``; the range ends after the first line break at or after
+    ``end - 1`` (or at the end of the file). Returns the bytes and whether they reach the end of the file."""
+    lead = 0 if first else 1
+    spare = 1 << 16
+    while True:
+        want = min(end + spare, size) - (start - lead)
+        buf = np.empty(want, dtype=np.uint8)  # not zeroed: the read fills it
+        got = os.preadv(fd, [buf.data], start - lead)
+        buf = buf[:got]
+        begin = 0 if first else _after_first_break(buf, 0)
+        if begin < 0:  # no line starts in this range
+            return buf[:0], start - lead + got >= size
+        stop = _after_first_break(buf, end - (start - lead) - 1)  # == begin: no line starts in the range
+        if stop >= 0:
+            return buf[begin:stop], start - lead + stop >= size
+        if start - lead + got >= size:
+            return buf[begin:], True
+        spare *= 8  # a line longer than the spare bytes
 
 
-def _after_last_break(data: np.ndarray, end: int) -> int:
-    """The position after the last line break in ``data[:end]``, 0 if there is none."""
+def _after_first_break(data: np.ndarray, at: int) -> int:
+    """The position after the first line break at or after ``at``, -1 if there is none."""
     step = 1 << 16
-    while end > 0:
-        hits = np.flatnonzero(data[max(0, end - step) : end] == 10)
+    while at < len(data):
+        hits = np.flatnonzero(data[at : at + step] == 10)
         if len(hits):
-            return max(0, end - step) + int(hits[-1]) + 1
-        end -= step
-    return 0
+            return at + int(hits[0]) + 1
+        at += step
+    return -1
 
 
 def split_blocks(
@@ -523,11 +526,21 @@ def split_blocks(
     row with the closing quote of its last field. Blank lines are skipped (as the careful reader does); any other
     line ends up in a group where it does not fit, and that is a Fallback."""
     workers = MAX_CHUNKS
-    with ThreadPoolExecutor(workers) as pool:
+    step = block_bytes or STREAM_BLOCK
+    size = loc.path.stat().st_size
+    bounds = list(range(loc.data_offset, size, step))
+    with loc.path.open("rb") as fh, ThreadPoolExecutor(workers) as pool:
+        fd = fh.fileno()
+
+        def work(i: int) -> Block:
+            a = bounds[i]
+            data, final = _read_range(fd, a, min(a + step, size), size, first=i == 0)
+            return _block(data, metric, rules, final, prepare)
+
         queue: deque[Future[Block]] = deque()
         try:
-            for chunk, final in _chunks(loc, block_bytes or STREAM_BLOCK):
-                queue.append(pool.submit(_block, chunk, metric, rules, final, prepare))
+            for i in range(len(bounds)):
+                queue.append(pool.submit(work, i))
                 if len(queue) > workers:
                     yield queue.popleft().result()
             while queue:
@@ -582,7 +595,10 @@ def _block(
         edge = np.diff(is_rule.astype(np.int8), prepend=0, append=0)
         for a, b in zip(starts[edge[:-1] == 1].tolist(), ends[edge[1:] == -1].tolist(), strict=True):
             data[a:b] = 10
-    table = _parse_group(buf, *metric, rows=int(is_metric.sum()))
+    if is_metric.any():
+        table = _parse_group(buf, *metric, rows=int(is_metric.sum()))
+    else:  # pyarrow calls a buffer without records an error
+        table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
     block = Block(table, rule_table, lines, np.flatnonzero(is_metric))
     if prepare is not None:
         block.extra = prepare(block)
