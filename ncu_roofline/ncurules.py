@@ -60,32 +60,45 @@ def _by_rule(rules: pd.DataFrame, rule: str) -> pd.DataFrame:
 
 def search(texts: pd.Series, pattern: re.Pattern[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per text, whether ``pattern.search`` finds it, and its named groups (object arrays of str, None where
-    not found), over the whole column: Arrow's regular expressions (RE2: the same leftmost-first matches as
-    ``re`` for these patterns) on ASCII texts; Python's ``re`` on the rare text with other characters, where
-    ``\\w``, ``\\d`` and ``\\s`` mean more in Python. A missing text is not found."""
+    not found), over the whole column. Each distinct text is searched once (the column dictionary-encoded):
+    by Arrow's regular expressions (RE2: the same leftmost-first matches as ``re`` for these patterns) where
+    it is ASCII, by Python's ``re`` where it has other characters (there ``\\w``, ``\\d`` and ``\\s`` mean
+    more in Python). A missing text is not found."""
     n = len(texts)
     names = list(pattern.groupindex)
     groups = {g: np.full(n, None, dtype=object) for g in names}
     if not n:
         return np.zeros(0, dtype=bool), groups
     arr = pa.array(texts.astype("string"))
-    ascii_ = pc.fill_null(pc.string_is_ascii(arr), False).to_numpy(zero_copy_only=False)
+    encoded = pc.dictionary_encode(arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr)
+    distinct = encoded.dictionary
+    code = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    ascii_ = pc.fill_null(pc.string_is_ascii(distinct), False).to_numpy(zero_copy_only=False)
+    found_d = np.zeros(len(distinct), dtype=bool)
+    groups_d = {g: np.full(len(distinct), None, dtype=object) for g in names}
     if names:
-        res = pc.extract_regex(arr, pattern.pattern)
-        found = pc.fill_null(pc.is_valid(res), False).to_numpy(zero_copy_only=False) & ascii_
+        res = pc.extract_regex(distinct, pattern.pattern)
+        found_d = pc.fill_null(pc.is_valid(res), False).to_numpy(zero_copy_only=False) & ascii_
         for i, g in enumerate(names):
             values = pc.struct_field(res, [i]).to_numpy(zero_copy_only=False)
-            groups[g][found] = values[found]
+            groups_d[g][found_d] = values[found_d]
     else:
-        found = pc.fill_null(pc.match_substring_regex(arr, pattern.pattern), False).to_numpy(zero_copy_only=False)
-        found = found & ascii_
-    other = np.flatnonzero(~ascii_ & texts.notna().to_numpy())
-    for row, text in zip(other, texts.to_numpy(dtype=object)[other], strict=True):  # non-ASCII texts only
+        found_d = pc.fill_null(pc.match_substring_regex(distinct, pattern.pattern), False).to_numpy(
+            zero_copy_only=False
+        )
+        found_d = found_d & ascii_
+    other = np.flatnonzero(~ascii_)
+    for row, text in zip(other, distinct.take(pa.array(other)).to_pylist(), strict=True):  # non-ASCII texts
         m = pattern.search(str(text))
         if m is not None:
-            found[row] = True
+            found_d[row] = True
             for g in names:
-                groups[g][row] = m.group(g)
+                groups_d[g][row] = m.group(g)
+    known = code >= 0
+    found = np.zeros(n, dtype=bool)
+    found[known] = found_d[code[known]]
+    for g in names:
+        groups[g][known] = groups_d[g][code[known]]
     return found, groups
 
 
