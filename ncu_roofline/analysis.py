@@ -167,21 +167,20 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     n = len(out)
     pos = launch_positions(roof, out.index)
     known = pos >= 0
-    level = roof["level"].astype("string").fillna("").to_numpy(dtype=object)
-    precision = roof["precision"].astype("string").fillna("").to_numpy(dtype=object)
-    work = roof["work_recipe"].to_numpy(dtype=object)
-    traffic = roof["traffic_recipe"].to_numpy(dtype=object)
+    level = roof["level"]
+    precision = roof["precision"]
 
-    def column(sel: np.ndarray, text: np.ndarray) -> np.ndarray:
-        """The text of each launch's first selected row; <NA> for a launch without one."""
+    def column(sel: np.ndarray, recipe: str) -> np.ndarray:
+        """The ``recipe`` text of each launch's first selected row; <NA> for a launch without one."""
         launches, first = np.unique(pos[sel], return_index=True)
         col = np.full(n, pd.NA, dtype=object)
-        col[launches] = text[sel][first]
+        col[launches] = roof[recipe].take(np.flatnonzero(sel)[first]).to_numpy(dtype=object)
         done: np.ndarray = pd.array(col, dtype="string").to_numpy()
         return done
 
+    dram = known & (level == "dram").fillna(False).to_numpy(dtype=bool)
     for prec in ("fp64", "fp32", "fp16", "tensor"):
-        out[f"{prec}_flops"] = column(known & (precision == prec) & (level == "dram"), work)
+        out[f"{prec}_flops"] = column(dram & (precision == prec).fillna(False).to_numpy(dtype=bool), "work_recipe")
     for lv in ("dram", "l2", "l1"):
-        out[f"{lv}_bytes_per_s"] = column(known & (level == lv), traffic)
+        out[f"{lv}_bytes_per_s"] = column(known & (level == lv).fillna(False).to_numpy(dtype=bool), "traffic_recipe")
     return out

@@ -141,22 +141,26 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
-def _roof_columns(roof: pd.DataFrame, pos: np.ndarray, n: int, value: str, level: str) -> dict[str, np.ndarray]:
-    """Roofline ``value`` at one level per launch (``pos``: each row's launch position, ``n`` launches), per
-    precision in name order (as a pivot sorts them): the first row of each launch and precision."""
+def _roof_columns(
+    roof: pd.DataFrame, pos: np.ndarray, n: int, precision: tuple[np.ndarray, pd.Index], value: str, level: str
+) -> dict[str, np.ndarray]:
+    """Roofline ``value`` at one level per launch (``pos``: each row's launch position, -1 for none; ``n``
+    launches), per precision in name order (as a pivot sorts them): the first row of each launch and
+    precision. ``precision``: the factorized precision column (codes, names)."""
     if not len(roof):
         return {}
+    codes, names = precision
     at_level = (roof["level"] == level).fillna(False).to_numpy(dtype=bool) & (pos >= 0)
-    codes, precisions = pd.factorize(roof["precision"].astype(object).to_numpy()[at_level])
-    values = roof[value].to_numpy(dtype=np.float64)[at_level]
-    where = pos[at_level]
+    values = roof[value].to_numpy(dtype=np.float64)
     out: dict[str, np.ndarray] = {}
-    for code in sorted(range(len(precisions)), key=lambda c: str(precisions[c])):
-        sel = codes == code
-        launches, first = np.unique(where[sel], return_index=True)
+    for code in sorted(range(len(names)), key=lambda c: str(names[c])):
+        sel = np.flatnonzero(at_level & (codes == code))
+        if not len(sel):
+            continue
+        launches, first = np.unique(pos[sel], return_index=True)
         column = np.full(n, np.nan)
-        column[launches] = values[sel][first]
-        out[str(precisions[code])] = column
+        column[launches] = values[sel[first]]
+        out[str(names[code])] = column
     return out
 
 
@@ -223,13 +227,14 @@ def unit_table(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     for unit, quantity in _QUANTITY_OF_UNIT.items():
         out[unit] = _col(quant, quantity) / 100.0
     pos = launch_positions(roof, quant.index)
+    precision = pd.factorize(roof["precision"]) if len(roof) else (np.zeros(0, dtype=np.int64), pd.Index([]))
     for level in ("dram", "l2", "l1"):
         # a level's traffic is the same on every precision's row: take the first precision that has it
         first = np.full(n, np.nan)
-        for column in _roof_columns(roof, pos, n, "bandwidth_fraction", level).values():
+        for column in _roof_columns(roof, pos, n, precision, "bandwidth_fraction", level).values():
             first = np.where(np.isnan(first), column, first)
         out[f"{level}_roof"] = first
-    comp = _roof_columns(roof, pos, n, "compute_fraction", "dram")
+    comp = _roof_columns(roof, pos, n, precision, "compute_fraction", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):
         out[prec] = comp[prec] if prec in comp else np.full(n, np.nan)
     frame = pd.DataFrame({name: out[name] for name, _, _ in UNIT_COLUMNS}, index=quant.index)
