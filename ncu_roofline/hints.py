@@ -1262,7 +1262,9 @@ def ncu_rule_hints(rules: pd.DataFrame) -> pd.DataFrame:
 
     The hint id is "ncu:<rule>"; severity ERR -> high, WRN -> medium, OPT -> low; estimated_speedup is ncu's
     own estimate (percent / 100)."""
-    r = rules[rules["type"].isin(["OPT", "WRN", "ERR"]).fillna(False).to_numpy()]
+    rows = np.flatnonzero(rules["type"].isin(["OPT", "WRN", "ERR"]).fillna(False).to_numpy())
+    # only the columns the hints keep are copied (the messages are most of a large report's rule rows)
+    r = rules[[*LAUNCH_KEY, "rule", "type", "description", "speedup"]].take(rows)
     frame = pd.DataFrame(
         {
             "report": r["report"],
