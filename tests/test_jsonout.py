@@ -139,3 +139,19 @@ def test_json_says_what_was_not_checked_and_what_a_fix_recovers() -> None:
     assert all("recoverable_share" in f for f in findings)
     ours = [f for f in findings if f["source"] == "ncu-roofline" and f["recoverable_share"] is not None]
     assert [f["recoverable_share"] for f in ours] == sorted((f["recoverable_share"] for f in ours), reverse=True)
+
+
+def test_compact_text_is_ascii_and_the_standard_librarys_value() -> None:
+    """The compact encoder (orjson, the standard library where orjson would not write ASCII or cannot encode)
+    writes the value json.dumps writes, as ASCII, keys sorted."""
+    from ncu_roofline.report.jsonout import encode
+
+    for value in (
+        {"b": [1.5e-05, 1e16, -0.0, None, True, 2**62], "a": "k<float></script>"},
+        {"kernel": "noyau_é_ü", "id": 3},  # non-ASCII: escaped as json.dumps escapes it
+        {"kernel": "bad \udcff byte"},  # a lone surrogate (a byte the reader could not decode): orjson refuses it
+    ):
+        text = encode(value)
+        assert text.isascii()
+        assert json.loads(text) == json.loads(json.dumps(value))
+    assert encode([{"z": 1, "y": {"b": 2, "a": 1}}]) == '[{"y":{"a":1,"b":2},"z":1}]'  # compact, keys sorted
