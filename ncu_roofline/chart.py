@@ -27,6 +27,7 @@ import pandas as pd
 from .device import parse_series
 from .model import LAUNCH_KEY
 from .roofline import DEFAULT_TENSOR_SERIES, ROOFLINE_COLUMNS, _derive
+from .vector import per_distinct
 
 #: Chart section display name -> precision.
 CHART_SECTIONS: dict[str, str] = {
@@ -182,7 +183,9 @@ def fill_from_chart(roof: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
         take = tensor & (pos >= 0) & out["achieved_flops"].isna().to_numpy()
         new_series = pick.to_numpy(dtype=object)[pos[take]]
         out.loc[take, "series"] = new_series
-        out.loc[take, "dtype"] = [(s.src if (s := parse_series(str(n))) is not None else None) for n in new_series]
+        out.loc[take, "dtype"] = per_distinct(  # once per distinct series name
+            new_series, lambda n: s.src if (s := parse_series(str(n))) is not None else None
+        )
         out.loc[take, "peak_flops"] = np.nan  # the roof of the chosen series, from the chart below
     join = [*LAUNCH_KEY, "precision", "level"]
     left = out[join].astype(object).copy()

@@ -64,6 +64,7 @@ from ncu_roofline.device import (
 )
 from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
+from ncu_roofline.vector import per_distinct
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -123,8 +124,12 @@ def tensor_estimate(values: pd.DataFrame, cc: pd.Series | None) -> pd.Series:
     inst = pd.Series(derive(values, "tensor_inst_per_s")[0], index=values.index)
     if cc is None:
         return inst * np.nan
-    factor = cc.reindex(values.index).astype(object).map(lambda c: TENSOR_FLOP_PER_INSTRUCTION.get(str(c), np.nan))
-    return inst * factor.astype(float)
+    # once per distinct compute capability
+    factor = per_distinct(
+        cc.reindex(values.index).to_numpy(dtype=object), lambda c: TENSOR_FLOP_PER_INSTRUCTION.get(str(c), np.nan)
+    )
+    out: pd.Series = inst * factor.astype(float)
+    return out
 
 
 def tensor_achieved(values: pd.DataFrame, series: list[TensorSeries]) -> pd.DataFrame:
