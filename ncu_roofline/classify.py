@@ -457,11 +457,11 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | None = None) -> np.
         cpi = cpi_stall(rules).reindex(quant.index)
         what = cpi["ncu_stall"].astype("string").fillna("").to_numpy(dtype=object)
         cyc = cpi["ncu_stall_cycles"].to_numpy(dtype=float)
-        said = (
-            "stalls (ncu's CPIStall rule): " + np.char.mod("%.1f", cyc).astype(object)
-            + " cycles per instruction " + what
+        said = what != ""
+        missing[said] = (
+            "stalls (ncu's CPIStall rule): " + np.char.mod("%.1f", cyc[said]).astype(object)
+            + " cycles per instruction " + what[said]
         )  # fmt: skip
-        missing = np.where(what != "", said, missing)
     if not cols:
         return missing
     stalls = quant[cols].to_numpy(dtype=np.float64)
@@ -473,15 +473,22 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | None = None) -> np.
         share = np.nan_to_num(stalls / total[:, None], nan=0.0)
     order = np.argsort(-share, axis=1, kind="stable")[:, :3]
     names = np.array([c[len("stall_") :].replace("_", " ") for c in cols], dtype=object)
-    text = np.full(n, "", dtype=object)
-    for k in range(order.shape[1]):
+    rows = np.arange(n)
+    parts: list[tuple[np.ndarray, np.ndarray]] = []
+    for k in range(order.shape[1]):  # the k-th busiest reason of every launch at once
         pick = order[:, k]
-        val = share[np.arange(n), pick]
-        part = names[pick] + " " + np.rint(val * 100).astype(np.int64).astype(str).astype(object) + "%"
+        val = share[rows, pick]
         keep = val >= STALL_SHARE
-        text = np.where(keep, np.where(text == "", part, text + ", " + part), text)
-    found = np.where(text == "", f"no stall reason above {STALL_SHARE:.0%} of the warp cycles", "stalls: " + text)
-    out: np.ndarray = np.where(have, found, missing)
+        part = np.full(n, "", dtype=object)
+        part[keep] = (
+            names[pick[keep]] + " " + np.rint(val[keep] * 100).astype(np.int64).astype(str).astype(object) + "%"
+        )
+        parts.append((keep, part))
+    text = joined(parts, ", ", n)
+    found = text.copy()
+    found[text != ""] = "stalls: " + text[text != ""]
+    found[text == ""] = f"no stall reason above {STALL_SHARE:.0%} of the warp cycles"
+    out: np.ndarray = choose(have, found, missing)
     return out
 
 
