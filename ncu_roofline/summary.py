@@ -16,6 +16,7 @@ holds the most GPU time among the launches.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -422,6 +423,17 @@ def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
     return result
 
 
+def _per_distinct(values: pd.Series, f: Callable[[str], str | None], other: str | None) -> np.ndarray:
+    """``f`` of each text in ``values``, called once per distinct text; ``other`` where a value is missing or not
+    a text."""
+    codes, uniques = pd.factorize(values.astype(object).to_numpy())
+    table = np.empty(len(uniques) + 1, dtype=object)
+    table[:-1] = [f(u) if isinstance(u, str) else other for u in uniques]
+    table[-1] = other  # code -1: missing
+    out: np.ndarray = table[codes]
+    return out
+
+
 def _most_common(values: pd.Series, gid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group id (0..n-1): the most frequent non-missing value (ties to the first seen) and how many distinct
     values the group has."""
@@ -458,8 +470,7 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     reason = np.full(n, None, dtype=object)
     reason[launch_kernel[first]] = lf["reason"].astype(object).to_numpy()[first]
     frame["reason"] = reason
-    cache: dict[object, str | None] = {}
-    ops = [cache.setdefault(p, nvtx_op(p)) if isinstance(p, str) else None for p in lf["nvtx_path"].astype(object)]
+    ops = _per_distinct(lf["nvtx_path"], nvtx_op, None)
     frame["nvtx"], frame["nvtx_ranges"] = _most_common(pd.Series(ops, dtype=object), launch_kernel, n)
     result: pd.DataFrame = frame[list(KERNEL_COLUMNS)].astype(KERNEL_COLUMNS)
     return result, launch_kernel
@@ -560,11 +571,7 @@ def range_groups(analysis: Analysis, *, depth: int = 1, launch_frame: pd.DataFra
     lf = _launch_frame(analysis) if launch_frame is None else launch_frame.copy(deep=False)
     if not len(lf) or lf["nvtx_path"].isna().all():
         return _empty(RANGE_COLUMNS)
-    cache: dict[object, str | None] = {}
-    ranges = [
-        cache.setdefault(p, nvtx_op(p, depth=depth)) if isinstance(p, str) else nvtx_op(None)
-        for p in lf["nvtx_path"].astype(object)
-    ]
+    ranges = _per_distinct(lf["nvtx_path"], lambda p: nvtx_op(p, depth=depth), nvtx_op(None))
     lf["range"] = pd.array(ranges, dtype="string")
     total = float(np.nansum(lf["duration_ns"]))
     g = lf.groupby(["report", "range"], sort=False, dropna=False)
