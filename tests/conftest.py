@@ -27,12 +27,13 @@ SHARED = SHARED_ROOT / "ncu-samples"
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """``-n auto --dist loadfile`` unless ``-n`` is given, where pytest-xdist is installed (the test extra): one
-    worker per CPU, each test file on one worker (its module fixtures built once). Without pytest-xdist the
-    tests run in this process, as with ``-n 0``."""
+    worker per CPU, each test file on one worker (its module fixtures built once). Without pytest-xdist, and for
+    a run of named tests only (``file::test``), the tests run in this process, as with ``-n 0``."""
     option = config.option
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
-    if getattr(option, "numprocesses", 0) is None and not option.usepdb and not option.collectonly:
+    named = bool(config.args) and all("::" in arg for arg in config.args)
+    if getattr(option, "numprocesses", 0) is None and not (named or option.usepdb or option.collectonly):
         option.numprocesses = "auto"
         if option.dist == "no":
             option.dist = "loadfile"
