@@ -424,8 +424,6 @@ class Report:
     def body_item_metrics(self) -> pd.DataFrame:
         """The rows of ``metrics`` from the sources that have body items (chart points, the Speed Of Light
         breakdown of ``--print-details all``); an empty frame, without building anything, where none has."""
-        if "metrics" in self.__dict__:
-            return self.metrics
         with_items = [s for s in self._sources if s.has_body_items()]
         if not with_items:
             return empty_frame(METRIC_COLUMNS)
