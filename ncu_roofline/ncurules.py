@@ -130,7 +130,7 @@ def sol_bottleneck(rules: pd.DataFrame) -> pd.DataFrame:
             unit = per_distinct(groups["unit"], lambda u: _UNIT_WORDS.get(u, "compute" if u == "workloads" else None))
             verdicts[found] = unit[found]
     frame = pd.DataFrame(
-        {"ncu_bottleneck": pd.array(verdicts, dtype="string"), "ncu_message": r["description"].astype("string")},
+        {"ncu_bottleneck": pd.array(verdicts, dtype="string"), "ncu_message": r["description"].astype("string").array},
         index=launch_index(r),
     )
     frame = frame.sort_values("ncu_bottleneck", na_position="last", kind="stable")

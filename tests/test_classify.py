@@ -28,7 +28,7 @@ from ncu_roofline.classify import (
     agreement,
     pick_limiter,
 )
-from ncu_roofline.ncurules import parse_sol_bottleneck
+from ncu_roofline.ncurules import parse_sol_bottleneck, sol_bottleneck
 from ncu_roofline.quantities import DRAM_BREAKDOWN, L1_BREAKDOWN, L2_BREAKDOWN, QUANTITIES, quantities
 from ncu_roofline.summary import time_by
 
@@ -240,6 +240,23 @@ def test_ncu_verdict_parsing_against_the_rule_rows() -> None:
         14: "small_grid",
         15: "small_grid",
     }
+
+
+def test_sol_bottleneck_keeps_ncu_message_per_launch() -> None:
+    """Each launch's ``ncu_message`` is the Rule Description of its own SOLBottleneck row (read with the csv module)."""
+    path = data("micro_full.details.csv")
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    expected = {
+        int(r[head.index("ID")]): r[head.index("Rule Description")]
+        for r in rows[1:]
+        if len(r) == len(head) and r[head.index("Rule Name")] == "SOLBottleneck"
+    }
+    sol = sol_bottleneck(read_shared(path).rules)
+    got = {int(key[-1]): str(text) for key, text in sol["ncu_message"].items()}
+    assert len(expected) == 16
+    assert got == expected
 
 
 def test_disagreements_are_explained_with_figures() -> None:
