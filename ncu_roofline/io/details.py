@@ -52,6 +52,7 @@ from .records import (
     loose_fields,
     number_style,
     read_records,
+    release_memory,
     split_blocks,
     string_columns,
     text_of,
@@ -255,8 +256,11 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
     def text(col: str) -> pd.Series:
         if col not in names:
             return pd.Series(missing_array("string", n))
-        arr = column(table, col)
-        return pd.Series(ext_array(pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr), "string"))
+        arr = table.column(col)  # chunks kept: no copy of the (long) texts
+        empty = pc.equal(arr, "")
+        if pc.any(empty).as_py():
+            arr = pc.if_else(empty, pa.scalar(None, pa.string()), arr)
+        return pd.Series(ext_array(arr, "string"))
 
     speedup = (
         parse_numbers(column(table, "Estimated Speedup"), style).to_numpy(zero_copy_only=False)
@@ -537,8 +541,10 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     rule_keep = [c for c in RULE_KEEP if c in header]
     rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
     stream = _Stream(row_identity, "Body Item Label" in names)
-    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare):
+    for i, block in enumerate(split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare)):
         stream.add(block)
+        if i % 8 == 7:
+            release_memory()
     if not stream.rows:
         raise Fallback("no metric rows")
     if stream.style is None:
@@ -615,6 +621,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         names=frozenset(categories),
         wide=WideValues(keys, wide[0], wide[1]),
     )
+    release_memory()  # what the blocks' parsing left in the allocators, before the analysis needs memory
     return Page(launches, lazy, rules, [], not_understood)
 
 
