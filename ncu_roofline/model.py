@@ -296,6 +296,13 @@ class WideValues:
     names: list[str]
     matrix: np.ndarray  # (metrics, launches)
 
+    def frame_for(self, index: pd.MultiIndex) -> pd.DataFrame | None:
+        """``Report.values`` of this page alone, sharing the matrix; None unless ``index`` is its launches."""
+        if not (len(index) == len(self.keys) and index.equals(self.keys)):
+            return None
+        frame = pd.DataFrame(self.matrix.T, index=index, columns=list(self.names), copy=False)
+        return frame
+
     def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
         """Metric name -> float array aligned with ``index`` (launches not on this page are NaN)."""
         pick = [j for j, n in enumerate(self.names) if names is None or n in names]
@@ -353,6 +360,10 @@ class LazyMetrics:
 
     def has_body_items(self) -> bool:
         return self._body_items
+
+    def frame_for(self, index: pd.MultiIndex) -> pd.DataFrame | None:
+        """The wide view as a frame over the reader's matrix (no copy), when ``index`` is this page's launches."""
+        return None if self._wide is None else self._wide.frame_for(index)
 
     def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
         if self._frame is None and self._names is not None and metric not in self._names:
@@ -442,6 +453,11 @@ class Report:
         this view (they stay in ``metrics``).
         """
         index = launch_index(self.launches)
+        if len(self._sources) == 1:
+            source = self._sources[0]
+            frame = source.frame_for(index) if isinstance(source, LazyMetrics) else None
+            if frame is not None:  # the reader's own wide matrix, not copied
+                return frame
         columns: dict[str, np.ndarray] = {}
         for source in self._sources:
             for name, col in source.columns_for(index).items():
