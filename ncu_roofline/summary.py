@@ -641,6 +641,11 @@ def hint_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None) ->
             "recoverable_ns": recoverable.reindex(first.index),
         }
     )
+    return _ranked_hint_groups(frame, total)
+
+
+def _ranked_hint_groups(frame: pd.DataFrame, total: float) -> pd.DataFrame:
+    """The per-hint groups with their shares of ``total`` GPU time, most recoverable time first (HINT_GROUP_COLUMNS)."""
     frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
     frame["recoverable_share"] = frame["recoverable_ns"] / total if total > 0 else np.nan
     frame = frame.sort_values(
@@ -695,13 +700,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
         },
         index=first.index,
     )
-    frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
-    frame["recoverable_share"] = frame["recoverable_ns"] / total if total > 0 else np.nan
-    frame = frame.sort_values(
-        ["recoverable_ns", "duration_ns", "hint"], ascending=[False, False, True], kind="stable", na_position="last"
-    )
-    result: pd.DataFrame = frame[list(HINT_GROUP_COLUMNS)].astype(HINT_GROUP_COLUMNS).reset_index(drop=True)
-    return result
+    return _ranked_hint_groups(frame, total)
 
 
 # ------------------------------------------------------------------------------------------- the stage

@@ -99,12 +99,7 @@ def read_records(
                         block_size=BLOCK_SIZE,
                     ),
                     parse_options=pacsv.ParseOptions(invalid_row_handler=odds[i], newlines_in_values=False),
-                    convert_options=pacsv.ConvertOptions(
-                        column_types=types,
-                        include_columns=include,
-                        strings_can_be_null=False,
-                        quoted_strings_can_be_null=False,
-                    ),
+                    convert_options=text_cells(types, include),
                 )
             except pa.ArrowInvalid as exc:
                 if "Empty CSV file" in str(exc):  # nothing in this range
@@ -202,6 +197,17 @@ def column(table: pa.Table, name: str) -> pa.Array:
     return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
+def text_cells(types: dict[str, pa.DataType], include: list[str] | None = None) -> pacsv.ConvertOptions:
+    """pyarrow's conversion of ncu's cells: the given types, only the included columns, and an empty cell (quoted
+    or not) an empty string, never null (ncu writes every cell; a missing one is the row's width's business)."""
+    return pacsv.ConvertOptions(
+        column_types=types,
+        include_columns=include,
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+
+
 def string_columns(names: list[str], dictionary: set[str]) -> dict[str, pa.DataType]:
     return {n: (DICT if n in dictionary else pa.string()) for n in names}
 
@@ -224,11 +230,7 @@ def _rule_table(header: list[str], texts: list[str]) -> tuple[pa.Table | None, l
         table = pacsv.read_csv(
             pa.BufferReader("\n".join(clean).encode("utf-8")),
             read_options=pacsv.ReadOptions(column_names=header, use_threads=False),
-            convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(header, pa.string()),
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+            convert_options=text_cells(dict.fromkeys(header, pa.string())),
         )
     except pa.ArrowInvalid:
         return None, texts
@@ -457,12 +459,7 @@ def _parse_group(
             pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 22),
             parse_options=pacsv.ParseOptions(newlines_in_values=False),  # a row of another width raises
-            convert_options=pacsv.ConvertOptions(
-                column_types=types,
-                include_columns=include,
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+            convert_options=text_cells(types, include),
         )
     except pa.ArrowInvalid as exc:
         raise Fallback(str(exc)) from exc
