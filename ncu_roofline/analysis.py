@@ -18,7 +18,7 @@ from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
 from .model import Report, launch_index
-from .quantities import breakdown_quantities, quantities, recipes
+from .quantities import breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
 from .vector import launch_positions
 
@@ -130,8 +130,7 @@ def analyze(
     util = utilization(quant, roof, verdicts, units=units)
 
     launches = report.launches.copy()
-    # seconds -> ns without the float noise of the conversion (1.952e-6 s * 1e9 = 1952.0000000000002)
-    launches["duration_ns"] = np.round(quant["duration"].to_numpy() * 1e9, 3)
+    launches["duration_ns"] = seconds_to_ns(quant["duration"].to_numpy())  # as the reader's Report.launches
     launches["device_name"] = ident["device_name"].fillna(table).to_numpy()
     launches["device_table"] = table.to_numpy()
     launches["device_basis"] = (

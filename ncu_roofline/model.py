@@ -27,7 +27,7 @@ Frames and their columns (empty frames keep them, with the same dtypes):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -398,6 +398,18 @@ def texts_from_long(frame: pd.DataFrame, metric: str, index: pd.MultiIndex) -> p
     return out
 
 
+def merged_columns(
+    sources: Sequence[MetricSource], index: pd.MultiIndex, names: Collection[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Metric name -> float array aligned with ``index``, over every source (all metrics, or only ``names``):
+    where several sources have a metric, the first source's value wins and the others fill only its gaps."""
+    columns: dict[str, np.ndarray] = {}
+    for source in sources:
+        for name, col in source.columns_for(index, names).items():
+            columns[name] = np.where(np.isnan(columns[name]), col, columns[name]) if name in columns else col
+    return columns
+
+
 @dataclass
 class Report:
     """Everything read from one or more ncu exports, as tidy frames (see the module docstring)."""
@@ -458,14 +470,7 @@ class Report:
             frame = source.frame_for(index) if isinstance(source, LazyMetrics) else None
             if frame is not None:  # the reader's own wide matrix, not copied
                 return frame
-        columns: dict[str, np.ndarray] = {}
-        for source in self._sources:
-            for name, col in source.columns_for(index).items():
-                if name in columns:
-                    columns[name] = np.where(np.isnan(columns[name]), col, columns[name])
-                else:
-                    columns[name] = col
-        return pd.DataFrame(columns, index=index)
+        return pd.DataFrame(merged_columns(self._sources, index), index=index)
 
     def subset(self, keys: pd.MultiIndex) -> Report:
         """The Report restricted to the launches in ``keys`` (``source`` and ``session`` kept whole)."""

@@ -1334,9 +1334,14 @@ def duration_metrics() -> frozenset[str]:
 
 
 def duration_ns(values: pd.DataFrame) -> np.ndarray:
-    """Per launch, the GPU time in ns by the first ``duration`` recipe the launch has (NaN: none), rounded to
-    0.001 ns so that the conversion from seconds adds no float noise (1.952e-6 s * 1e9 = 1952.0000000000002)."""
-    out: np.ndarray = np.round(derive(values, "duration")[0] * 1e9, 3)
+    """Per launch, the GPU time in ns by the first ``duration`` recipe the launch has (NaN: none)."""
+    return seconds_to_ns(derive(values, "duration")[0])
+
+
+def seconds_to_ns(seconds: np.ndarray) -> np.ndarray:
+    """Seconds -> ns, rounded to 0.001 ns so that the conversion adds no float noise (1.952e-6 s * 1e9 =
+    1952.0000000000002)."""
+    out: np.ndarray = np.round(np.asarray(seconds, dtype=np.float64) * 1e9, 3)
     return out
 
 

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError
@@ -23,6 +22,7 @@ from ..model import (
     conform,
     empty_frame,
     launch_index,
+    merged_columns,
 )
 from ..quantities import duration_metrics, duration_ns
 from .details import read_details
@@ -186,12 +186,8 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
     table's ``duration`` figure the export has (``gpu__time_duration.sum``, else elapsed cycles / clock); NaN
     where none is measured (never 0). Reads only those metrics (a raw page's other columns are not touched)."""
     index = launch_index(launches)
-    names = duration_metrics()
-    columns: dict[str, np.ndarray] = {}
-    for source in sources:
-        found = source.columns_for(index, names)  # a details page's long form is not built for this
-        for name, col in found.items():  # as Report.values merges sources
-            columns[name] = np.where(np.isnan(columns[name]), col, columns[name]) if name in columns else col
+    # only the duration metrics, merged as Report.values merges sources (a details page's long form is not built)
+    columns = merged_columns(sources, index, duration_metrics())
     out = launches.copy()
     out["duration_ns"] = duration_ns(pd.DataFrame(columns, index=index))
     return out
