@@ -209,15 +209,22 @@ def mutated(draw: st.DrawFn, base: str | None = None) -> str:
     return text
 
 
+def read_or_one_line_error(path: Path, text: str) -> ncu_roofline.Report | None:
+    """Write ``text`` to ``path`` and read it: the Report, or None where the reader raised one of our errors,
+    which must be one line."""
+    path.write_text(text)
+    try:
+        return ncu_roofline.read(path)
+    except ncu_roofline.NcuRooflineError as exc:
+        assert "\n" not in str(exc)
+        return None
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=mutated())
 def test_mutated_exports_read_or_raise_our_error(tmp_path: Path, text: str) -> None:
-    p = tmp_path / "mutated.csv"
-    p.write_text(text)
-    try:
-        r = ncu_roofline.read(p)
-    except ncu_roofline.NcuRooflineError as exc:
-        assert "\n" not in str(exc)
+    r = read_or_one_line_error(tmp_path / "mutated.csv", text)
+    if r is None:
         return
     # Read: then nothing was lost silently. Every launch ID in the text that looks like a record is a launch,
     # and whatever was not read as a record is listed in source.skipped.
@@ -244,11 +251,7 @@ SUMMARY_SMALL = "".join(SUMMARY_2024.decode().splitlines(keepends=True)[:120])  
 @given(text=mutated(SUMMARY_SMALL))
 def test_mutated_2024_2_summary_pages_read_or_raise_our_error(tmp_path: Path, text: str) -> None:
     # ncu 2024.2's summary page with its rows cut across lines: damage on top of that is still one of our errors
-    p = tmp_path / "summary.csv"
-    p.write_text(text)
-    try:
-        r = ncu_roofline.read(p)
-    except ncu_roofline.NcuRooflineError as exc:
-        assert "\n" not in str(exc)
+    r = read_or_one_line_error(tmp_path / "summary.csv", text)
+    if r is None:
         return
     assert int(r.launches["invocations"].sum()) >= len(r.launches)
