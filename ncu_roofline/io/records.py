@@ -134,10 +134,7 @@ def _count_lines(buf: pa.Buffer, start: int) -> tuple[int, int]:
     Counted on the memory map in slices, without copying the file: the positions of the line breaks, then blank
     lines from the gaps between them (a gap of 1 is "\\n\\n", a gap of 2 over a CR is "\\n\\r\\n")."""
     data = np.frombuffer(buf, dtype=np.uint8)[start:]
-    step = 1 << 24
-    breaks = np.concatenate(
-        [np.flatnonzero(data[i : i + step] == 10) + i for i in range(0, len(data), step)] or [np.zeros(0, np.int64)]
-    )
+    breaks = _line_breaks(data)
     lines = len(breaks) + int(len(data) > 0 and data[-1] != 10)
     gap = np.diff(breaks)
     blank = int(np.count_nonzero(gap == 1))
