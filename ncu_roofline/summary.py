@@ -16,7 +16,6 @@ holds the most GPU time among the launches.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,6 +27,7 @@ from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
 from .quantities import BY_NAME
+from .vector import per_distinct
 from .vocabulary import SEVERITY_ORDER
 
 #: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
@@ -423,17 +423,6 @@ def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
     return result
 
 
-def _per_distinct(values: pd.Series, f: Callable[[str], str | None], other: str | None) -> np.ndarray:
-    """``f`` of each text in ``values``, called once per distinct text; ``other`` where a value is missing or not
-    a text."""
-    codes, uniques = pd.factorize(values.astype(object).to_numpy())
-    table = np.empty(len(uniques) + 1, dtype=object)
-    table[:-1] = [f(u) if isinstance(u, str) else other for u in uniques]
-    table[-1] = other  # code -1: missing
-    out: np.ndarray = table[codes]
-    return out
-
-
 def _most_common(values: pd.Series, gid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group id (0..n-1): the most frequent non-missing value (ties to the first seen) and how many distinct
     values the group has."""
@@ -470,7 +459,7 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     reason = np.full(n, None, dtype=object)
     reason[launch_kernel[first]] = lf["reason"].astype(object).to_numpy()[first]
     frame["reason"] = reason
-    ops = _per_distinct(lf["nvtx_path"], nvtx_op, None)
+    ops = per_distinct(lf["nvtx_path"].to_numpy(dtype=object), nvtx_op)
     frame["nvtx"], frame["nvtx_ranges"] = _most_common(pd.Series(ops, dtype=object), launch_kernel, n)
     result: pd.DataFrame = frame[list(KERNEL_COLUMNS)].astype(KERNEL_COLUMNS)
     return result, launch_kernel
@@ -571,7 +560,7 @@ def range_groups(analysis: Analysis, *, depth: int = 1, launch_frame: pd.DataFra
     lf = _launch_frame(analysis) if launch_frame is None else launch_frame.copy(deep=False)
     if not len(lf) or lf["nvtx_path"].isna().all():
         return _empty(RANGE_COLUMNS)
-    ranges = _per_distinct(lf["nvtx_path"], lambda p: nvtx_op(p, depth=depth), nvtx_op(None))
+    ranges = per_distinct(lf["nvtx_path"].to_numpy(dtype=object), lambda p: nvtx_op(p, depth=depth))
     lf["range"] = pd.array(ranges, dtype="string")
     total = float(np.nansum(lf["duration_ns"]))
     g = lf.groupby(["report", "range"], sort=False, dropna=False)
