@@ -50,6 +50,7 @@ from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
 from ..summary import Summary, key_codes, summarize
+from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
 SCHEMA = 3
@@ -57,16 +58,6 @@ SCHEMA = 3
 CHUNK = 1024
 #: Kernels listed in ``summary.top_kernels``.
 TOP_KERNELS = 10
-
-
-def _num(v: Any) -> float | None:
-    if v is None or v is pd.NA:
-        return None
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) or math.isinf(f) else f
 
 
 def _str(v: Any) -> str | None:
@@ -81,7 +72,7 @@ def _bool(v: Any) -> bool | None:
     return None if v is None or v is pd.NA else bool(v)
 
 
-# Whole columns at once: what _num, _str, _int and _bool do to each value, over a column (an object array of plain
+# Whole columns at once: what fmt.number, _str, _int and _bool do to each value, over a column (an object array of plain
 # Python values, None for a missing one), so that a launch's object is built from list items, not from per-row
 # records. The arrays are sliced per chunk of launches and turned into lists there (``.tolist()``).
 
@@ -132,7 +123,7 @@ def _per_value(s: pd.Series, f: Any) -> _Column:
 
 
 def _a_nums(s: pd.Series) -> _Column:
-    """_num over a column: floats, None where missing or not finite."""
+    """fmt.number over a column: floats, None where missing or not finite."""
     try:
         a = s.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
@@ -532,8 +523,8 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
         return [
             {
                 column: _str(x[column]),
-                "duration_ns": _num(x["duration_s"] * 1e9),
-                "share": _num(x["share"]),
+                "duration_ns": fmt.number(x["duration_s"] * 1e9),
+                "share": fmt.number(x["share"]),
                 "launches": _int(x["launches"]),
             }
             for x in records(t)
@@ -567,15 +558,15 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
                     "kernel": _str(x["kernel_name"]),
                     "display_name": _str(x["display_name"]),
                     "launches": _int(x["launches"]),
-                    "duration_ns": _num(x["duration_ns"]),
-                    "share": _num(x["share"]),
+                    "duration_ns": fmt.number(x["duration_ns"]),
+                    "share": fmt.number(x["share"]),
                     "limiter": _str(x["limiter"]),
                     "compute_pipe": _str(x["compute_pipe"]),
                     "regime": _str(x["regime"]),
                 }
                 for x in records(top)
             ],
-            "gpu_time_ns": _num(summary.gpu_time_ns),
+            "gpu_time_ns": fmt.number(summary.gpu_time_ns),
             "kernels": len(summary.kernels),
             "ranges": [
                 {
@@ -583,8 +574,8 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
                     "range": _str(x["range"]),
                     "launches": _int(x["launches"]),
                     "kernels": _int(x["kernels"]),
-                    "duration_ns": _num(x["duration_ns"]),
-                    "share": _num(x["share"]),
+                    "duration_ns": fmt.number(x["duration_ns"]),
+                    "share": fmt.number(x["share"]),
                     "limiter": _str(x["limiter"]),
                     "regime": _str(x["regime"]),
                 }
@@ -597,16 +588,16 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
                     "severity": _str(x["severity"]),
                     "launches": _int(x["launches"]),
                     "kernels": _int(x["kernels"]),
-                    "duration_ns": _num(x["duration_ns"]),
-                    "share": _num(x["share"]),
-                    "recoverable_ns": _num(x["recoverable_ns"]),
-                    "recoverable_share": _num(x["recoverable_share"]),
+                    "duration_ns": fmt.number(x["duration_ns"]),
+                    "share": fmt.number(x["share"]),
+                    "recoverable_ns": fmt.number(x["recoverable_ns"]),
+                    "recoverable_share": fmt.number(x["recoverable_share"]),
                 }
                 for x in records(summary.findings)
             ],
             "ncu_agreement": {
                 "launches_compared": summary.agreement.launches_compared,
-                "share": _num(summary.agreement.share),
+                "share": fmt.number(summary.agreement.share),
             },
         },
     }
