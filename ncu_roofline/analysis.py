@@ -18,6 +18,7 @@ from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
 from .model import Report, launch_index
+from .ncurules import rule_rows
 from .quantities import breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
 from .vector import launch_positions
@@ -114,7 +115,8 @@ def analyze(
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
-    all_rules = report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True)
+    # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
+    all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)
     units = unit_table(quant, roof)
     ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
     verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu)

@@ -44,7 +44,7 @@ import pandas as pd
 
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
-from .ncurules import cpi_stall, fp_roofline, high_pipe, sol_bottleneck
+from .ncurules import RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, sol_verdicts
 from .quantities import STALL_REASONS
 from .sections import profile_commands, section_folder
 from .thresholds import (
@@ -444,19 +444,20 @@ def rules_pipe(ncu: pd.DataFrame) -> np.ndarray:
 STALL_SECTION = "--section WarpStateStats, exported with --page raw"
 
 
-def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | None = None) -> np.ndarray:
+def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = None) -> np.ndarray:
     """Per launch (positional): the dominant warp stall reasons, "stalls: long scoreboard 45 %, ..." (each
     reason's share of the warp cycles per issued instruction, those at or above STALL_SHARE, at most three);
     without the stall metrics, ncu's CPIStall rule message (a details page); else the section that collects
     them. Takes the quantities (``stall_*`` columns, ``warp_cycles_per_issue``, index LAUNCH_KEY) and ncu's
-    rule rows."""
+    rule rows (or their ``ncu_roofline.ncurules.rule_rows``)."""
     n = len(quant)
     cols = [f"stall_{r}" for r in STALL_REASONS if f"stall_{r}" in quant.columns and r != "selected"]
     missing = np.full(n, f"stall reasons not collected ({STALL_SECTION})", dtype=object)
-    if rules is not None and len(rules) and "rule" in rules.columns:
-        cpi = cpi_stall(rules).reindex(quant.index)
-        what = cpi["ncu_stall"].astype("string").fillna("").to_numpy(dtype=object)
-        cyc = cpi["ncu_stall_cycles"].to_numpy(dtype=float)
+    if rules is not None and has_rules(rules):
+        cpi = ncu_stalls(rules, quant.index)
+        what = cpi["ncu_stall"]
+        what[pd.isna(what)] = ""
+        cyc = cpi["ncu_stall_cycles"]
         said = what != ""
         missing[said] = (
             "stalls (ncu's CPIStall rule): " + np.char.mod("%.1f", cyc[said]).astype(object)
@@ -516,7 +517,7 @@ SOURCE_WORDS: dict[str, str] = {
 def classify(
     quant: pd.DataFrame,
     roof: pd.DataFrame,
-    rules: pd.DataFrame | None = None,
+    rules: pd.DataFrame | RuleRows | None = None,
     *,
     units: pd.DataFrame | None = None,
     ncu: pd.DataFrame | None = None,
@@ -524,10 +525,10 @@ def classify(
     """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
 
     Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
-    optionally ncu's rule results (``Report.rules``) for the pipe fallback and the comparison with ncu's
-    SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every figure and text is computed over
-    whole columns (no loop over launches). When the caller has them already: ``units``, the
-    ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``."""
+    optionally ncu's rule results (``Report.rules``, or their ``ncurules.rule_rows``) for the pipe fallback
+    and the comparison with ncu's SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every
+    figure and text is computed over whole columns (no loop over launches). When the caller has them
+    already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``."""
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
     score, source = scores(table)
@@ -535,7 +536,6 @@ def classify(
     duration = _col(quant, "duration")
     waves = _col(quant, "waves_per_sm")
     stalls = stall_summary(quant, rules)
-    rules = rules if rules is not None else pd.DataFrame(columns=[*LAUNCH_KEY, "rule", "description"])
     command = profile_command()
     t = {c: table[c].to_numpy(dtype=np.float64) for c in table.columns}
     s = {k: score[k].to_numpy(dtype=np.float64) for k in LIMITERS}
@@ -704,18 +704,19 @@ def _limiter_position(lim: np.ndarray) -> np.ndarray:
     return pos
 
 
-def ncu_figures(rules: pd.DataFrame | None, index: pd.Index) -> pd.DataFrame:
+def ncu_figures(rules: pd.DataFrame | RuleRows | None, index: pd.Index) -> pd.DataFrame:
     """ncu's HighPipeUtilization and SOLFPRoofline figures per launch (``ncu_roofline.ncurules``), positional
-    in ``index`` (LAUNCH_KEY) order: ncu_pipe_family, ncu_fp32_pct, ncu_pipe_pct (<NA>/NaN without the rule)."""
+    in ``index`` (LAUNCH_KEY) order: ncu_pipe_family, ncu_fp32_pct, ncu_pipe_pct (<NA>/NaN without the rule),
+    and where the export has rule rows ncu_pipe and ncu_fp64_pct. Takes ``Report.rules`` or their
+    ``ncurules.rule_rows``."""
     cols = {"ncu_pipe_family": "string", "ncu_fp32_pct": "float64", "ncu_pipe_pct": "float64"}
-    if rules is None or not len(rules) or "rule" not in rules.columns:
+    if rules is None or not has_rules(rules):
         return pd.DataFrame({c: pd.Series([None] * len(index), dtype=t) for c, t in cols.items()})
-    hp = pd.concat([high_pipe(rules), fp_roofline(rules)], axis=1)
-    out = hp.reindex(index).reset_index(drop=True)
-    for c, t in cols.items():
-        if c not in out.columns:
-            out[c] = pd.Series([None] * len(index), dtype=t)
-    return out
+    figures = ncu_pipe_figures(rules, index)
+    return pd.DataFrame(
+        {k: pd.array(v, dtype="string") if v.dtype == object else v for k, v in figures.items()},
+        index=pd.RangeIndex(len(index)),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ ncu
@@ -801,7 +802,7 @@ def _why_disagree(
 def compare_with_ncu(
     verdicts: pd.DataFrame,
     table: pd.DataFrame,
-    rules: pd.DataFrame | None,
+    rules: pd.DataFrame | RuleRows | None,
     index: pd.Index,
 ) -> pd.DataFrame:
     """``verdicts`` plus ncu_bottleneck and agrees_with_ncu (where ``rules`` has a SOLBottleneck row for the
@@ -813,18 +814,14 @@ def compare_with_ncu(
     out = verdicts.copy()
     out["ncu_bottleneck"] = pd.Series(pd.NA, index=out.index, dtype="string")
     out["agrees_with_ncu"] = pd.Series(pd.NA, index=out.index, dtype="boolean")
-    if rules is None or not len(rules) or "rule" not in rules.columns:
+    if rules is None or not has_rules(rules):
         return out
-    sol = sol_bottleneck(rules)
-    if not len(sol):
-        return out
-    pos = index.get_indexer(sol.index)
-    ncu_col = sol["ncu_bottleneck"]
-    keep = (pos >= 0) & ncu_col.notna().to_numpy()
-    at = pos[keep]
+    verdict = sol_verdicts(rules, index)
+    keep = ~pd.isna(verdict)
+    at = np.flatnonzero(keep)
     if not len(at):
         return out
-    ncu = ncu_col.to_numpy(dtype=object)[keep].astype(str).astype(object)
+    ncu = verdict[keep].astype(str).astype(object)
     n = len(out)
 
     def column(name: str) -> np.ndarray:

@@ -32,9 +32,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
+from .ncurules import RuleRows, rule_rows, text_codes
 from .thresholds import (
     ATOMIC_IMBALANCE,
     ATOMIC_SHARE,
@@ -1218,7 +1220,7 @@ def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIn
     return out
 
 
-def ncu_frame(rules: pd.DataFrame | None, index: pd.MultiIndex) -> pd.DataFrame:
+def ncu_frame(rules: pd.DataFrame | RuleRows | None, index: pd.MultiIndex) -> pd.DataFrame:
     """ncu's HighPipeUtilization and SOLFPRoofline figures per launch, positional in ``index`` order
     (``ncu_roofline.classify.ncu_figures``)."""
     return ncu_figures(rules, index)
@@ -1231,7 +1233,7 @@ def build_frame(
     verdicts: pd.DataFrame,
     roof: pd.DataFrame,
     peaks: pd.DataFrame,
-    rules: pd.DataFrame | None,
+    rules: pd.DataFrame | RuleRows | None,
     index: pd.MultiIndex,
     *,
     ncu: pd.DataFrame | None = None,
@@ -1257,30 +1259,45 @@ def build_frame(
     )
 
 
-def ncu_rule_hints(rules: pd.DataFrame) -> pd.DataFrame:
+def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
     """ncu's own rule results (optimisation and warning messages) as hints marked source='ncu'.
 
     The hint id is "ncu:<rule>"; severity ERR -> high, WRN -> medium, OPT -> low; estimated_speedup is ncu's
-    own estimate (percent / 100)."""
-    rows = np.flatnonzero(rules["type"].isin(["OPT", "WRN", "ERR"]).fillna(False).to_numpy())
-    # only the columns the hints keep are copied (the messages are most of a large report's rule rows)
-    r = rules[[*LAUNCH_KEY, "rule", "type", "description", "speedup"]].take(rows)
+    own estimate (percent / 100). Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the messages are
+    then copied once, from their distinct texts, and nothing else of the rule rows is turned into text)."""
+    r = rule_rows(rules)
+    kinds, kind_names = text_codes(r.frame["type"]) if len(r) else (np.zeros(0, dtype=np.int64), pa.array([]))
+    severity_of = {"ERR": "high", "WRN": "medium", "OPT": "low"}
+    levels = [severity_of.get(k) for k in kind_names.to_pylist()]
+    rows = np.flatnonzero(np.isin(kinds, [i for i, lv in enumerate(levels) if lv is not None]))
+    keys = r.frame[[*LAUNCH_KEY, "speedup"]].take(rows)
+    hint = pa.array(["ncu:" + str(name) for name in r.rule_names], type=pa.large_string())
+    rule = r.rule[rows]
+    n = len(rows)
     frame = pd.DataFrame(
         {
-            "report": r["report"],
-            "process_id": r["process_id"],
-            "launch_id": r["launch_id"],
-            "hint": "ncu:" + r["rule"].astype(str),
-            "severity": r["type"].map({"ERR": "high", "WRN": "medium", "OPT": "low"}),
-            "source": "ncu",
-            "message": r["description"],
-            "advice": pd.Series(pd.NA, index=r.index, dtype="string"),
-            "evidence": "[]",
-            "estimated_speedup": r["speedup"] / 100.0,
+            "report": keys["report"].array,
+            "process_id": keys["process_id"].array,
+            "launch_id": keys["launch_id"].array,
+            "hint": _text(hint, rule),
+            "severity": _text(pa.array(levels, type=pa.large_string()), kinds[rows]),
+            "source": _text(pa.array(["ncu"], type=pa.large_string()), np.zeros(n, dtype=np.int64)),
+            "message": pd.array(r.messages(rows), dtype="string"),
+            "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
+            "evidence": _text(pa.array(["[]"], type=pa.large_string()), np.zeros(n, dtype=np.int64)),
+            "estimated_speedup": keys["speedup"].to_numpy(dtype=np.float64) / 100.0,
         }
     )
-    result: pd.DataFrame = frame.astype(HINT_COLUMNS).reset_index(drop=True)
+    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
     return result
+
+
+def _text(distinct: pa.Array, codes: Arr) -> pd.api.extensions.ExtensionArray:
+    """``distinct[codes]`` as the string dtype (<NA> where a code is -1), taken by Arrow, not from objects."""
+    out: pd.api.extensions.ExtensionArray = pd.array(
+        distinct.take(pa.array(codes, mask=codes < 0, type=pa.int64())), dtype="string"
+    )
+    return out
 
 
 def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -1300,7 +1317,7 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFra
     distinct = bits.view(np.float64)
     ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + _json_num(distinct) + "}]"
     text = np.where(np.isnan(distinct), "[]", ev.to_numpy(dtype=object)).astype(object)
-    out["evidence"] = pd.array(text[inverse.reshape(-1)], dtype="string")
+    out["evidence"] = _text(pa.array(text, type=pa.large_string()), np.asarray(inverse).reshape(-1))
     return out
 
 

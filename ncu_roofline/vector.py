@@ -100,6 +100,7 @@ def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
         codes = pd.factorize(frame[k], use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
         start[1:] |= codes[1:] != codes[:-1]
     first = np.flatnonzero(start)
-    found: np.ndarray = np.asarray(index.get_indexer(launch_index(frame.iloc[first])), dtype=np.int64)
+    keys = frame[list(LAUNCH_KEY)].iloc[first]  # the key columns only: a frame's text is not copied
+    found: np.ndarray = np.asarray(index.get_indexer(launch_index(keys)), dtype=np.int64)
     out: np.ndarray = found[np.cumsum(start) - 1]
     return out
