@@ -1125,17 +1125,25 @@ def _not_checked(notes: list[tuple[str, Arr]], n: int) -> pd.Series:
     if not notes or n == 0:
         return pd.Series(pd.array([None] * n, dtype="string"))
     masks = np.vstack([m for _, m in notes]).T  # launch x note
-    combos, inverse = np.unique(masks, axis=0, return_inverse=True)
-    texts = []
-    for row in combos:
+    # each launch's combination of notes as one number (bits packed into 64-bit words), factorized
+    packed = np.packbits(masks, axis=1)
+    words = np.zeros((n, -(-packed.shape[1] // 8) * 8), dtype=np.uint8)
+    words[:, : packed.shape[1]] = packed
+    key = words.view(np.uint64)
+    if key.shape[1] == 1:
+        inverse = pd.factorize(key[:, 0])[0]
+    else:
+        inverse = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
+    first = np.unique(inverse, return_index=True)[1]
+    texts: list[str | None] = []
+    for row in masks[first]:  # once per distinct combination
         grouped: dict[str, list[str]] = {}
         for (text, _), on in zip(notes, row, strict=True):
             if on:
                 rule_id, note = text.split(": ", 1)
                 grouped.setdefault(rule_id, []).append(note)
         texts.append("; ".join(f"{r}: {', '.join(ns)}" for r, ns in grouped.items()) or None)
-    out = np.array(texts, dtype=object)[np.asarray(inverse).reshape(-1)]
-    return pd.Series(pd.array(out, dtype="string"))
+    return pd.Series(_text(pa.array(texts, type=pa.large_string()), np.asarray(inverse, dtype=np.int64)))
 
 
 def _column(x: Any, n: int) -> Arr:

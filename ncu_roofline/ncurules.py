@@ -54,6 +54,10 @@ _FP_ROOF = re.compile(
 )
 
 
+#: Rows per block of copied messages (``RuleRows.messages``): about a megabyte of ncu's rule text.
+MESSAGE_BLOCK = 2048
+
+
 @dataclass(frozen=True)
 class RuleRows:
     """ncu's rule rows (``Report.rules``: RULE_COLUMNS) read once for the analysis, by integer codes.
@@ -82,10 +86,15 @@ class RuleRows:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self.rule == at[0])
 
-    def messages(self, rows: np.ndarray) -> pa.Array:
-        """The message text of ``rows`` (null where a row has none), one copy."""
+    def messages(self, rows: np.ndarray) -> pa.ChunkedArray:
+        """The message text of ``rows`` (null where a row has none), one copy from the distinct texts, in
+        blocks of MESSAGE_BLOCK rows (one large buffer would be allocated fresh and grown as it fills)."""
         codes = self.text[rows]
-        return self.texts.take(pa.array(codes, mask=codes < 0, type=pa.int64()))
+        blocks = [
+            self.texts.take(pa.array(part, mask=part < 0, type=pa.int64()))
+            for part in (codes[i : i + MESSAGE_BLOCK] for i in range(0, len(codes), MESSAGE_BLOCK))
+        ]
+        return pa.chunked_array(blocks, type=self.texts.type)
 
     def keys(self, rows: np.ndarray) -> pd.MultiIndex:
         """The LAUNCH_KEY of ``rows`` as a MultiIndex."""

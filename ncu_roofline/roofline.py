@@ -64,7 +64,7 @@ from ncu_roofline.device import (
 )
 from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
-from ncu_roofline.vector import per_distinct
+from ncu_roofline.vector import per_distinct, strings
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -354,6 +354,8 @@ def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
         v = frame[column]
         if isinstance(v, (pd.Series, pd.api.extensions.ExtensionArray)):
             return pd.array(cast(Any, v), dtype=dtype)  # no copy when it has the type already
+        if dtype == "string":
+            return strings(np.asarray(v, dtype=object))
         return pd.array(cast(Any, np.asarray(v, dtype=object)), dtype=dtype)
 
     out = pd.DataFrame(
@@ -375,7 +377,7 @@ def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
             "roof_fraction": roof,
             "bandwidth_fraction": bw_frac,
             "compute_fraction": comp_frac,
-            "bound": pd.array(bound, dtype="string"),
+            "bound": strings(bound),
             "work_recipe": typed("work_recipe"),
             "traffic_recipe": typed("traffic_recipe"),
             "estimate": pd.array(np.asarray(frame["estimate"], dtype=object), dtype="boolean"),

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .model import LAUNCH_KEY, launch_index
 
@@ -26,18 +27,33 @@ def one_of(values: np.ndarray, *words: str) -> np.ndarray:
 
 
 def percent(v: np.ndarray) -> np.ndarray:
-    """Fractions as the reasons write them, per element: "n/a" (NaN), "4.2%" (under 10 %), "87%"."""
-    v = np.asarray(v, dtype=np.float64)
-    out = np.full(len(v), "n/a", dtype=object)
-    known = ~np.isnan(v)
-    small = known & (np.abs(v) < 0.1)
+    """Fractions as the reasons write them, per element: "n/a" (NaN), "4.2%" (under 10 %), "87%". Each
+    distinct value (by its bits: -0.0 is not 0.0) is formatted once."""
+    v = np.ascontiguousarray(v, dtype=np.float64)
+    bits, inverse = np.unique(v.view(np.int64), return_inverse=True)
+    u = bits.view(np.float64)
+    text = np.full(len(u), "n/a", dtype=object)
+    known = ~np.isnan(u)
+    small = known & (np.abs(u) < 0.1)
     large = known & ~small
     # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
     if small.any():
-        out[small] = np.char.mod("%.1f%%", v[small] * 100.0).astype(object)
+        text[small] = np.char.mod("%.1f%%", u[small] * 100.0).astype(object)
     if large.any():
-        out[large] = np.char.mod("%.0f%%", v[large] * 100.0).astype(object)
+        text[large] = np.char.mod("%.0f%%", u[large] * 100.0).astype(object)
+    out: np.ndarray = text[np.asarray(inverse).reshape(-1)]
     return out
+
+
+def strings(values: Any) -> Any:
+    """An object array of ``str`` (None, NaN or <NA> where missing) as the string dtype: what
+    ``pd.array(values, dtype="string")`` gives, built by Arrow in one pass; values of other types are
+    converted the pandas way (``str`` of each)."""
+    try:
+        arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pd.array(values, dtype="string")
+    return pd.array(arr, dtype="string")
 
 
 def as_text(values: np.ndarray) -> np.ndarray:
