@@ -68,12 +68,13 @@ def device_names(report: Report) -> pd.Series:
     return names
 
 
-def report_quantities(report: Report) -> pd.DataFrame:
-    """The quantities of every launch (``ncu_roofline.quantities``), index LAUNCH_KEY in launch order.
+def report_quantities(report: Report, index: pd.MultiIndex | None = None) -> pd.DataFrame:
+    """The quantities of every launch (``ncu_roofline.quantities``), index LAUNCH_KEY in launch order
+    (``index``: that index, when the caller has it).
 
     Metric names first; where an export names the Speed Of Light breakdown members only by label
     (``--print-details all``), those labels fill the pipe quantities and join the busiest-member ones."""
-    index = launch_index(report.launches)
+    index = launch_index(report.launches) if index is None else index
     quant = quantities(report.values.reindex(index))
     extra = breakdown_quantities(report.body_item_metrics, index)
     for c in extra.columns:
@@ -108,12 +109,12 @@ def analyze(
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)
-    quant = report_quantities(report)
+    quant = report_quantities(report, index)
     ident = identify(report)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
-    cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=launch_index(report.launches))
+    cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=index)
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
     # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
     all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
@@ -58,7 +59,7 @@ from .thresholds import (
     STALL_SHARE,
     TIE_MARGIN,
 )
-from .vector import append, as_text, choose, joined, launch_positions, one_of, per_distinct, percent
+from .vector import append, as_text, choose, joined, launch_positions, one_of, per_distinct, percent, strings
 
 # ------------------------------------------------------------------------------------------------ thresholds
 # values and reasons: ncu_roofline.thresholds
@@ -273,15 +274,15 @@ def utilization(
     value = np.concatenate([p[1] for p in parts])
     have = ~np.isnan(value)
     rows = np.concatenate([offset[p[0]] + np.arange(len(p[1])) for p in parts])[have]
-    sizes = [len(p[1]) for p in parts]
+    part = np.repeat(np.arange(len(parts)), [len(p[1]) for p in parts])[have]  # each row's part
     out = pd.DataFrame(
         {
             "report": pd.array(base["report"].to_numpy(dtype=object), dtype="string").take(rows),
             "process_id": base["process_id"].astype("Int64").array.take(rows),
             "launch_id": base["launch_id"].astype("Int64").array.take(rows),
-            "unit": pd.array(np.repeat(np.array([p[2] for p in parts], dtype=object), sizes)[have], dtype="str"),
+            "unit": pd.array(pa.array([p[2] for p in parts], type=pa.large_string()).take(part), dtype="str"),
             "value": value[have],
-            "source": pd.array(np.repeat(np.array([p[3] for p in parts], dtype=object), sizes)[have], dtype="str"),
+            "source": pd.array(pa.array([p[3] for p in parts], type=pa.large_string()).take(part), dtype="str"),
         }
     )
     return out
@@ -692,7 +693,11 @@ def classify(
     for c in VERDICT_COLUMNS:
         if c not in out.columns:
             out[c] = None
-    result: pd.DataFrame = out[list(VERDICT_COLUMNS)].astype(VERDICT_COLUMNS)
+    out = out[list(VERDICT_COLUMNS)]
+    for c, dtype in VERDICT_COLUMNS.items():  # object text columns by Arrow in one pass (astype: the rest)
+        if dtype == "string" and out[c].dtype == object:
+            out[c] = strings(out[c].to_numpy())
+    result: pd.DataFrame = out.astype(VERDICT_COLUMNS)
     return result
 
 

@@ -70,7 +70,7 @@ from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     SMSP_CLOCK,
     TENSOR_PREFIX,
 )
-from ncu_roofline.vector import joined, launch_positions
+from ncu_roofline.vector import joined, launch_positions, strings
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
 SPARSE_SPEEDUP = 2.0
@@ -402,8 +402,8 @@ def resolve_peaks(
                     frame[col] = float(value) * (SPARSE_SPEEDUP if s.sparsity == "on" else 1.0)
 
     for fig in FIGURES:
-        frame[f"source_{fig}"] = sources[fig].astype("string")
-    frame["peak_source"] = _summarise([sources[f] for f in FIGURES]).astype("string")
+        frame[f"source_{fig}"] = strings(sources[fig].to_numpy(dtype=object))
+    frame["peak_source"] = strings(_summarise([sources[f] for f in FIGURES]).to_numpy(dtype=object))
     ordered = list(PEAK_COLUMNS) + series_cols
     result: pd.DataFrame = frame[ordered]
     return result

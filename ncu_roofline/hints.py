@@ -339,8 +339,8 @@ def _is(f: Frame, column: str, *values: str) -> Arr:
 
 def gemm_named(f: Frame) -> Arr:
     """True where the kernel name says matrix multiply or convolution (GEMM_NAME), matched once per name."""
-    names, inverse = np.unique(f.kernel_name.astype(str), return_inverse=True)
-    out: Arr = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[np.asarray(inverse).reshape(-1)]
+    codes, names = pd.factorize(f.kernel_name.astype(str).astype(object))
+    out: Arr = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[codes]
     return out
 
 
@@ -1216,12 +1216,23 @@ def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIn
     x, bw = r["intensity"].to_numpy(dtype=float), r["peak_bytes_per_s"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", over="ignore"):
         memory = np.where(np.isfinite(x) & np.isfinite(bw), x * bw, np.nan)
-    per = pd.DataFrame({"achieved": r["achieved_flops"].to_numpy(dtype=float), "memory": memory}, index=launch_index(r))
-    g = per.groupby(level=[0, 1, 2], sort=False).agg(achieved=("achieved", "first"), memory=("memory", "min"))
-    g = g.reindex(index)
+    # per launch (by position; rows with a missing key are left out, as a groupby leaves them): the first
+    # known achieved FLOP/s, and the least known memory roof
+    pos = launch_positions(r, index)
+    pos[r[list(LAUNCH_KEY)].isna().any(axis=1).to_numpy()] = -1
+    flops = r["achieved_flops"].to_numpy(dtype=float)
+    rows = np.flatnonzero((pos >= 0) & ~np.isnan(flops))
+    at, first = np.unique(pos[rows], return_index=True)
+    achieved = np.full(n, np.nan)
+    achieved[at] = flops[rows[first]]
+    rows = np.flatnonzero((pos >= 0) & ~np.isnan(memory))
+    least = np.full(n, np.inf)
+    np.minimum.at(least, pos[rows], memory[rows])
+    have = np.zeros(n, dtype=bool)
+    have[pos[rows]] = True
+    least[~have] = np.nan
     tf32 = pd.to_numeric(peaks["tensor_tf32_flops"], errors="coerce").to_numpy(dtype=float)
-    attainable = np.fmin(tf32, g["memory"].to_numpy(dtype=float))
-    achieved = g["achieved"].to_numpy(dtype=float)
+    attainable = np.fmin(tf32, least)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where((attainable > 0) & (achieved > 0), achieved / attainable, np.nan)
     out: Arr = np.clip(share, 0.0, 1.0)

@@ -106,17 +106,56 @@ def per_distinct(values: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
 def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
     """Per row of ``frame``, the position of its launch (LAUNCH_KEY columns) in ``index``; -1 where absent.
 
-    Consecutive rows of one launch (a roofline frame has one per precision and level) are looked up once."""
+    Consecutive rows of one launch (a roofline frame has one per precision and level) are looked up once;
+    where those runs are the launches of ``index`` in its order (a roofline, verdicts, rules of every
+    launch), no lookup is needed at all."""
     n = len(frame)
     if not n:
         return np.zeros(0, dtype=np.int64)
     start = np.zeros(n, dtype=bool)
     start[0] = True
     for k in LAUNCH_KEY:
-        codes = pd.factorize(frame[k], use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
-        start[1:] |= codes[1:] != codes[:-1]
+        start[1:] |= _changes(frame[k])
     first = np.flatnonzero(start)
     keys = frame[list(LAUNCH_KEY)].iloc[first]  # the key columns only: a frame's text is not copied
-    found: np.ndarray = np.asarray(index.get_indexer(launch_index(keys)), dtype=np.int64)
+    if isinstance(index, pd.MultiIndex) and _in_order(keys, index):
+        found = np.arange(len(index), dtype=np.int64)
+    else:
+        found = np.asarray(index.get_indexer(launch_index(keys)), dtype=np.int64)
     out: np.ndarray = found[np.cumsum(start) - 1]
     return out
+
+
+def _changes(column: pd.Series) -> np.ndarray:
+    """Per row after the first: whether its value differs from the row before (missing equals missing)."""
+    if isinstance(column.array, pd.arrays.IntegerArray):
+        data = column.to_numpy(dtype=np.int64, na_value=0)
+        mask = column.isna().to_numpy()
+        out: np.ndarray = ((data[1:] != data[:-1]) & ~(mask[1:] & mask[:-1])) | (mask[1:] != mask[:-1])
+        return out
+    codes = pd.factorize(column, use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
+    out = codes[1:] != codes[:-1]
+    return out
+
+
+def _in_order(keys: pd.DataFrame, index: pd.MultiIndex) -> bool:
+    """Whether the LAUNCH_KEY rows of ``keys`` are exactly the entries of ``index``, in its order (missing
+    equals missing, as a lookup finds it). Only for text reports and Int64 IDs; anything else: False."""
+    if len(keys) != len(index) or index.nlevels != len(LAUNCH_KEY):
+        return False
+    for level, k in enumerate(LAUNCH_KEY):
+        ours, theirs = index.get_level_values(level), keys[k]
+        missing = np.asarray(ours.isna())
+        if not np.array_equal(missing, theirs.isna().to_numpy()):
+            return False
+        if k == "report":
+            if not (pd.api.types.is_string_dtype(ours.dtype) and pd.api.types.is_string_dtype(theirs.dtype)):
+                return False
+            a, b = ours.to_numpy(dtype=object), theirs.to_numpy(dtype=object)
+        else:
+            if not all(isinstance(x.array, pd.arrays.IntegerArray) for x in (ours, theirs)):
+                return False
+            a, b = ours.to_numpy(dtype=np.int64, na_value=0), theirs.to_numpy(dtype=np.int64, na_value=0)
+        if not np.array_equal(a[~missing], b[~missing]):
+            return False
+    return True
