@@ -21,7 +21,7 @@ from .model import Report, launch_index
 from .ncurules import rule_rows
 from .quantities import breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
-from .vector import launch_positions
+from .vector import launch_positions, strings
 
 
 @dataclass(repr=False)
@@ -124,12 +124,12 @@ def analyze(
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
-    said = verdicts["missing"].astype("string")
-    lacking = pd.Series(advice.to_numpy(), index=said.index, dtype="string")
-    both = (said.notna() & lacking.notna()).to_numpy()
-    joined = said.fillna(lacking)
+    said = verdicts["missing"].to_numpy(dtype=object)
+    lacking = advice.to_numpy(dtype=object)  # positional: advice is in launch order
+    both = ~pd.isna(said) & ~pd.isna(lacking)
+    joined = np.where(pd.isna(said), lacking, said)
     joined[both] = said[both] + "; " + lacking[both]
-    verdicts["missing"] = joined
+    verdicts["missing"] = strings(joined)
     util = utilization(quant, roof, verdicts, units=units)
 
     launches = report.launches.copy()
@@ -143,8 +143,7 @@ def analyze(
     frame = build_frame(launches, quant, units, verdicts, roof, peak_frame, all_rules, index, ncu=ncu)
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()
-    verdicts["not_checked"] = not_checked.to_numpy()
-    verdicts["not_checked"] = verdicts["not_checked"].astype("string")
+    verdicts["not_checked"] = not_checked.astype("string").array  # positional
     hints = pd.concat([ours, cap_ncu_estimates(ncu_rule_hints(all_rules), verdicts)], ignore_index=True)
     return Analysis(
         report=report,
@@ -169,20 +168,27 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
     n = len(out)
     pos = launch_positions(roof, out.index)
     known = pos >= 0
-    level = roof["level"]
-    precision = roof["precision"]
+
+    def rows_of(column: str, value: str) -> np.ndarray:
+        """Whether each row's ``column`` is ``value`` (factorized once per column: no text compared per row)."""
+        if column not in codes_of:
+            codes_of[column] = pd.factorize(roof[column])
+        codes, names = codes_of[column]
+        at = np.flatnonzero(np.asarray(names, dtype=object) == value)
+        return codes == at[0] if len(at) else np.zeros(len(codes), dtype=bool)
+
+    codes_of: dict[str, tuple[np.ndarray, pd.Index]] = {}
 
     def column(sel: np.ndarray, recipe: str) -> np.ndarray:
         """The ``recipe`` text of each launch's first selected row; <NA> for a launch without one."""
         launches, first = np.unique(pos[sel], return_index=True)
         col = np.full(n, pd.NA, dtype=object)
         col[launches] = roof[recipe].take(np.flatnonzero(sel)[first]).to_numpy(dtype=object)
-        done: np.ndarray = pd.array(col, dtype="string").to_numpy()
-        return done
+        return col
 
-    dram = known & (level == "dram").fillna(False).to_numpy(dtype=bool)
+    dram = known & rows_of("level", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):
-        out[f"{prec}_flops"] = column(dram & (precision == prec).fillna(False).to_numpy(dtype=bool), "work_recipe")
+        out[f"{prec}_flops"] = column(dram & rows_of("precision", prec), "work_recipe")
     for lv in ("dram", "l2", "l1"):
-        out[f"{lv}_bytes_per_s"] = column(known & (level == lv).fillna(False).to_numpy(dtype=bool), "traffic_recipe")
+        out[f"{lv}_bytes_per_s"] = column(known & rows_of("level", lv), "traffic_recipe")
     return out

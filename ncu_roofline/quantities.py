@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .model import launch_index
+from .vector import strings
 
 COMBINES = ("first", "max", "sum")
 ROLLUPS = ("sum", "time_mean", "max", "min", "first")
@@ -1361,9 +1362,9 @@ def recipes(values: pd.DataFrame) -> pd.DataFrame:
 
     Takes ``Report.values``; returns one string column per figure of RECIPES and of RECORDED, same index."""
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    out = {f: pd.array(derive(values, f, done)[1], dtype="string") for f in RECIPES}
+    out = {f: strings(derive(values, f, done)[1]) for f in RECIPES}
     for name in RECORDED:
-        out[name] = pd.array(_source(values, BY_NAME[name]), dtype="string")
+        out[name] = strings(_source(values, BY_NAME[name]))
     return pd.DataFrame(out, index=values.index)
 
 

@@ -128,9 +128,10 @@ def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
 
 def _changes(column: pd.Series) -> np.ndarray:
     """Per row after the first: whether its value differs from the row before (missing equals missing)."""
-    if isinstance(column.array, pd.arrays.IntegerArray):
-        data = column.to_numpy(dtype=np.int64, na_value=0)
-        mask = column.isna().to_numpy()
+    values = column.array
+    if isinstance(values, pd.arrays.IntegerArray):
+        data = values.to_numpy(dtype=np.int64, na_value=0)
+        mask = np.asarray(values.isna())
         out: np.ndarray = ((data[1:] != data[:-1]) & ~(mask[1:] & mask[:-1])) | (mask[1:] != mask[:-1])
         return out
     codes = pd.factorize(column, use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
