@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
@@ -1314,7 +1315,8 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
 def _text(distinct: pa.Array, codes: Arr) -> pd.api.extensions.ExtensionArray:
     """``distinct[codes]`` as the string dtype (<NA> where a code is -1), taken by Arrow, not from objects."""
     out: pd.api.extensions.ExtensionArray = pd.array(
-        distinct.take(pa.array(codes, mask=codes < 0, type=pa.int64())), dtype="string"
+        pc.take(distinct, pa.array(codes, mask=codes < 0, type=pa.int64()), memory_pool=pa.system_memory_pool()),
+        dtype="string",
     )
     return out
 

@@ -50,7 +50,7 @@ def strings(values: Any) -> Any:
     ``pd.array(values, dtype="string")`` gives, built by Arrow in one pass; values of other types are
     converted the pandas way (``str`` of each)."""
     try:
-        arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+        arr = pa.array(values, type=pa.large_string(), from_pandas=True, memory_pool=pa.system_memory_pool())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return pd.array(values, dtype="string")
     return pd.array(arr, dtype="string")
