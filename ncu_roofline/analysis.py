@@ -16,7 +16,7 @@ import pandas as pd
 from .chart import chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
-from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_rule_hints
+from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
 from .quantities import breakdown_quantities, quantities, recipes, seconds_to_ns
@@ -116,13 +116,14 @@ def analyze(
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=index)
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
+    roof_pos = launch_positions(roof, index)  # each roofline row's launch, found once for every reader
     # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
     all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)
-    units = unit_table(quant, roof)
+    units = unit_table(quant, roof, positions=roof_pos)
     ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
     verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu)
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
-    peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame)
+    peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame, positions=roof_pos)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
     said = verdicts["missing"].to_numpy(dtype=object)
     lacking = advice.to_numpy(dtype=object)  # positional: advice is in launch order
@@ -140,11 +141,15 @@ def analyze(
         ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string")
     ).to_numpy()
 
-    frame = build_frame(launches, quant, units, verdicts, roof, peak_frame, all_rules, index, ncu=ncu)
+    frame = build_frame(
+        launches, quant, units, verdicts, roof, peak_frame, all_rules, index, ncu=ncu, roof_positions=roof_pos
+    )
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()
     verdicts["not_checked"] = not_checked.astype("string").array  # positional
-    hints = pd.concat([ours, cap_ncu_estimates(ncu_rule_hints(all_rules), verdicts)], ignore_index=True)
+    hint_pos = None if all_rules.pos is None else all_rules.pos[ncu_hint_rows(all_rules)]  # ncu's hints' launches
+    ncu_hints = cap_ncu_estimates(ncu_rule_hints(all_rules), verdicts, positions=hint_pos)
+    hints = pd.concat([ours, ncu_hints], ignore_index=True)
     return Analysis(
         report=report,
         launches=launches,
@@ -154,19 +159,20 @@ def analyze(
         utilization=util,
         verdicts=verdicts,
         hints=hints,
-        recipes=figure_recipes(values, roof),
+        recipes=figure_recipes(values, roof, positions=roof_pos),
     )
 
 
-def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
+def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.ndarray | None = None) -> pd.DataFrame:
     """Launch x figure: the recipe that computed it (``quantities.recipes``), with the roofline's own record
     of its work and traffic (which includes ncu's chart body items): duration, fp64/fp32/fp16/tensor_flops,
-    dram/l2/l1_bytes_per_s. Index LAUNCH_KEY; <NA> where the export has no recipe for a figure."""
+    dram/l2/l1_bytes_per_s. Index LAUNCH_KEY; <NA> where the export has no recipe for a figure.
+    ``positions``: each roofline row's launch position in ``values``' index, when the caller has them."""
     out = recipes(values).drop(columns=["tensor_inst_per_s"])
     if not len(roof):
         return out
     n = len(out)
-    pos = launch_positions(roof, out.index)
+    pos = launch_positions(roof, out.index) if positions is None else positions
     known = pos >= 0
 
     def rows_of(column: str, value: str) -> np.ndarray:

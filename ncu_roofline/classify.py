@@ -219,15 +219,17 @@ _QUANTITY_OF_UNIT: dict[str, str] = {
 }
 
 
-def unit_table(quant: pd.DataFrame, roof: pd.DataFrame) -> pd.DataFrame:
+def unit_table(quant: pd.DataFrame, roof: pd.DataFrame, *, positions: np.ndarray | None = None) -> pd.DataFrame:
     """Per launch, every unit's utilisation as a fraction of its peak (UNIT_COLUMNS; NaN where unknown).
 
-    Takes the quantities frame (index LAUNCH_KEY) and the roofline frame (ROOFLINE_COLUMNS)."""
+    Takes the quantities frame (index LAUNCH_KEY) and the roofline frame (ROOFLINE_COLUMNS); ``positions``:
+    each roofline row's launch position in the quantities' index, when the caller has them
+    (``vector.launch_positions``)."""
     n = len(quant)
     out: dict[str, np.ndarray] = {}
     for unit, quantity in _QUANTITY_OF_UNIT.items():
         out[unit] = _col(quant, quantity) / 100.0
-    pos = launch_positions(roof, quant.index)
+    pos = launch_positions(roof, quant.index) if positions is None else positions
     precision = pd.factorize(roof["precision"]) if len(roof) else (np.zeros(0, dtype=np.int64), pd.Index([]))
     for level in ("dram", "l2", "l1"):
         # a level's traffic is the same on every precision's row: take the first precision that has it

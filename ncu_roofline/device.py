@@ -576,13 +576,14 @@ def identify(report: Report) -> pd.DataFrame:
 # what the roofline lacks
 
 
-def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame) -> pd.Series:
+def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame, *, positions: np.ndarray | None = None) -> pd.Series:
     """Per launch, the peak figures its roofline needs but nobody gave, comma-separated in ``FIGURES`` order
     (string; <NA> when none), index LAUNCH_KEY in ``peaks`` order.
 
     Needed: the FLOP/s roof of every precision with achieved work, and the bandwidth roof of every level with
     achieved traffic (``roof``: the ``ncu_roofline.roofline.roofline`` frame; ``peaks``: ``resolve_peaks``).
-    ``missing_peaks_advice`` turns them into what to do.
+    ``missing_peaks_advice`` turns them into what to do. ``positions``: each roofline row's launch position in
+    ``peaks``' index, when the caller has them (``vector.launch_positions``).
     """
     index = peaks.index
     out = pd.Series(pd.NA, index=index, dtype="string")
@@ -598,7 +599,7 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame) -> pd.Series:
     dtype = roof["dtype"].take(flop_rows).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
     flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
     bw_fig = roof["level"].take(bw_rows).astype(str).to_numpy(dtype=object) + "_bytes_per_s"
-    pos = launch_positions(roof, index)
+    pos = launch_positions(roof, index) if positions is None else positions
     at = np.concatenate([pos[flop_rows], pos[bw_rows]])
     codes, figures = pd.factorize(np.concatenate([flop_fig, bw_fig]).astype(object))
     order = {f: i for i, f in enumerate(FIGURES)}

@@ -1204,14 +1204,18 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
 # ------------------------------------------------------------------------------------------------ building
 
 
-def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIndex) -> Arr:
+def tensor_time_share(
+    roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIndex, *, positions: Arr | None = None
+) -> Arr:
     """Per launch (``index`` order): time at the TF32 tensor roof, capped by the launch's own memory roofs,
     over its time now (achieved FP32 FLOP/s / attainable at the TF32 peak). NaN without FP32 roofline rows or
-    a TF32 peak. Takes ROOFLINE_COLUMNS and the peaks frame (``tensor_tf32_flops``, same order as index)."""
+    a TF32 peak. Takes ROOFLINE_COLUMNS and the peaks frame (``tensor_tf32_flops``, same order as index);
+    ``positions``: each roofline row's launch position in ``index``, when the caller has them."""
     n = len(index)
     if not len(roof) or "tensor_tf32_flops" not in peaks.columns:
         return np.full(n, np.nan)
-    r = roof[(roof["precision"] == "fp32").fillna(False).to_numpy()]
+    fp32 = (roof["precision"] == "fp32").fillna(False).to_numpy()
+    r = roof[fp32]
     if not len(r):
         return np.full(n, np.nan)
     x, bw = r["intensity"].to_numpy(dtype=float), r["peak_bytes_per_s"].to_numpy(dtype=float)
@@ -1219,7 +1223,7 @@ def tensor_time_share(roof: pd.DataFrame, peaks: pd.DataFrame, index: pd.MultiIn
         memory = np.where(np.isfinite(x) & np.isfinite(bw), x * bw, np.nan)
     # per launch (by position; rows with a missing key are left out, as a groupby leaves them): the first
     # known achieved FLOP/s, and the least known memory roof
-    pos = launch_positions(r, index)
+    pos = launch_positions(r, index) if positions is None else positions[fp32]
     pos[r[list(LAUNCH_KEY)].isna().any(axis=1).to_numpy()] = -1
     flops = r["achieved_flops"].to_numpy(dtype=float)
     rows = np.flatnonzero((pos >= 0) & ~np.isnan(flops))
@@ -1257,10 +1261,11 @@ def build_frame(
     index: pd.MultiIndex,
     *,
     ncu: pd.DataFrame | None = None,
+    roof_positions: Arr | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
-    the caller has it already)."""
+    the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``)."""
     keys = index.to_frame(index=False)
     group = [launches["report"], launches["kernel_name"]]
     dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
@@ -1275,8 +1280,26 @@ def build_frame(
         repeats=repeats.astype(np.int64),
         total_duration=total,
         ncu=ncu_frame(rules, index) if ncu is None else ncu,
-        tensor_time=tensor_time_share(roof, peaks, index),
+        tensor_time=tensor_time_share(roof, peaks, index, positions=roof_positions),
     )
+
+
+#: ncu's rule types that become hints, and their severity.
+SEVERITY_OF_TYPE = {"ERR": "high", "WRN": "medium", "OPT": "low"}
+
+
+def _hint_kinds(r: RuleRows) -> tuple[Arr, Arr, pa.Array]:
+    """The rows of ``r`` that are hints (their type in SEVERITY_OF_TYPE), every row's type code, the types."""
+    if not len(r):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), pa.array([], type=pa.large_string())
+    kinds, kind_names = text_codes(r.frame["type"])
+    wanted = [i for i, k in enumerate(kind_names.to_pylist()) if k in SEVERITY_OF_TYPE]
+    return np.flatnonzero(np.isin(kinds, wanted)), kinds, kind_names
+
+
+def ncu_hint_rows(rules: pd.DataFrame | RuleRows) -> Arr:
+    """The rule rows ``ncu_rule_hints`` makes hints of, in its order (row numbers of the rules)."""
+    return _hint_kinds(rule_rows(rules))[0]
 
 
 def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
@@ -1286,10 +1309,8 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
     own estimate (percent / 100). Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the messages are
     then copied once, from their distinct texts, and nothing else of the rule rows is turned into text)."""
     r = rule_rows(rules)
-    kinds, kind_names = text_codes(r.frame["type"]) if len(r) else (np.zeros(0, dtype=np.int64), pa.array([]))
-    severity_of = {"ERR": "high", "WRN": "medium", "OPT": "low"}
-    levels = [severity_of.get(k) for k in kind_names.to_pylist()]
-    rows = np.flatnonzero(np.isin(kinds, [i for i, lv in enumerate(levels) if lv is not None]))
+    rows, kinds, kind_names = _hint_kinds(r)
+    levels = [SEVERITY_OF_TYPE.get(k) for k in kind_names.to_pylist()]
     keys = r.frame[[*LAUNCH_KEY, "speedup"]].take(rows)
     hint = pa.array(["ncu:" + str(name) for name in r.rule_names], type=pa.large_string())
     rule = r.rule[rows]
@@ -1321,13 +1342,14 @@ def _text(distinct: pa.Array, codes: Arr) -> pd.api.extensions.ExtensionArray:
     return out
 
 
-def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
+def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions: Arr | None = None) -> pd.DataFrame:
     """ncu's rule hints (``ncu_rule_hints``) with ``estimated_speedup`` capped at the launch's headroom, like
     ours (NaN where the launch has no verdict); ncu's own figure is kept in the evidence ("ncu estimate").
-    Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom)."""
+    Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom); ``positions``: each hint's launch position
+    in the verdicts, when the caller has them (``ncu_hint_rows``: the rule rows' positions)."""
     if not len(hints):
         return hints
-    pos = launch_positions(hints, launch_index(verdicts))
+    pos = launch_positions(hints, launch_index(verdicts)) if positions is None else positions
     room = np.clip(verdicts["headroom"].to_numpy(dtype=np.float64), 0.0, 1.0)
     head = np.where(pos >= 0, room[np.where(pos >= 0, pos, 0)], np.nan) if len(room) else np.full(len(pos), np.nan)
     est = hints["estimated_speedup"].to_numpy(dtype=np.float64)

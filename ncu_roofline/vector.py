@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .model import LAUNCH_KEY, launch_index
 
@@ -133,6 +134,14 @@ def _changes(column: pd.Series) -> np.ndarray:
         data = values.to_numpy(dtype=np.int64, na_value=0)
         mask = np.asarray(values.isna())
         out: np.ndarray = ((data[1:] != data[:-1]) & ~(mask[1:] & mask[:-1])) | (mask[1:] != mask[:-1])
+        return out
+    if isinstance(values, pd.arrays.ArrowStringArray):  # text compared by Arrow, no codes built
+        arr = pa.array(values)
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        after, before = arr.slice(1), arr.slice(0, len(arr) - 1)
+        differ = pc.fill_null(pc.not_equal(after, before), False)
+        one_missing = pc.xor(pc.is_null(after), pc.is_null(before))
+        out = pc.or_(differ, one_missing).to_numpy(zero_copy_only=False)
         return out
     codes = pd.factorize(column, use_na_sentinel=True)[0]  # NA: -1, equal to the next NA
     out = codes[1:] != codes[:-1]
