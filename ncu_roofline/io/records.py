@@ -619,13 +619,9 @@ def _block(
     if is_rule.any():
         if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
             raise Fallback("a line that is not a record")
-        rule_lines = lines.filter(pa.array(is_rule))  # a copy: the block's rule rows are blanked below
-        rule_table = _parse_group(text_of(rule_lines), *rules, rows=int(is_rule.sum()))
-        edge = np.diff(is_rule.astype(np.int8), prepend=0, append=0)
-        for a, b in zip(starts[edge[:-1] == 1].tolist(), ends[edge[1:] == -1].tolist(), strict=True):
-            data[a:b] = 10
-    if is_metric.any():
-        table = _parse_group(buf, *metric, rows=int(is_metric.sum()))
+        rule_table = _parse_group(text_of(lines.filter(pa.array(is_rule))), *rules, rows=int(is_rule.sum()))
+    if is_metric.any():  # copied out too: blank lines where the rule rows were cost pyarrow more than the copy
+        table = _parse_group(text_of(lines.filter(pa.array(is_metric))), *metric, rows=int(is_metric.sum()))
     else:  # pyarrow calls a buffer without records an error
         table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
     block = Block(table, rule_table, lines, np.flatnonzero(is_metric))
