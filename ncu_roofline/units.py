@@ -25,6 +25,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -244,13 +245,68 @@ def detect_number_style(samples: list[str]) -> str | None:
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
     """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists).
 
-    Fast path: a column of plain numbers casts directly; only columns with other text take the regex path."""
+    A string column without nulls takes a byte-level path (grouping separators dropped, each cell's characters
+    checked against those of a plain number, the plain cells cast at once); only the cells with other characters,
+    and columns of another kind, take the regex path."""
+    if style not in NUMBER_STYLES:  # pragma: no cover - guarded by callers
+        raise ValueError(style)
+    if isinstance(text, pa.Array) and text.null_count == 0 and text.type in (pa.string(), pa.large_string()):
+        return _parse_plain_cells(text, style)
+    return _parse_numbers_regex(text, style)
+
+
+#: Byte classes of number text: 0 a character of a plain number, 1 a grouping separator (dropped), 2 another.
+_EN_BYTES = np.full(256, 2, dtype=np.uint8)
+_EN_BYTES[list(b"0123456789.eE+-")] = 0
+_EN_BYTES[ord(",")] = 1
+_DOT_BYTES = _EN_BYTES.copy()
+_DOT_BYTES[ord(".")] = 1
+_DOT_BYTES[ord(",")] = 0  # the decimal comma, written as a dot below
+
+
+def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
+    """:func:`parse_numbers` of a string array without nulls, on its bytes, with the regex path's results: a cell of
+    plain-number characters is a number exactly when Arrow's cast reads it; the few other cells go the regex path."""
+    n = len(text)
+    if n == 0:
+        return pa.array([], pa.float64())
+    kind = np.int64 if text.type == pa.large_string() else np.int32
+    raw = np.frombuffer(text.buffers()[1], dtype=kind)[text.offset : text.offset + n + 1].astype(np.int64)
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[raw[0] : raw[-1]]
+    raw -= raw[0]
+    cls = (_EN_BYTES if style == "en" else _DOT_BYTES)[data]
+    drop = np.flatnonzero(cls == 1)  # grouping separators: the cells' bounds move back by those before them
+    bounds = raw - np.searchsorted(drop, raw) if len(drop) else raw
+    kept = np.delete(data, drop) if len(drop) else data
+    if style != "en":
+        kept = np.where(kept == ord(","), np.uint8(ord(".")), kept)
+    plain = bounds[1:] > bounds[:-1]
+    plain[np.searchsorted(raw, np.flatnonzero(cls == 2), side="right") - 1] = False  # cells with other bytes
+    if plain.all():
+        cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept))
+        try:
+            return pc.cast(cells, pa.float64())
+        except pa.ArrowInvalid:  # plain-number characters that are no number ("1-2"): the regex path says
+            return _parse_numbers_regex(text, style)
+    valid = pa.py_buffer(np.packbits(plain, bitorder="little"))  # the other cells null, read below
+    cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept), valid)
+    try:
+        values = pc.cast(cells, pa.float64())
+    except pa.ArrowInvalid:
+        return _parse_numbers_regex(text, style)
+    rest = np.flatnonzero(~plain)
+    others = _parse_numbers_regex(text.take(pa.array(rest)), style).to_numpy(zero_copy_only=False)
+    out = values.to_numpy(zero_copy_only=False)
+    out[rest] = others
+    return pa.array(out, pa.float64(), from_pandas=True)
+
+
+def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
+    """:func:`parse_numbers` with Arrow's string kernels (any string array, nulls and chunks included)."""
     if style == "en":
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
-    elif style == "dot-grouped":
+    else:
         plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
-    else:  # pragma: no cover - guarded by callers
-        raise ValueError(style)
     try:
         if not pc.any(pc.match_substring_regex(plain, r"^\s|\s$|^$|[^0-9.eE+-]")).as_py():
             return pc.cast(plain, pa.float64())
