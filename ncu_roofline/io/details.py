@@ -360,22 +360,25 @@ class _Prepared:
 
 def _prepare(block: Block) -> _Prepared | None:
     """Checks and conversions of one block that need no other block: integer keys in range, no value after
-    Metric Value, rule rows keyed by integers; the keys' first rows; the block's dictionaries; the numbers."""
+    Metric Value, rule rows keyed by integers, one identity per launch key within the block; the keys' first
+    rows; the block's dictionaries; the numbers."""
     if block.rules is not None and block.rules.num_rows:
         for c in ("ID", "Process ID"):
-            if not pc.all(pc.match_substring_regex(block.rules.column(c), r"^\d+$")).as_py():
+            if not _digits(column(block.rules, c)):
                 raise Fallback("a rule row without integer keys")
     table = block.metric
     if table.num_rows == 0:
         return None
     table = table.unify_dictionaries().combine_chunks()
-    lid = column(table, "ID").to_numpy()
-    pid = column(table, "Process ID").to_numpy()
+    lid_arr, pid_arr = column(table, "ID"), column(table, "Process ID")
+    if lid_arr.null_count or pid_arr.null_count:
+        raise Fallback("a row without a key")
+    lid, pid = lid_arr.to_numpy(), pid_arr.to_numpy()
     if lid.min() < 0 or pid.min() < 0 or lid.max() >= 1 << 32 or pid.max() >= 1 << 30:
         raise Fallback("keys out of range")
-    if pc.any(pc.not_equal(column(table, "__trailing__"), "")).as_py():
+    if _text_bytes(column(table, "__trailing__")):
         raise Fallback("a value after Metric Value")
-    uniq, first, inverse = np.unique((pid << 32) | lid, return_index=True, return_inverse=True)
+    uniq, first, inverse = _unique_keys((pid << 32) | lid)
     local = {
         c: _local(column(table, c))
         for c in table.column_names
@@ -384,17 +387,66 @@ def _prepare(block: Block) -> _Prepared | None:
     for c, (words, idx) in local.items():  # '' as -1, as every dictionary here
         if "" in words:
             local[c] = (words, np.where(idx == words.index(""), -1, idx).astype(np.int32))
+    head = first[inverse]
+    for c in ROW_IDENTITY:  # one identity per (Process ID, ID) in the block; across blocks: _Stream.add
+        if c in local and (local[c][1] != local[c][1][head]).any():
+            raise Fallback(f"a launch with two {c!r} values")
     section, field = local["Section Name"][1], local["Metric Name"][1]
     in_body = local["Body Item Label"][1] >= 0 if "Body Item Label" in local else np.zeros(len(lid), dtype=bool)
-    pair = _pair(section, field)
+    n_field = len(local["Metric Name"][0]) + 1
+    pair = (section.astype(np.int64) + 1) * n_field + (field + 1)  # dense: the block's dictionaries are small
+    seen = np.bincount(pair, minlength=(len(local["Section Name"][0]) + 1) * n_field)
+    in_header = np.bincount(pair[~in_body], minlength=len(seen)) if in_body.any() else seen
     unit_words, unit = local["Metric Unit"]
     factors = np.array([_factor(u) for u in unit_words] + [1.0])
     value = column(table, "Metric Value")
     base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
     return _Prepared(
         lid, pid, (uniq, first, inverse), block.lines.take(pa.array(block.metric_line[first])), local,
-        np.unique(pair), np.unique(pair[~in_body]), in_body, value, base,
+        _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), in_body,
+        value, base,
     )  # fmt: skip
+
+
+def _dense_pairs(dense: np.ndarray, n_field: int) -> np.ndarray:
+    """(section + 1) * n_field + (field + 1) -> the same pairs as _pair codes (ascending either way)."""
+    return _pair(dense // n_field - 1, dense % n_field - 1)
+
+
+def _unique_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(key, return_index=True, return_inverse=True)``, over runs of equal keys (a launch's rows
+    follow each other): one comparison per row, the sort only over the runs."""
+    head = np.flatnonzero(key[1:] != key[:-1]) + 1
+    head = np.concatenate([np.zeros(1, dtype=np.int64), head])
+    uniq, first, inverse = np.unique(key[head], return_index=True, return_inverse=True)
+    lengths = np.diff(np.append(head, len(key)))
+    return uniq, head[first], np.repeat(inverse, lengths)
+
+
+def _text_bytes(arr: pa.Array) -> int:
+    """The bytes of a string array's values (0: every cell empty), from its offsets."""
+    if not len(arr):
+        return 0
+    kind = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)
+    return int(offsets[arr.offset + len(arr)] - offsets[arr.offset])
+
+
+#: Byte -> whether it is an ASCII digit.
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
+
+
+def _digits(arr: pa.Array) -> bool:
+    """Whether every cell of a string array is a non-empty run of ASCII digits (as ``^\\d+$`` would say)."""
+    if arr.null_count:
+        return False
+    if not len(arr):
+        return True
+    kind = np.int64 if arr.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return bool((np.diff(offsets) > 0).all() and _DIGIT[data].all())
 
 
 def _small(codes: np.ndarray, words: _Words) -> np.ndarray:
@@ -465,11 +517,12 @@ class _Stream:
         self.lid.append(pre.lid[fresh])
         self.pid.append(pre.pid[fresh])
         self.first_lines.append(pre.first_lines.take(pa.array(new, pa.int64())))
-        for c in self.row_identity:  # one identity per (Process ID, ID), checked on every row
+        new_keys = np.array(new, dtype=np.int64)
+        for c in self.row_identity:  # one identity per (Process ID, ID): each row is its key's first in the block
             words, idx = pre.local[c]
-            codes = self.words[c].mapping(words)[idx]
-            self.ident[c] = np.concatenate([self.ident[c], codes[fresh]])
-            if (codes != self.ident[c][row]).any():
+            codes = self.words[c].mapping(words)[idx[first]]
+            self.ident[c] = np.concatenate([self.ident[c], codes[new_keys]])
+            if (codes != self.ident[c][local_row]).any():  # ... and that is the key's first in the file
                 raise Fallback(f"a launch with two {c!r} values")
         maps = {
             name: words.mapping(pre.local[col][0])
