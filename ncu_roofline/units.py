@@ -280,24 +280,24 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
     kept = np.delete(data, drop) if len(drop) else data
     if style != "en":
         kept = np.where(kept == ord(","), np.uint8(ord(".")), kept)
-    plain = bounds[1:] > bounds[:-1]
-    plain[np.searchsorted(raw, np.flatnonzero(cls == 2), side="right") - 1] = False  # cells with other bytes
+    other = np.zeros(n, dtype=bool)  # cells with bytes of no plain number: the regex path reads them
+    other[np.searchsorted(raw, np.flatnonzero(cls == 2), side="right") - 1] = True
+    plain = (bounds[1:] > bounds[:-1]) & ~other  # the rest are empty (once separators are dropped): null
     if plain.all():
         cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept))
         try:
             return pc.cast(cells, pa.float64())
         except pa.ArrowInvalid:  # plain-number characters that are no number ("1-2"): the regex path says
             return _parse_numbers_regex(text, style)
-    valid = pa.py_buffer(np.packbits(plain, bitorder="little"))  # the other cells null, read below
+    valid = pa.py_buffer(np.packbits(plain, bitorder="little"))
     cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept), valid)
     try:
-        values = pc.cast(cells, pa.float64())
+        out = pc.cast(cells, pa.float64()).to_numpy(zero_copy_only=False)
     except pa.ArrowInvalid:
         return _parse_numbers_regex(text, style)
-    rest = np.flatnonzero(~plain)
-    others = _parse_numbers_regex(text.take(pa.array(rest)), style).to_numpy(zero_copy_only=False)
-    out = values.to_numpy(zero_copy_only=False)
-    out[rest] = others
+    rest = np.flatnonzero(other)
+    if len(rest):
+        out[rest] = _parse_numbers_regex(text.take(pa.array(rest)), style).to_numpy(zero_copy_only=False)
     return pa.array(out, pa.float64(), from_pandas=True)
 
 

@@ -27,6 +27,7 @@ from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..labels import resolve
 from ..model import (
     RULE_COLUMNS,
+    STR,
     LazyMetrics,
     WideValues,
     conform,
@@ -247,7 +248,7 @@ def first_lines(loc: Located, keys: list[tuple[int, int]]) -> list[str]:
 
 
 def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launches: pd.DataFrame) -> pd.DataFrame:
-    """RULE_COLUMNS from the rule rows (all string columns, the header's names)."""
+    """RULE_COLUMNS from the rule rows (string columns, the header's names; ID and Process ID may be int64)."""
     if table is None or table.num_rows == 0:
         return empty_frame(RULE_COLUMNS)
     n = table.num_rows
@@ -262,16 +263,21 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
             arr = pc.if_else(empty, pa.scalar(None, pa.string()), arr)
         return pd.Series(ext_array(arr, "string"))
 
+    def key(col: str) -> np.ndarray:
+        arr = column(table, col)
+        return arr.to_numpy() if pa.types.is_integer(arr.type) and not arr.null_count else int_keys(loc, col, arr)
+
     speedup = (
         parse_numbers(column(table, "Estimated Speedup"), style).to_numpy(zero_copy_only=False)
         if "Estimated Speedup" in names
         else np.full(n, np.nan)
     )
+    process_id, launch_id = key("Process ID"), key("ID")
     frame = pd.DataFrame(
         {
-            "report": report,
-            "process_id": int_keys(loc, "Process ID", column(table, "Process ID")),
-            "launch_id": int_keys(loc, "ID", column(table, "ID")),
+            "report": pd.Series(report, index=pd.RangeIndex(n), dtype=STR),
+            "process_id": pd.arrays.IntegerArray(process_id, np.zeros(n, dtype=bool)),
+            "launch_id": pd.arrays.IntegerArray(launch_id, np.zeros(n, dtype=bool)),
             "section": text("Section Name"),
             "rule": text("Rule Name"),
             "type": text("Rule Type"),
@@ -281,16 +287,35 @@ def _rules(loc: Located, report: str, table: pa.Table | None, style: str, launch
         }
     )
     rules = conform(frame, RULE_COLUMNS)
-    known = launch_index(launches)
-    pos = known.get_indexer(launch_index(rules))
-    if (pos < 0).any():
-        i = int(np.flatnonzero(pos < 0)[0])
+    missing = _unknown_launch(process_id, launch_id, launches)
+    if missing is not None:
         raise ParseError(
             loc.path,
-            f"rule result for launch ID {rules['launch_id'].iloc[i]} of process {rules['process_id'].iloc[i]}, "
+            f"rule result for launch ID {launch_id[missing]} of process {process_id[missing]}, "
             "which has no metric rows (expected some)",
         )
     return rules
+
+
+def _unknown_launch(process_id: np.ndarray, launch_id: np.ndarray, launches: pd.DataFrame) -> int | None:
+    """The first rule row whose (process, launch) is not a row of ``launches`` (one report), or None."""
+    known_p, known_l = launches["process_id"], launches["launch_id"]
+    small = not (known_p.isna().any() or known_l.isna().any())
+    if small:
+        kp, kl = known_p.to_numpy(np.int64), known_l.to_numpy(np.int64)
+        small = all(len(a) == 0 or (a.min() >= 0 and a.max() < 1 << 31) for a in (kp, kl, process_id, launch_id))
+    if not small:  # keys beyond 31 bits (or none): pairs through pandas
+        rules = pd.MultiIndex.from_arrays([process_id, launch_id])
+        pos = pd.MultiIndex.from_arrays([known_p.astype(object), known_l.astype(object)]).get_indexer(rules)
+    else:
+        if not len(kp):
+            return 0
+        known = np.sort((kp << 32) | kl)
+        keys = (process_id.astype(np.int64) << 32) | launch_id
+        pos = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+        pos[known[pos] != keys] = -1
+    bad = np.flatnonzero(pos < 0)
+    return int(bad[0]) if len(bad) else None
 
 
 # ------------------------------------------------------------------------------------------ streamed reading
@@ -364,8 +389,14 @@ def _prepare(block: Block) -> _Prepared | None:
     rows; the block's dictionaries; the numbers."""
     if block.rules is not None and block.rules.num_rows:
         for c in ("ID", "Process ID"):
-            if not _digits(column(block.rules, c)):
+            keys = column(block.rules, c)
+            if not _digits(keys):
                 raise Fallback("a rule row without integer keys")
+            try:
+                keys = pc.cast(keys, pa.int64())
+            except pa.ArrowInvalid as exc:  # more digits than an int64 holds
+                raise Fallback("a rule row's key out of range") from exc
+            block.rules = block.rules.set_column(block.rules.schema.get_field_index(c), c, keys)
     table = block.metric
     if table.num_rows == 0:
         return None
