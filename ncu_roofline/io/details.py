@@ -223,8 +223,8 @@ def _launches(
         fields = [loose_fields(text) for text in texts]
         for c, i in zip(rest, idx, strict=True):
             ident[c] = [f[i] if i < len(f) else None for f in fields]
-    ident["ID"] = lid[order].astype(str)
-    ident["Process ID"] = pid[order].astype(str)
+    ident["ID"] = lid[order]
+    ident["Process ID"] = pid[order]
     return build_launches(ident, report)
 
 
@@ -347,8 +347,10 @@ class _Words:
         table[-1] = -1  # lets -1 (no word) map to -1
         return table
 
-    def text(self, codes: np.ndarray) -> list[str]:
-        return [self.words[c] if c >= 0 else "" for c in codes.tolist()]
+    def categorical(self, codes: np.ndarray) -> pd.Categorical:
+        """The words of ``codes`` (-1: the empty string) as a Categorical."""
+        at = np.where(codes < 0, len(self.words), codes)
+        return pd.Categorical.from_codes(at, categories=pd.Index([*self.words, ""], dtype=object), validate=False)
 
 
 def _local(arr: pa.Array) -> tuple[list[str], np.ndarray]:
@@ -646,7 +648,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     assert style is not None
     lid, pid = np.concatenate(stream.lid), np.concatenate(stream.pid)
 
-    ident = pd.DataFrame({c: stream.words[c].text(stream.ident[c]) for c in row_identity})
+    ident = pd.DataFrame({c: stream.words[c].categorical(stream.ident[c]) for c in row_identity})
     if rest:
         lines = pa.concat_arrays(stream.first_lines)
         text = text_of(lines)
@@ -659,9 +661,9 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         if first.num_rows != len(lid):
             raise Fallback("first lines")
         for c in rest:
-            ident[c] = first.column(c).to_pylist()
-    ident["ID"] = lid.astype(str)
-    ident["Process ID"] = pid.astype(str)
+            ident[c] = first.column(c).to_pandas()
+    ident["ID"] = lid
+    ident["Process ID"] = pid
     launches = build_launches(ident, report)
     cc = main_cc(launches)
 

@@ -259,40 +259,55 @@ def display_name(kernel: str, max_len: int = 60) -> str:
 # ------------------------------------------------------------------------------------------ launches frame
 
 
-def _per_unique(values: pd.Series, fn: Callable[[str], object]) -> list[object]:
-    """``fn`` applied once per distinct string (launches repeat kernel names and shapes)."""
-    cache: dict[object, object] = {}
-    out = []
-    for v in values.tolist():
-        if v not in cache:
-            cache[v] = fn(v) if isinstance(v, str) else None
-        out.append(cache[v])
-    return out
+def _distinct(values: pd.Series) -> tuple[np.ndarray, list[object]]:
+    """(code per row, distinct values): launches repeat kernel names and shapes; -1 where missing."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy(), list(values.cat.categories)
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return np.asarray(codes), list(uniques)
+
+
+def _per_unique(values: pd.Series, fn: Callable[[str], object], dtype: str) -> object:
+    """``fn`` applied once per distinct string, as an array of ``dtype`` (NA where fn gives None or the cell
+    is missing)."""
+    codes, uniques = _distinct(values)
+    mapped = ext_array([fn(v) if isinstance(v, str) else None for v in uniques] + [None], dtype)
+    return mapped.take(np.where(codes < 0, len(uniques), codes))
+
+
+def _int_column(values: pd.Series) -> object:
+    """An Int64 identity column: integers as they are, text through :func:`_to_int`."""
+    if pd.api.types.is_integer_dtype(values.dtype) and not isinstance(values.dtype, pd.CategoricalDtype):
+        return ext_array(values.to_numpy(), "Int64")
+    return _per_unique(values, _to_int, "Int64")
 
 
 def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
     """The ``launches`` frame from one row per launch of identity strings (ncu's column names).
 
-    Columns taken: any of IDENTITY_COLUMNS and the NVTX columns, as strings.
+    Columns taken: any of IDENTITY_COLUMNS and the NVTX columns, as strings (or categoricals of strings;
+    integers for the integer columns).
     Returns LAUNCH_COLUMNS.
     """
     n = len(identity)
-    out: dict[str, object] = {"report": ext_array([report] * n, "string")}
+    out: dict[str, object] = {"report": ext_array(np.full(n, report, dtype=object), "string")}
     for col, name in IDENTITY_COLUMNS.items():
         if col not in identity.columns or name in ("block", "grid"):
             continue
         if LAUNCH_COLUMNS.get(name) == "Int64":
-            out[name] = ext_array(_per_unique(identity[col], _to_int), "Int64")
+            out[name] = _int_column(identity[col])
         else:
             text = identity[col].astype("string")
             out[name] = text.mask(text == "")
     for col, prefix in (("Block Size", "block"), ("Grid Size", "grid")):
         if col not in identity.columns:
             continue
-        dims = [d if isinstance(d, tuple) else None for d in _per_unique(identity[col], parse_dims)]
+        codes, uniques = _distinct(identity[col])
+        dims = [parse_dims(v) if isinstance(v, str) else None for v in uniques] + [None]
+        at = np.where(codes < 0, len(uniques), codes)
         for axis, i in (("x", 0), ("y", 1), ("z", 2)):
-            out[f"{prefix}_{axis}"] = ext_array([d[i] if d else None for d in dims], "Int64")
-        out[f"{prefix}_size"] = ext_array([d[0] * d[1] * d[2] if d else None for d in dims], "Int64")
+            out[f"{prefix}_{axis}"] = ext_array([d[i] if d else None for d in dims], "Int64").take(at)
+        out[f"{prefix}_size"] = ext_array([d[0] * d[1] * d[2] if d else None for d in dims], "Int64").take(at)
     nvtx_cols = [c for c in identity.columns if is_nvtx_column(c)]
     startend = [c for c in nvtx_cols if "Start/Stop" in c]
     push = [c for c in nvtx_cols if c not in startend]
@@ -307,14 +322,14 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
                 if (d, c) not in cache:
                     cache[(d, c)] = nvtx_path(c, col, d) if isinstance(c, str) else None
                 paths.append(cache[(d, c)])
+            out["nvtx_path"] = ext_array(paths, "string")
         else:
-            paths = _per_unique(identity[col], lambda v: nvtx_path(v, col))
-        out["nvtx_path"] = ext_array(paths, "string")
+            out["nvtx_path"] = _per_unique(identity[col], lambda v: nvtx_path(v, col), "string")
     if startend:
         col = startend[0]
-        out["nvtx_start_end"] = ext_array(_per_unique(identity[col], lambda v: nvtx_path(v, col)), "string")
+        out["nvtx_start_end"] = _per_unique(identity[col], lambda v: nvtx_path(v, col), "string")
     if "Kernel Name" in identity.columns:
-        out["display_name"] = ext_array(_per_unique(identity["Kernel Name"], display_name), "string")
+        out["display_name"] = _per_unique(identity["Kernel Name"], display_name, "string")
     if "invocations" not in out:
         out["invocations"] = ext_array(np.ones(n, np.int64), "Int64")
     return conform(pd.DataFrame(out), LAUNCH_COLUMNS)
