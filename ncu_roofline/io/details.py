@@ -380,6 +380,8 @@ class _Prepared:
     local: dict[str, tuple[list[str], np.ndarray]]  # column -> (block dictionary, row indices)
     pairs: np.ndarray  # distinct (section, field) index pairs, as _pair codes over the block's dictionaries
     header_pairs: np.ndarray  # ... of the rows outside body items
+    pair_of_row: np.ndarray  # each row's pair as a dense index: (section + 1) * (fields + 1) + field + 1
+    pair_slots: int  # the dense indices there can be
     in_body: np.ndarray
     value: pa.Array  # Metric Value as written
     base: np.ndarray  # ... as a number in base units, read in the "en" style
@@ -436,9 +438,15 @@ def _prepare(block: Block) -> _Prepared | None:
     base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
     return _Prepared(
         lid, pid, (uniq, first, inverse), block.lines.take(pa.array(block.metric_line[first])), local,
-        _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), in_body,
-        value, base,
+        _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
+        len(seen), in_body, value, base,
     )  # fmt: skip
+
+
+def _dense_index(pairs: np.ndarray, n_field: int) -> np.ndarray:
+    """_pair codes -> (section + 1) * n_field + (field + 1), as :func:`_prepare` numbers a block's pairs."""
+    out: np.ndarray = (pairs >> 32) * n_field + (pairs & 0xFFFFFFFF)
+    return out
 
 
 def _dense_pairs(dense: np.ndarray, n_field: int) -> np.ndarray:
@@ -516,7 +524,7 @@ class _Stream:
         self.words = {c: _Words() for c in row_identity}
         self.ident = {c: np.zeros(0, dtype=np.int32) for c in row_identity}
         self.section, self.field, self.body, self.unit = _Words(), _Words(), _Words(), _Words()
-        self.pairs: set[int] = set()
+        self.pair_id: dict[int, int] = {}  # (section, field) _pair code over the file's dictionaries -> pair id
         self.header_pairs: set[int] = set()
         self.has_body = False
         self.rows = 0
@@ -524,8 +532,8 @@ class _Stream:
         self.style: str | None = None
         self.sample: set[str] = set()
         self.sampled = 0
-        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, np.ndarray]] = []
-        self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, np.ndarray]] = []
+        self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, pair id, in body, value
         self.kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]] = []
 
     def add(self, block: Block) -> None:
@@ -578,20 +586,24 @@ class _Stream:
         in_body = pre.in_body
         self.has_body |= bool(in_body.any())
         value = pre.value
+        pair_maps = (maps["section"], maps["field"])
         self.kept.append((row, section, field, body, unit, value))  # what the long frame is built from
-        self.pairs.update(_map_pairs(pre.pairs, maps["section"], maps["field"]))
-        self.header_pairs.update(_map_pairs(pre.header_pairs, maps["section"], maps["field"]))
+        pair_ids = [self.pair_id.setdefault(p, len(self.pair_id)) for p in _map_pairs(pre.pairs, *pair_maps)]
+        slot = np.full(pre.pair_slots, -1, dtype=np.int32)
+        slot[_dense_index(pre.pairs, len(pre.local["Metric Name"][0]) + 1)] = pair_ids
+        pair = slot[pre.pair_of_row]
+        self.header_pairs.update(_map_pairs(pre.header_pairs, *pair_maps))
         self.rows += n
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
                 self.sample.update(value.slice(0, take).unique().to_pylist())
                 self.sampled += take
-            self.pending.append((row, section, field, in_body, unit, value, pre.base))
+            self.pending.append((row, pair, in_body, unit, value, pre.base))
             if self.sampled >= STYLE_SAMPLE:
                 self.decide_style()
             return
-        self.numbers(row, section, field, in_body, unit, value, pre.base)
+        self.numbers(row, pair, in_body, unit, value, pre.base)
 
     def decide_style(self) -> None:
         style = detect_number_style([s for s in self.sample if s])
@@ -605,8 +617,7 @@ class _Stream:
     def numbers(
         self,
         row: np.ndarray,
-        section: np.ndarray,
-        field: np.ndarray,
+        pair: np.ndarray,
         in_body: np.ndarray,
         unit: np.ndarray,
         text: pa.Array,
@@ -619,7 +630,7 @@ class _Stream:
             factors = np.array([_factor(u) for u in self.unit.words] + [1.0])
             base = parse_numbers(text, self.style).to_numpy(zero_copy_only=False) * factors[unit]
         keep = ~np.isnan(base)
-        self.cells.append((row[keep], section[keep], field[keep], in_body[keep], base[keep]))
+        self.cells.append((row[keep], pair[keep], in_body[keep], base[keep]))
 
 
 def _read_streamed(loc: Located, report: str, names: list[str], identity: list[str]) -> Page:
@@ -688,16 +699,16 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     # metric name per (section, field) pair, categories in the order the long frame gives them
     pair_keys: list[int] = []
     pair_names: list[str | None] = []
-    for s_i, f_i in ordered(stream.pairs):
+    for s_i, f_i in ordered(set(stream.pair_id)):
         pair_keys.append((s_i << 32) | f_i)
         name = resolve(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)[0] if f_i else None
         pair_names.append(name)
     categories = list(dict.fromkeys(n for n in pair_names if n is not None))
     code_of = {n: i for i, n in enumerate(categories)}
     pair_code = np.array([code_of[n] if n is not None else -1 for n in pair_names], dtype=np.int32)
-    order_keys = np.array(pair_keys, dtype=np.int64)
-    sort = np.argsort(order_keys)
-    wide = _wide(stream, order_keys[sort], pair_code[sort], len(lid), categories)
+    code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
+    code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
+    wide = _wide(stream, code_of_pair, len(lid), categories)
 
     rule_table = pa.concat_tables(stream.rules) if stream.rules else None
     rules = _rules(loc, report, rule_table, style, launches)
@@ -720,40 +731,48 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     return Page(launches, lazy, rules, [], not_understood)
 
 
+#: Largest metrics x launches matrix whose repeated cells are found by counting (beyond: by sorting).
+WIDE_COUNTS = 1 << 26
+
+
 def _wide(
-    stream: _Stream, pair_keys: np.ndarray, pair_code: np.ndarray, n_launch: int, categories: list[str]
+    stream: _Stream, code_of_pair: np.ndarray, n_launch: int, categories: list[str]
 ) -> tuple[list[str], np.ndarray]:
     """(names, matrix metrics x launches): per launch and metric, the first numeric cell outside body items,
     else the first in a body item (as ``model.long_to_wide`` picks from the long frame)."""
     if not stream.cells:
         return [], np.zeros((0, n_launch))
-    row, section, field, in_body, value = (np.concatenate(parts) for parts in zip(*stream.cells, strict=True))
+    row, pair, in_body, value = (np.concatenate(parts) for parts in zip(*stream.cells, strict=True))
     stream.cells = []
-    code = pair_code[np.searchsorted(pair_keys, _pair(section, field))]
+    code = code_of_pair[pair]
     named = code >= 0
-    row, code, in_body, value = row[named], code[named], in_body[named], value[named]
+    if not named.all():
+        row, code, in_body, value = row[named], code[named], in_body[named], value[named]
     if not len(row):
         return [], np.zeros((0, n_launch))
     if in_body.any():
         order = np.lexsort((np.arange(len(row)), in_body))  # header rows first, then file order
         row, code, value = row[order], code[order], value[order]
     n_code = int(code.max()) + 1
-    pair = row.astype(np.int64) * n_code + code
-    if n_launch * n_code <= 1 << 26:  # a count per (launch, metric): duplicates found without a sort
-        counts = np.bincount(pair, minlength=n_launch * n_code)
-        if counts.max() <= 1:
-            first = np.arange(len(pair))
-        else:
-            dup = counts[pair] > 1
-            _, f = np.unique(pair[dup], return_index=True)  # the first of each repeated (launch, metric)
-            first = np.concatenate([np.flatnonzero(~dup), np.flatnonzero(dup)[f]])
+    cell = code.astype(np.int64) * n_launch + row  # (metric, launch) as a position in a full matrix
+    if n_launch * n_code <= WIDE_COUNTS:  # a count per (metric, launch): repeats found without a sort
+        counts = np.bincount(cell, minlength=n_launch * n_code)
+        used = np.flatnonzero(counts.reshape(n_code, n_launch).any(axis=1))
+        repeats = np.flatnonzero(counts[cell] > 1) if counts.max() > 1 else np.zeros(0, dtype=np.int64)
     else:
-        _, first = np.unique(pair, return_index=True)
-    used = np.flatnonzero(np.bincount(code[first], minlength=n_code))
-    slot = np.full(n_code, -1, dtype=np.int64)
-    slot[used] = np.arange(len(used))
+        used = np.flatnonzero(np.bincount(code, minlength=n_code))
+        _, repeats = np.unique(cell, return_index=True)  # the first cell of each: all written again below
+    if len(used) < n_code:  # metrics without a number: their rows left out
+        slot = np.full(n_code, -1, dtype=np.int64)
+        slot[used] = np.arange(len(used))
+        cell = slot[code] * n_launch + row
     matrix = np.full((len(used), n_launch), np.nan)
-    matrix[slot[code[first]], row[first]] = value[first]
+    flat = matrix.ravel()
+    flat[cell] = value  # where a (metric, launch) repeats, which write wins is not defined: ...
+    if len(repeats):  # ... the first of each is written again
+        _, f = np.unique(cell[repeats], return_index=True)
+        first_of = repeats[f]
+        flat[cell[first_of]] = value[first_of]
     return [categories[c] for c in used.tolist()], matrix
 
 
