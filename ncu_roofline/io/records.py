@@ -436,7 +436,7 @@ class Block:
 
     ``metric``: the rows ending in the empty field after ``Metric Value`` (the metric rows of a ragged page);
     ``rules``: every other non-blank row, parsed at the header's full width (rule rows), or None;
-    ``lines``: the block's lines (rule rows blanked; only while ``prepare`` runs: the bytes are reused);
+    ``lines``: the block's lines (only while ``prepare`` runs: the bytes are reused);
     ``metric_line``: the line of each metric row."""
 
     metric: pa.Table
@@ -555,6 +555,10 @@ def split_blocks(
     workers = MAX_CHUNKS
     step = block_bytes or STREAM_BLOCK
     size = loc.path.stat().st_size
+    count = -(-(size - loc.data_offset) // step)
+    if count > workers:  # as many blocks per worker, of (about) the same size: no worker idles at the end
+        count = -(-count // workers) * workers
+        step = -(-(size - loc.data_offset) // count)
     bounds = list(range(loc.data_offset, size, step))
     with loc.path.open("rb") as fh, ThreadPoolExecutor(workers) as pool:
         fd = fh.fileno()
@@ -593,8 +597,8 @@ def _block(
     final: bool,
     prepare: Callable[[Block], Any] | None = None,
 ) -> Block:
-    """Parse one block: rule rows are copied out, then blanked (pyarrow skips empty lines), so the metric rows
-    are parsed where they lie, with no callback."""
+    """Parse one block: the rule rows and the metric rows are each copied out and parsed once, with no callback
+    (parsing the metric rows where they lie, with the rule rows blanked, cost pyarrow more than the copy)."""
     buf = pa.py_buffer(data)
     if not valid_utf8(buf):
         raise Fallback("not UTF-8")
@@ -620,7 +624,7 @@ def _block(
         if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
             raise Fallback("a line that is not a record")
         rule_table = _parse_group(text_of(lines.filter(pa.array(is_rule))), *rules, rows=int(is_rule.sum()))
-    if is_metric.any():  # copied out too: blank lines where the rule rows were cost pyarrow more than the copy
+    if is_metric.any():
         table = _parse_group(text_of(lines.filter(pa.array(is_metric))), *metric, rows=int(is_metric.sum()))
     else:  # pyarrow calls a buffer without records an error
         table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
