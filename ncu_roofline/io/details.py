@@ -385,6 +385,9 @@ class _Prepared:
     in_body: np.ndarray
     value: pa.Array  # Metric Value as written
     base: np.ndarray  # ... as a number in base units, read in the "en" style
+    codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]  # section, field, unit, body: local, small
+    numeric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # the cells with a number ("en"): key, pair,
+    # in body?, value
 
 
 def _prepare(block: Block) -> _Prepared | None:
@@ -436,11 +439,25 @@ def _prepare(block: Block) -> _Prepared | None:
     factors = np.array([_factor(u) for u in unit_words] + [1.0])
     value = column(table, "Metric Value")
     base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
+    inverse = inverse.astype(np.int32)
+    pair = pair.astype(np.int32)
+    codes = (
+        _small(section, local["Section Name"][0]), _small(field, local["Metric Name"][0]), _small(unit, unit_words),
+        _small(local["Body Item Label"][1], local["Body Item Label"][0]) if "Body Item Label" in local else None,
+    )  # fmt: skip
     return _Prepared(
         lid, pid, (uniq, first, inverse), block.lines.take(pa.array(block.metric_line[first])), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
-        len(seen), in_body, value, base,
+        len(seen), in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
     )  # fmt: skip
+
+
+def _numeric(
+    base: np.ndarray, key: np.ndarray, pair: np.ndarray, in_body: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows that hold a number: (key, pair, in body?, value in base units)."""
+    keep = ~np.isnan(base)
+    return key[keep], pair[keep], in_body[keep], base[keep]
 
 
 def _dense_index(pairs: np.ndarray, n_field: int) -> np.ndarray:
@@ -490,9 +507,9 @@ def _digits(arr: pa.Array) -> bool:
     return bool((np.diff(offsets) > 0).all() and _DIGIT[data].all())
 
 
-def _small(codes: np.ndarray, words: _Words) -> np.ndarray:
-    """Codes kept per metric row in 16 bits while the dictionary allows (half the memory of the kept rows)."""
-    return codes.astype(np.int16) if len(words.words) < 1 << 15 else codes
+def _small(codes: np.ndarray, words: list[str]) -> np.ndarray:
+    """A block's codes kept per metric row in 16 bits while its dictionary allows (half the memory)."""
+    return codes.astype(np.int16) if len(words) < 1 << 15 else codes
 
 
 def _pair(section: np.ndarray, field: np.ndarray) -> np.ndarray:
@@ -532,9 +549,9 @@ class _Stream:
         self.style: str | None = None
         self.sample: set[str] = set()
         self.sampled = 0
-        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array, np.ndarray]] = []
+        self.pending: list[tuple[_Prepared, np.ndarray, np.ndarray]] = []  # blocks before the number style is known
         self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, pair id, in body, value
-        self.kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]] = []
+        self.kept: list[_Kept] = []  # what the long frame is built from, if asked for
 
     def add(self, block: Block) -> None:
         pre: _Prepared | None = block.extra
@@ -553,7 +570,7 @@ class _Stream:
                 r = self.launch_row[keys[j]] = len(self.launch_row)
                 new.append(j)
             local_row[j] = r
-        row = local_row[inverse].astype(np.int32)
+        local_row = local_row.astype(np.int32)
         fresh = first[np.array(new, dtype=np.int64)]
         self.lid.append(pre.lid[fresh])
         self.pid.append(pre.pid[fresh])
@@ -575,23 +592,13 @@ class _Stream:
             )
             if col in pre.local
         }
-        section = _small(maps["section"][pre.local["Section Name"][1]], self.section)
-        field = _small(maps["field"][pre.local["Metric Name"][1]], self.field)
-        unit = _small(maps["unit"][pre.local["Metric Unit"][1]], self.unit)
-        body = (
-            _small(maps["body"][pre.local["Body Item Label"][1]], self.body)
-            if "body" in maps
-            else np.full(n, -1, dtype=np.int16)
-        )
-        in_body = pre.in_body
-        self.has_body |= bool(in_body.any())
+        self.has_body |= bool(pre.in_body.any())
         value = pre.value
         pair_maps = (maps["section"], maps["field"])
-        self.kept.append((row, section, field, body, unit, value))  # what the long frame is built from
+        self.kept.append(_Kept(local_row, inverse, pre.codes, maps, value))
         pair_ids = [self.pair_id.setdefault(p, len(self.pair_id)) for p in _map_pairs(pre.pairs, *pair_maps)]
         slot = np.full(pre.pair_slots, -1, dtype=np.int32)
         slot[_dense_index(pre.pairs, len(pre.local["Metric Name"][0]) + 1)] = pair_ids
-        pair = slot[pre.pair_of_row]
         self.header_pairs.update(_map_pairs(pre.header_pairs, *pair_maps))
         self.rows += n
         if self.style is None:
@@ -599,11 +606,11 @@ class _Stream:
             if take > 0:
                 self.sample.update(value.slice(0, take).unique().to_pylist())
                 self.sampled += take
-            self.pending.append((row, pair, in_body, unit, value, pre.base))
+            self.pending.append((pre, local_row, slot))
             if self.sampled >= STYLE_SAMPLE:
                 self.decide_style()
             return
-        self.numbers(row, pair, in_body, unit, value, pre.base)
+        self.numbers(pre, local_row, slot)
 
     def decide_style(self) -> None:
         style = detect_number_style([s for s in self.sample if s])
@@ -614,23 +621,41 @@ class _Stream:
             self.numbers(*part)
         self.pending = []
 
-    def numbers(
-        self,
-        row: np.ndarray,
-        pair: np.ndarray,
-        in_body: np.ndarray,
-        unit: np.ndarray,
-        text: pa.Array,
-        base: np.ndarray,
-    ) -> None:
-        """Keep the cells that hold a number, in base units (as the long frame's ``value``). ``base``: the
-        numbers as read in the "en" style on the parsing thread (read again here in the file's style if another)."""
-        if self.style != "en":
+    def numbers(self, pre: _Prepared, local_row: np.ndarray, slot: np.ndarray) -> None:
+        """Keep the cells that hold a number, in base units (as the long frame's ``value``): as the parsing
+        thread read them in the "en" style, or read again in the file's style if another."""
+        if self.style == "en":
+            key, pair, in_body, value = pre.numeric
+        else:
             assert self.style is not None
-            factors = np.array([_factor(u) for u in self.unit.words] + [1.0])
-            base = parse_numbers(text, self.style).to_numpy(zero_copy_only=False) * factors[unit]
-        keep = ~np.isnan(base)
-        self.cells.append((row[keep], pair[keep], in_body[keep], base[keep]))
+            factors = np.array([_factor(u) for u in pre.local["Metric Unit"][0]] + [1.0])
+            base = parse_numbers(pre.value, self.style).to_numpy(zero_copy_only=False) * factors[pre.codes[2]]
+            key, pair, in_body, value = _numeric(base, pre.keys[2], pre.pair_of_row, pre.in_body)
+        self.cells.append((local_row[key], slot[pair], in_body, value))
+
+
+@dataclass
+class _Kept:
+    """What the long frame is built from, per block: each row's launch (``row_of_key[key]``) and codes over the
+    block's dictionaries (``maps``: block code -> file code, the last slot for -1), and the value texts."""
+
+    row_of_key: np.ndarray
+    key: np.ndarray
+    codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]  # section, field, unit, body
+    maps: dict[str, np.ndarray]
+    value: pa.Array
+
+    def file_codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(launch row, section, field, unit, body) over the file's dictionaries."""
+        section, field, unit, body = self.codes
+        n = len(self.key)
+        return (
+            self.row_of_key[self.key],
+            self.maps["section"][section],
+            self.maps["field"][field],
+            self.maps["unit"][unit],
+            self.maps["body"][body] if body is not None and "body" in self.maps else np.full(n, -1, dtype=np.int32),
+        )
 
 
 def _read_streamed(loc: Located, report: str, names: list[str], identity: list[str]) -> Page:
@@ -785,7 +810,7 @@ def _dictionary(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
 def _long(
     loc: Located,
     report: str,
-    kept: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]],
+    kept: list[_Kept],
     words: dict[str, list[str]],
     lid: np.ndarray,
     pid: np.ndarray,
@@ -794,8 +819,10 @@ def _long(
     cc: str | None,
 ) -> pd.DataFrame:
     """The long ``metrics`` frame of a streamed page, from the codes and value texts kept while reading."""
-    row, section, field, body_codes, unit = (np.concatenate(parts) for parts in list(zip(*kept, strict=True))[:5])
-    value = pa.chunked_array([k[5] for k in kept], pa.string()).combine_chunks()
+    row, section, field, unit, body_codes = (
+        np.concatenate(parts) for parts in zip(*(k.file_codes() for k in kept), strict=True)
+    )
+    value = pa.chunked_array([k.value for k in kept], pa.string()).combine_chunks()
     return long_metrics(
         loc, report, process_id=pid[row], launch_id=lid[row], section=_dictionary(section, words["section"]),
         body_item=_dictionary(body_codes, words["body"]) if body else None,
