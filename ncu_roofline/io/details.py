@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import mmap
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -700,43 +701,49 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
             ident[c] = first.column(c).to_pandas()
     ident["ID"] = lid
     ident["Process ID"] = pid
-    launches = build_launches(ident, report)
-    cc = main_cc(launches)
+    cc_text = ident["CC"].astype("string") if "CC" in ident.columns else None
+    cc = None if cc_text is None else main_cc(pd.DataFrame({"cc": cc_text.mask(cc_text == "")}))  # as launches'
 
-    not_understood = check_units(loc, pa.array(stream.unit.words, pa.string()))
-    sections, fields = stream.section.words, stream.field.words
-    n_f = len(fields) + 1
+    def launches_and_rules() -> tuple[pd.DataFrame, pd.DataFrame, pd.MultiIndex]:
+        """The launches and rules frames: on a thread of their own while this one builds the wide values."""
+        launches = build_launches(ident, report)
+        rule_table = pa.concat_tables(stream.rules) if stream.rules else None
+        return launches, _rules(loc, report, rule_table, style, launches), launch_index(launches)
 
-    def ordered(pairs: set[int]) -> list[tuple[int, int]]:
-        """(section, field) codes in the order of ``metricframe``'s pair codes over the final categories."""
-        out = [(p >> 32, p & 0xFFFFFFFF) for p in pairs]  # codes + 1
-        return sorted(out, key=lambda sf: sf[0] * n_f + sf[1])
+    with ThreadPoolExecutor(1) as side:  # an error here waits for the side thread, then propagates
+        frames = side.submit(launches_and_rules)
+        not_understood = check_units(loc, pa.array(stream.unit.words, pa.string()))
+        sections, fields = stream.section.words, stream.field.words
+        n_f = len(fields) + 1
 
-    for s_i, f_i in ordered(stream.header_pairs):
-        if f_i == 0:
-            continue
-        sec_name = sections[s_i - 1] if s_i > 0 else ""
-        name, _label = resolve(sec_name, fields[f_i - 1], cc)
-        if name is None:
-            where = f" in {sec_name!r}" if sec_name else ""
-            not_understood.append(f"label {fields[f_i - 1]!r}{where}")
+        def ordered(pairs: set[int]) -> list[tuple[int, int]]:
+            """(section, field) codes in the order of ``metricframe``'s pair codes over the final categories."""
+            out = [(p >> 32, p & 0xFFFFFFFF) for p in pairs]  # codes + 1
+            return sorted(out, key=lambda sf: sf[0] * n_f + sf[1])
 
-    # metric name per (section, field) pair, categories in the order the long frame gives them
-    pair_keys: list[int] = []
-    pair_names: list[str | None] = []
-    for s_i, f_i in ordered(set(stream.pair_id)):
-        pair_keys.append((s_i << 32) | f_i)
-        name = resolve(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)[0] if f_i else None
-        pair_names.append(name)
-    categories = list(dict.fromkeys(n for n in pair_names if n is not None))
-    code_of = {n: i for i, n in enumerate(categories)}
-    pair_code = np.array([code_of[n] if n is not None else -1 for n in pair_names], dtype=np.int32)
-    code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
-    code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
-    wide = _wide(stream, code_of_pair, len(lid), categories)
+        for s_i, f_i in ordered(stream.header_pairs):
+            if f_i == 0:
+                continue
+            sec_name = sections[s_i - 1] if s_i > 0 else ""
+            name, _label = resolve(sec_name, fields[f_i - 1], cc)
+            if name is None:
+                where = f" in {sec_name!r}" if sec_name else ""
+                not_understood.append(f"label {fields[f_i - 1]!r}{where}")
 
-    rule_table = pa.concat_tables(stream.rules) if stream.rules else None
-    rules = _rules(loc, report, rule_table, style, launches)
+        # metric name per (section, field) pair, categories in the order the long frame gives them
+        pair_keys: list[int] = []
+        pair_names: list[str | None] = []
+        for s_i, f_i in ordered(set(stream.pair_id)):
+            pair_keys.append((s_i << 32) | f_i)
+            name = resolve(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)[0] if f_i else None
+            pair_names.append(name)
+        categories = list(dict.fromkeys(n for n in pair_names if n is not None))
+        code_of = {n: i for i, n in enumerate(categories)}
+        pair_code = np.array([code_of[n] if n is not None else -1 for n in pair_names], dtype=np.int32)
+        code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
+        code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
+        wide = _wide(stream, code_of_pair, len(lid), categories)
+        launches, rules, keys = frames.result()
 
     kept, stream.kept = stream.kept, []
     words = {"section": sections, "field": fields, "body": stream.body.words, "unit": stream.unit.words}
@@ -744,7 +751,6 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     def build() -> pd.DataFrame:
         return _long(loc, report, kept, words, lid, pid, "Body Item Label" in names, style, cc)
 
-    keys = launch_index(launches)
     lazy = LazyMetrics(
         stream.rows,
         build,
