@@ -673,10 +673,8 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     rule_keep = [c for c in RULE_KEEP if c in header]
     rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
     stream = _Stream(row_identity, "Body Item Label" in names)
-    for i, block in enumerate(split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare)):
+    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare):
         stream.add(block)
-        if i % 8 == 7:
-            release_memory()
     if not stream.rows:
         raise Fallback("no metric rows")
     if stream.style is None:
