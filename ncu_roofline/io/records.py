@@ -194,14 +194,18 @@ def column(table: pa.Table, name: str) -> pa.Array:
     return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
 
 
-def text_cells(types: dict[str, pa.DataType], include: list[str] | None = None) -> pacsv.ConvertOptions:
+def text_cells(
+    types: dict[str, pa.DataType], include: list[str] | None = None, *, check_utf8: bool = True
+) -> pacsv.ConvertOptions:
     """pyarrow's conversion of ncu's cells: the given types, only the included columns, and an empty cell (quoted
-    or not) an empty string, never null (ncu writes every cell; a missing one is the row's width's business)."""
+    or not) an empty string, never null (ncu writes every cell; a missing one is the row's width's business).
+    ``check_utf8=False`` where the caller has checked the bytes already."""
     return pacsv.ConvertOptions(
         column_types=types,
         include_columns=include,
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
+        check_utf8=check_utf8,
     )
 
 
@@ -450,13 +454,14 @@ def _parse_group(
     buf: pa.Buffer, names: list[str], types: dict[str, pa.DataType], include: list[str], rows: int
 ) -> pa.Table:
     """Parse lines that must all be records of ``len(names)`` fields; any that is not, or a count that does not
-    add up (a line break pyarrow saw that we did not, e.g. a lone CR), is a Fallback."""
+    add up (a line break pyarrow saw that we did not, e.g. a lone CR), is a Fallback. The lines are UTF-8 (their
+    block was checked) and none is blank (blank lines are in neither group)."""
     try:
         table = pacsv.read_csv(
             pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 22),
-            parse_options=pacsv.ParseOptions(newlines_in_values=False),  # a row of another width raises
-            convert_options=text_cells(types, include),
+            parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),  # a row of
+            convert_options=text_cells(types, include, check_utf8=False),  # another width or none raises
         )
     except pa.ArrowInvalid as exc:
         raise Fallback(str(exc)) from exc
