@@ -1,0 +1,43 @@
+"""units.parse_numbers: the byte-level path (string columns without nulls) reads every cell as the regex path does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline.units import NUMBER_STYLES, _parse_numbers_regex, parse_numbers
+
+#: Cells ncu writes and cells that look almost like numbers.
+CELLS = ["1,234.5", "1.234,5", "12", "", "n/a", " 12", "12 ", "1e5", "-1.5e-3", ".5", "5.", "inf", "nan", "1-2",
+         ",", ".", "all", "3.20", "370,890", "+1", "1.2.3", "1,2,3", "27.595.520", "65,77", "1 234", "é1"]  # fmt: skip
+CELL = st.one_of(st.sampled_from(CELLS), st.text(alphabet="0123456789.,eE+- a/", max_size=8))
+
+
+def _same(a: pa.Array, b: pa.Array) -> bool:
+    x, y = a.to_numpy(zero_copy_only=False), b.to_numpy(zero_copy_only=False)
+    return bool(np.array_equal(x, y, equal_nan=True)) and a.null_count == b.null_count
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(CELL, max_size=12), style=st.sampled_from(NUMBER_STYLES), large=st.booleans(), cut=st.booleans())
+def test_byte_path_reads_as_the_regex_path(cells: list[str], style: str, large: bool, cut: bool) -> None:
+    arr = pa.array(cells, pa.large_string() if large else pa.string())
+    if cut and len(arr) > 2:  # a slice: offsets that do not start at 0
+        arr = arr.slice(1, len(arr) - 2)
+    assert _same(parse_numbers(arr, style), _parse_numbers_regex(arr, style))
+
+
+@pytest.mark.parametrize(
+    ("cells", "style", "expected"),
+    [
+        (["1,234.5", "all", "", "3"], "en", [1234.5, np.nan, np.nan, 3.0]),
+        (["1.234,5", "65,77", "n/a"], "dot-grouped", [1234.5, 65.77, np.nan]),
+        (["1-2", "7"], "en", [np.nan, 7.0]),  # plain-number characters that are no number
+    ],
+)
+def test_cells(cells: list[str], style: str, expected: list[float]) -> None:
+    got = parse_numbers(pa.array(cells), style).to_numpy(zero_copy_only=False)
+    np.testing.assert_array_equal(got, np.array(expected))
