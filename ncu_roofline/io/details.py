@@ -769,39 +769,41 @@ def _wide(
 ) -> tuple[list[str], np.ndarray]:
     """(names, matrix metrics x launches): per launch and metric, the first numeric cell outside body items,
     else the first in a body item (as ``model.long_to_wide`` picks from the long frame)."""
-    if not stream.cells:
+    n_code = len(categories)
+    if not stream.cells or not n_code:
         return [], np.zeros((0, n_launch))
-    row, pair, in_body, value = (np.concatenate(parts) for parts in zip(*stream.cells, strict=True))
+    keys, bodies, values = [], [], []
+    for row, pair, body, number in stream.cells:  # (launch, metric) per cell: a launch's cells lie together
+        code = code_of_pair[pair]
+        key = row.astype(np.int64) * n_code + code
+        named = code >= 0
+        whole = named.all()  # else: cells of no metric we name, left out
+        keys.append(key if whole else key[named])
+        bodies.append(body if whole else body[named])
+        values.append(number if whole else number[named])
     stream.cells = []
-    code = code_of_pair[pair]
-    named = code >= 0
-    if not named.all():
-        row, code, in_body, value = row[named], code[named], in_body[named], value[named]
-    if not len(row):
+    key, in_body, value = np.concatenate(keys), np.concatenate(bodies), np.concatenate(values)
+    if not len(key):
         return [], np.zeros((0, n_launch))
     if in_body.any():
-        order = np.lexsort((np.arange(len(row)), in_body))  # header rows first, then file order
-        row, code, value = row[order], code[order], value[order]
-    n_code = int(code.max()) + 1
-    cell = code.astype(np.int64) * n_launch + row  # (metric, launch) as a position in a full matrix
-    if n_launch * n_code <= WIDE_COUNTS:  # a count per (metric, launch): repeats found without a sort
-        counts = np.bincount(cell, minlength=n_launch * n_code)
-        used = np.flatnonzero(counts.reshape(n_code, n_launch).any(axis=1))
-        repeats = np.flatnonzero(counts[cell] > 1) if counts.max() > 1 else np.zeros(0, dtype=np.int64)
+        order = np.lexsort((np.arange(len(key)), in_body))  # header rows first, then file order
+        key, value = key[order], value[order]
+    if n_launch * n_code <= WIDE_COUNTS:  # a count per (launch, metric): repeats found without a sort
+        counts = np.bincount(key, minlength=n_launch * n_code)
+        used = np.flatnonzero(counts.reshape(n_launch, n_code).any(axis=0))
+        repeats = np.flatnonzero(counts[key] > 1) if counts.max() > 1 else np.zeros(0, dtype=np.int64)
     else:
-        used = np.flatnonzero(np.bincount(code, minlength=n_code))
-        _, repeats = np.unique(cell, return_index=True)  # the first cell of each: all written again below
-    if len(used) < n_code:  # metrics without a number: their rows left out
-        slot = np.full(n_code, -1, dtype=np.int64)
-        slot[used] = np.arange(len(used))
-        cell = slot[code] * n_launch + row
-    matrix = np.full((len(used), n_launch), np.nan)
-    flat = matrix.ravel()
-    flat[cell] = value  # where a (metric, launch) repeats, which write wins is not defined: ...
+        used = np.flatnonzero(np.bincount(key % n_code, minlength=n_code))
+        _, repeats = np.unique(key, return_index=True)  # the first cell of each: all written again below
+    by_launch = np.full((n_launch, n_code), np.nan)
+    flat = by_launch.ravel()
+    flat[key] = value  # where a (launch, metric) repeats, which write wins is not defined: ...
     if len(repeats):  # ... the first of each is written again
-        _, f = np.unique(cell[repeats], return_index=True)
+        _, f = np.unique(key[repeats], return_index=True)
         first_of = repeats[f]
-        flat[cell[first_of]] = value[first_of]
+        flat[key[first_of]] = value[first_of]
+    # metrics x launches, C order; metrics without a number left out
+    matrix = np.ascontiguousarray(by_launch.T) if len(used) == n_code else by_launch.T[used]
     return [categories[c] for c in used.tolist()], matrix
 
 
