@@ -377,7 +377,7 @@ class _Prepared:
     lid: np.ndarray
     pid: np.ndarray
     keys: tuple[np.ndarray, np.ndarray, np.ndarray]  # unique (process, launch) keys, first row, inverse
-    first_lines: pa.Array  # the line of each unique key's first row
+    first_rest: pa.Table | None  # the identity columns not parsed on every row, from each key's first row
     local: dict[str, tuple[list[str], np.ndarray]]  # column -> (block dictionary, row indices)
     pairs: np.ndarray  # distinct (section, field) index pairs, as _pair codes over the block's dictionaries
     header_pairs: np.ndarray  # ... of the rows outside body items
@@ -391,10 +391,11 @@ class _Prepared:
     # in body?, value
 
 
-def _prepare(block: Block) -> _Prepared | None:
+def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared | None:
     """Checks and conversions of one block that need no other block: integer keys in range, no value after
     Metric Value, rule rows keyed by integers, one identity per launch key within the block; the keys' first
-    rows; the block's dictionaries; the numbers."""
+    rows (``first_spec``: the page's column names, and the columns read from those rows); the block's
+    dictionaries; the numbers."""
     if block.rules is not None and block.rules.num_rows:
         for c in ("ID", "Process ID"):
             keys = column(block.rules, c)
@@ -447,10 +448,26 @@ def _prepare(block: Block) -> _Prepared | None:
         _small(local["Body Item Label"][1], local["Body Item Label"][0]) if "Body Item Label" in local else None,
     )  # fmt: skip
     return _Prepared(
-        lid, pid, (uniq, first, inverse), block.lines.take(pa.array(block.metric_line[first])), local,
+        lid, pid, (uniq, first, inverse), _first_rest(block, first, *first_spec), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
         len(seen), in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
     )  # fmt: skip
+
+
+def _first_rest(block: Block, first: np.ndarray, names: list[str], rest: list[str]) -> pa.Table | None:
+    """The ``rest`` columns (as strings) of the lines of the given metric rows."""
+    if not rest:
+        return None
+    text = text_of(block.lines.take(pa.array(block.metric_line[first])))
+    table = pacsv.read_csv(
+        pa.BufferReader(text),
+        read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+        parse_options=pacsv.ParseOptions(newlines_in_values=False),
+        convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()), include_columns=rest),
+    )
+    if table.num_rows != len(first):  # pragma: no cover - these lines were parsed as metric rows
+        raise Fallback("first lines")
+    return table
 
 
 def _numeric(
@@ -538,7 +555,7 @@ class _Stream:
         self.launch_row: dict[int, int] = {}
         self.lid: list[np.ndarray] = []
         self.pid: list[np.ndarray] = []
-        self.first_lines: list[pa.Array] = []
+        self.first_rest: list[pa.Table] = []
         self.words = {c: _Words() for c in row_identity}
         self.ident = {c: np.zeros(0, dtype=np.int32) for c in row_identity}
         self.section, self.field, self.body, self.unit = _Words(), _Words(), _Words(), _Words()
@@ -575,7 +592,8 @@ class _Stream:
         fresh = first[np.array(new, dtype=np.int64)]
         self.lid.append(pre.lid[fresh])
         self.pid.append(pre.pid[fresh])
-        self.first_lines.append(pre.first_lines.take(pa.array(new, pa.int64())))
+        if pre.first_rest is not None:
+            self.first_rest.append(pre.first_rest.take(pa.array(new, pa.int64())))
         new_keys = np.array(new, dtype=np.int64)
         for c in self.row_identity:  # one identity per (Process ID, ID): each row is its key's first in the block
             words, idx = pre.local[c]
@@ -673,7 +691,8 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     rule_keep = [c for c in RULE_KEEP if c in header]
     rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
     stream = _Stream(row_identity, "Body Item Label" in names)
-    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=_prepare):
+    prepare = functools.partial(_prepare, first_spec=(names, rest))
+    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=prepare):
         stream.add(block)
     if not stream.rows:
         raise Fallback("no metric rows")
@@ -685,16 +704,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
 
     ident = pd.DataFrame({c: stream.words[c].categorical(stream.ident[c]) for c in row_identity})
     if rest:
-        lines = pa.concat_arrays(stream.first_lines)
-        text = text_of(lines)
-        first = pacsv.read_csv(
-            pa.BufferReader(text),
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
-            parse_options=pacsv.ParseOptions(newlines_in_values=False),
-            convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()), include_columns=rest),
-        )
-        if first.num_rows != len(lid):
-            raise Fallback("first lines")
+        first = pa.concat_tables(stream.first_rest)
         for c in rest:
             ident[c] = first.column(c).to_pandas()
     ident["ID"] = lid
