@@ -242,6 +242,23 @@ def detect_number_style(samples: list[str]) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
+def number_evidence(text: pa.Array) -> tuple[bool, bool]:
+    """Whether some cell of a string array is evidence for the "en" style, and some for "dot-grouped", as
+    :func:`detect_number_style` weighs each sample (Arrow's regexes over the distinct cells, no Python loop)."""
+    cells = text.unique()
+    numberish = pc.match_substring_regex(cells, _NUMBERISH.pattern)
+    en = pc.and_(numberish, pc.match_substring_regex(cells, _EN_EVIDENCE.pattern))
+    dot = pc.and_(pc.and_(numberish, pc.invert(en)), pc.match_substring_regex(cells, _DOT_GROUPED_EVIDENCE.pattern))
+    return bool(pc.any(en).as_py()), bool(pc.any(dot).as_py())
+
+
+def style_of(en: bool, dot: bool) -> str | None:
+    """The number style that evidence gives (:func:`detect_number_style`): None for evidence of both."""
+    if en and dot:
+        return None
+    return "dot-grouped" if dot else "en"
+
+
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
     """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists).
 

@@ -1,4 +1,5 @@
-"""units.parse_numbers: the byte-level path (string columns without nulls) reads every cell as the regex path does."""
+"""units.parse_numbers: the byte-level path (string columns without nulls) reads every cell as the regex path does;
+units.number_evidence (Arrow's regexes) decides the number style as detect_number_style (Python's) does."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.units import NUMBER_STYLES, _parse_numbers_regex, parse_numbers
+from ncu_roofline.units import (
+    NUMBER_STYLES,
+    _parse_numbers_regex,
+    detect_number_style,
+    number_evidence,
+    parse_numbers,
+    style_of,
+)
 
 #: Cells ncu writes and cells that look almost like numbers.
 CELLS = ["1,234.5", "1.234,5", "12", "", "n/a", " 12", "12 ", "1e5", "-1.5e-3", ".5", "5.", "inf", "nan", "1-2",
@@ -41,3 +49,9 @@ def test_byte_path_reads_as_the_regex_path(cells: list[str], style: str, large: 
 def test_cells(cells: list[str], style: str, expected: list[float]) -> None:
     got = parse_numbers(pa.array(cells), style).to_numpy(zero_copy_only=False)
     np.testing.assert_array_equal(got, np.array(expected))
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(CELL, min_size=1, max_size=12))
+def test_number_evidence_decides_as_detect_number_style(cells: list[str]) -> None:
+    assert style_of(*number_evidence(pa.array(cells))) == detect_number_style([c for c in cells if c])

@@ -37,7 +37,7 @@ from ..model import (
     launch_index,
     missing_array,
 )
-from ..units import detect_number_style, parse_numbers, unit_or_none
+from ..units import number_evidence, parse_numbers, style_of, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import check_units, long_metrics, resolved_names, unknown_labels
 from .page import Page
@@ -565,7 +565,7 @@ class _Stream:
         self.rows = 0
         self.rules: list[pa.Table] = []
         self.style: str | None = None
-        self.sample: set[str] = set()
+        self.evidence = (False, False)  # for the "en" style, for "dot-grouped", in the rows sampled so far
         self.sampled = 0
         self.pending: list[tuple[_Prepared, np.ndarray, np.ndarray]] = []  # blocks before the number style is known
         self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, pair id, in body, value
@@ -623,7 +623,8 @@ class _Stream:
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
-                self.sample.update(value.slice(0, take).unique().to_pylist())
+                en, dot = number_evidence(value.slice(0, take))
+                self.evidence = (self.evidence[0] or en, self.evidence[1] or dot)
                 self.sampled += take
             self.pending.append((pre, local_row, slot))
             if self.sampled >= STYLE_SAMPLE:
@@ -632,7 +633,7 @@ class _Stream:
         self.numbers(pre, local_row, slot)
 
     def decide_style(self) -> None:
-        style = detect_number_style([s for s in self.sample if s])
+        style = style_of(*self.evidence)
         if style is None:
             raise Fallback("numbers in two styles")
         self.style = style
