@@ -59,6 +59,7 @@ COMMON_FLAG = re.compile(r"^(-[vq]+|--verbose|--quiet|--debug)$")
 PROGRESS_MIN_BYTES = 16 * 1024 * 1024
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 @dataclass
@@ -348,7 +349,7 @@ class Progress:
         self.bar.render_finish()
         self.bar = None
 
-    def pieces(self, pieces: Iterable[str], expected: int) -> Iterator[str]:
+    def pieces(self, pieces: Iterable[T], expected: int) -> Iterator[T]:
         """``pieces`` passed through, the bar moving from where it is to the end over ``expected`` of them."""
         start, n = self.pos, max(expected, 1)
         for i, piece in enumerate(pieces, 1):
@@ -442,7 +443,7 @@ def load(
     return analysis
 
 
-def write_output(path: Path, text: str | Iterable[str], force: bool) -> None:
+def write_output(path: Path, text: str | Iterable[str] | Iterable[bytes], force: bool) -> None:
     _write_text(path, text, force)
     note(f"wrote {path}")
 
@@ -501,7 +502,7 @@ def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> Non
         )
 
 
-def _emit(text: str | Iterable[str], output: Path | None, force: bool) -> None:
+def _emit(text: str | Iterable[str] | Iterable[bytes], output: Path | None, force: bool) -> None:
     """Text output (a string, or pieces written as they come): to ``-o`` when given (not '-'), else standard
     output."""
     if output is None or str(output) == "-":
@@ -672,7 +673,9 @@ def _render(
         assert isinstance(files, Mapping)
         _write_folder(output or default(entry.suffix), files, force)
         return
-    text_out = renderer.render(subject, options)
+    binary = getattr(renderer, "binary", None)  # bytes straight to a file, where the renderer has them
+    to_file = output is not None and str(output) != "-"
+    text_out = binary(subject, options) if binary is not None and to_file else renderer.render(subject, options)
     assert not isinstance(text_out, Mapping)
     to_terminal = (output is None or str(output) == "-") and _is_tty(sys.stdout)
     if not isinstance(text_out, str) and not to_terminal:  # the bar and the text would share the screen

@@ -164,19 +164,16 @@ def check_writable(path: Path, force: bool) -> None:
         )
 
 
-def write_text(path: Path, text: str | Iterable[str], force: bool = False) -> Path:
-    """Write ``text`` (a string, or pieces written as they come) to ``path`` (UTF-8), never replacing a file
-    unless ``force``; atomic (temp + rename)."""
+def write_text(path: Path, text: str | Iterable[str] | Iterable[bytes], force: bool = False) -> Path:
+    """Write ``text`` (a string, or pieces written as they come: text, or bytes already encoded) to ``path``
+    (UTF-8), never replacing a file unless ``force``; atomic (temp + rename)."""
     check_writable(path, force)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # same folder (rename is atomic), umask honoured
     try:
         try:
-            with tmp.open("x", encoding="utf-8", newline="") as fh:
-                if isinstance(text, str):
-                    fh.write(text)
-                else:
-                    for piece in text:
-                        fh.write(piece)
+            with tmp.open("xb") as fh:
+                for piece in [text] if isinstance(text, str) else text:
+                    fh.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)

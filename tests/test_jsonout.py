@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,8 +11,9 @@ from click.testing import CliRunner
 from conftest import analysed, data
 
 import ncu_roofline
-from ncu_roofline.analysis import analyze
-from ncu_roofline.report.jsonout import render_json, to_dict
+from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.report import jsonout
+from ncu_roofline.report.jsonout import encode, json_bytes, launch_json, launch_objects, render_json, to_dict
 
 LAUNCH_KEYS = {
     "id", "process_id", "kernel", "duration_ns", "limiter", "compute_pipe", "regime", "utilization", "roofline",
@@ -155,3 +157,49 @@ def test_compact_text_is_ascii_and_the_standard_librarys_value() -> None:
         assert text.isascii()
         assert json.loads(text) == json.loads(json.dumps(value))
     assert encode([{"z": 1, "y": {"b": 2, "a": 1}}]) == '[{"y":{"a":1,"b":2},"z":1}]'  # compact, keys sorted
+
+
+def _variants() -> dict[str, Analysis]:
+    """micro_full's analysis with what the compact text has to write the way ``encode`` writes it."""
+    base = sample("micro_full.details.csv")
+    launches, hints = base.launches.copy(), base.hints.copy()
+    launches.loc[1, "display_name"] = "noyau_é"  # not ASCII: the standard library's text, floats as repr
+    launches.loc[:5, "duration_ns"] = 1.5e-05  # spelled 0.000015 by orjson, 1.5e-05 by json.dumps
+    odd = launches.astype({"kernel_name": object})  # Arrow holds no lone surrogate
+    odd.loc[4, "kernel_name"] = "bad \udcff byte"  # a lone surrogate: orjson refuses it
+    nan, big = hints.copy(), hints.copy()
+    nan.loc[nan.index[0], "evidence"] = '[{"metric": "m", "value": NaN}]'  # orjson cannot read it; null
+    big.loc[big.index[7], "evidence"] = f'[{{"metric": "m", "value": {2**70}}}]'  # orjson cannot write it
+    return {
+        "plain": base,
+        "not ascii": dataclasses.replace(base, launches=launches),
+        "surrogate": dataclasses.replace(base, launches=odd),
+        "nan evidence": dataclasses.replace(base, hints=nan),
+        "big evidence": dataclasses.replace(base, hints=big),
+    }
+
+
+@pytest.mark.parametrize("chunk", [3, 1024])
+def test_launch_text_from_columns_is_the_objects_encoding(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launches' text written straight from the columns is the text ``encode`` writes for the launch objects
+    (orjson's where that is ASCII, else the standard library's), chunk by chunk, without building the objects."""
+    variants = _variants()
+    expected = {k: [encode(o)[1:-1].encode() for o in launch_objects(a, chunk)] for k, a in variants.items()}
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("built the objects")
+
+    monkeypatch.setattr(jsonout._Launches, "objects", refuse)
+    for name, a in variants.items():
+        assert list(launch_json(a, chunk)) == expected[name], name
+    texts = expected["not ascii"]
+    assert any(b"\\u00e9" in t and b"1.5e-05" in t for t in texts)  # that chunk in the standard library's dialect
+    assert chunk > 6 or any(b"0.000015" in t for t in texts)  # the others in orjson's
+
+
+def test_compact_bytes_are_the_text() -> None:
+    a = sample("micro_full.details.csv")
+    for pretty in (False, True):
+        pieces = list(json_bytes(a, pretty=pretty))
+        assert all(isinstance(p, bytes) for p in pieces)
+        assert b"".join(pieces).decode("ascii") == render_json(a, pretty=pretty)

@@ -39,6 +39,7 @@ import json
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import pairwise, repeat
 from typing import Any
 
 import numpy as np
@@ -84,13 +85,46 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return pd.Series([None] * len(frame), index=frame.index, dtype=object)
 
 
-class _Column:
-    """A column's values, turned into plain Python values (None where missing) a slice at a time, so that the
-    objects of a large report exist for one chunk of launches at once: ``values`` are floats (None where not
-    finite), codes into ``table`` (-1: its last item, None), or Python objects."""
+#: The piece written for a value orjson cannot write (a lone surrogate, an integer beyond 64 bits): not ASCII, so
+#: the text it is in is written again by the standard library, as ``encode`` does.
+_NOT_ORJSON = b"\xff"
 
-    def __init__(self, values: np.ndarray, table: np.ndarray | None = None) -> None:
-        self.values, self.table = values, table
+
+def _orjson_text(value: Any) -> bytes:
+    """``value`` as orjson writes it (sorted keys), or _NOT_ORJSON."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return _NOT_ORJSON
+
+
+def _stdlib_text(value: Any) -> bytes:
+    """``value`` as the standard library writes it in ``encode`` (ASCII, sorted keys, floats as repr)."""
+    return _STDLIB(value).encode("ascii")
+
+
+#: The two dialects of ``encode``'s text: orjson's (``std`` False) and the standard library's (``std`` True).
+_ENCODERS = {False: _orjson_text, True: _stdlib_text}
+
+
+def _each(values: list[Any], std: bool) -> np.ndarray:
+    """An object array of the JSON text of each value, in the dialect ``std`` says."""
+    encoder = _ENCODERS[std]
+    out = np.empty(len(values), dtype=object)
+    out[:] = [encoder(v) for v in values]
+    return out
+
+
+class _Column:
+    """A column's values, turned into plain Python values (None where missing) or into JSON text a slice at a
+    time, so that the objects of a large report exist for one chunk of launches at once: ``values`` are floats
+    (None where not finite), codes into ``table`` (-1: its last item, None), or Python objects (``scalars``: ints,
+    bools and None only, whose JSON text has no comma and is the same in both dialects)."""
+
+    def __init__(self, values: np.ndarray, table: np.ndarray | None = None, *, scalars: bool = False) -> None:
+        self.values, self.table, self.scalars = values, table, scalars
+        #: The JSON text of each item of ``table``, per dialect (shared by the columns taken from this one).
+        self.texts: dict[bool, np.ndarray] = {}
 
     def take(self, at: np.ndarray) -> _Column:
         """The values at ``at`` (-1: a missing value)."""
@@ -101,9 +135,12 @@ class _Column:
             v = np.append(v, np.nan)
         else:
             v = _with_none(v)
-        return _Column(v[at], self.table)
+        out = _Column(v[at], self.table, scalars=self.scalars)
+        out.texts = self.texts
+        return out
 
-    def list(self, a: int, b: int) -> list[Any]:
+    def python(self, a: int, b: int) -> list[Any]:
+        """The values of rows ``a`` to ``b`` - 1 as plain Python values (None where missing)."""
         v = self.values[a:b]
         if self.table is not None:
             out: list[Any] = self.table[v].tolist()
@@ -115,11 +152,28 @@ class _Column:
         values: list[Any] = v.tolist()
         return values
 
+    def json(self, a: int, b: int, std: bool) -> list[bytes]:
+        """The JSON text of each value of rows ``a`` to ``b`` - 1 in the dialect ``std`` says: floats and integers
+        by one call per slice, a table's items encoded once."""
+        v = self.values[a:b]
+        if self.table is not None:
+            if std not in self.texts:
+                self.texts[std] = _each(self.table.tolist(), std)
+            out: list[bytes] = self.texts[std][v].tolist()
+            return out
+        if not len(v):
+            return []
+        if v.dtype.kind == "f" and not std:  # NaN and infinities are null, as fmt.number's None
+            return orjson.dumps(np.ascontiguousarray(v), option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
+        if v.dtype.kind == "f" or self.scalars:
+            return _ENCODERS[std](self.python(a, b))[1:-1].split(b",")
+        return _each(v.tolist(), std).tolist()  # type: ignore[no-any-return]
+
 
 def _per_value(s: pd.Series, f: Any) -> _Column:
     out = np.empty(len(s), dtype=object)
     out[:] = [f(v) for v in s.tolist()]
-    return _Column(out)
+    return _Column(out, scalars=f is not _str)
 
 
 def _a_nums(s: pd.Series) -> _Column:
@@ -160,7 +214,7 @@ def _a_ints(s: pd.Series) -> _Column:
             return _per_value(s, _int)  # int(inf) raises, as it always did
         out = v.astype(np.int64).astype(object)
         out[missing] = None
-        return _Column(out)
+        return _Column(out, scalars=True)
     return _per_value(s, _int)
 
 
@@ -170,7 +224,7 @@ def _a_bools(s: pd.Series) -> _Column:
         missing = s.isna().to_numpy()
         out = s.to_numpy(dtype=bool, na_value=False).astype(object)
         out[missing] = None
-        return _Column(out)
+        return _Column(out, scalars=True)
     return _per_value(s, _bool)
 
 
@@ -183,23 +237,57 @@ def _positions(launches: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray,
 
 
 class _Groups:
-    """The rows of a frame grouped by launch code (input order kept within a group), with whole columns as object
-    arrays in that order: ``lists(lo, hi)`` gives the values of the groups ``lo`` to ``hi`` - 1 only, and
-    ``bounds`` says where each group's items start in the list of the groups from 0."""
+    """The rows of a frame grouped by launch code (the order of ``rows`` kept within a group; all rows in order
+    unless given, as positions or a mask), with whole columns as object arrays in that order: ``lists(lo, hi)``
+    gives the values of the groups ``lo`` to ``hi`` - 1 only, and ``bounds`` says where each group's items start
+    in the list of the groups from 0."""
 
-    def __init__(self, codes: np.ndarray, keep: np.ndarray | None, n: int, columns: dict[str, _Column]) -> None:
-        rows = np.arange(len(codes)) if keep is None else np.flatnonzero(keep)
+    def __init__(self, codes: np.ndarray, rows: np.ndarray | None, n: int, columns: dict[str, _Column]) -> None:
+        if rows is None:
+            rows = np.arange(len(codes))
+        elif rows.dtype == bool:
+            rows = np.flatnonzero(rows)
         order = rows[np.argsort(codes[rows], kind="stable")]
         self.bounds = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(codes[order], minlength=n), out=self.bounds[1:])
         self.columns = {k: v.take(order) for k, v in columns.items()}
 
+    def span(self, lo: int, hi: int) -> tuple[list[int], int, int]:
+        """The groups ``lo`` to ``hi`` - 1: where each one's items start (and the last ends) in their slice, and
+        the slice (start, stop) of the columns."""
+        a, b = int(self.bounds[lo]), int(self.bounds[hi])
+        starts: list[int] = (self.bounds[lo : hi + 1] - a).tolist()
+        return starts, a, b
+
     def lists(self, lo: int, hi: int) -> tuple[list[int], dict[str, list[Any]]]:
         """The groups ``lo`` to ``hi`` - 1: where each one's items start (and the last ends) in their lists, and
         each column's values as a list."""
-        a, b = int(self.bounds[lo]), int(self.bounds[hi])
-        starts: list[int] = (self.bounds[lo : hi + 1] - a).tolist()
-        return starts, {k: v.list(a, b) for k, v in self.columns.items()}
+        starts, a, b = self.span(lo, hi)
+        return starts, {k: v.python(a, b) for k, v in self.columns.items()}
+
+    def json(self, lo: int, hi: int, keys: dict[str, str], std: bool) -> list[bytes]:
+        """Per group ``lo`` to ``hi`` - 1, the JSON text (dialect ``std``) of the list of its items, each an
+        object (``keys``: JSON key -> column, written in sorted order)."""
+        starts, a, b = self.span(lo, hi)
+        items = _objects_json({k: self.columns[c].json(a, b, std) for k, c in keys.items()})
+        return _grouped(items, starts, b"[]")
+
+
+def _objects_json(columns: dict[str, list[bytes]]) -> list[bytes]:
+    """Per row, the JSON object of ``columns`` (key -> the JSON text of each row's value), keys sorted: the text of
+    a row joined from its pieces in one call."""
+    parts: list[Any] = []
+    for i, key in enumerate(sorted(columns)):
+        parts.append(repeat((b"," if i else b"{") + orjson.dumps(key) + b":"))
+        parts.append(columns[key])
+    parts.append(repeat(b"}"))
+    return list(map(b"".join, zip(*parts, strict=False)))  # the keys repeat
+
+
+def _grouped(items: list[bytes], starts: list[int], around: bytes) -> list[bytes]:
+    """Per group (its items from ``starts[g]`` to ``starts[g + 1]``), the items comma-separated in ``around``."""
+    o, c = around[:1], around[1:]
+    return [o + b",".join(items[a:b]) + c for a, b in pairwise(starts)]
 
 
 def _evidence(texts: list[str | None]) -> list[Any]:
@@ -251,6 +339,45 @@ VERDICT_TEXT = (
     "explanation",
     "ncu_bottleneck",
 )
+#: The items of ``roofline`` (JSON key -> roofline column).
+ROOF_ITEM = {c: c for c in (*ROOF_TEXT[:4], *ROOF_NUMS[:-1], *ROOF_TEXT[4:], "estimate")}
+#: The items of ``memory``.
+MEMORY_ITEM = {
+    "level": "level",
+    "achieved_bytes_per_s": "achieved_bytes_per_s",
+    "peak_bytes_per_s": "peak_bytes_per_s",
+    "fraction": "bandwidth_fraction",
+    "recipe": "traffic_recipe",
+}
+#: The items of ``hints``.
+HINT_ITEM = {
+    "id": "hint",
+    "severity": "severity",
+    "source": "source",
+    "message": "message",
+    "advice": "advice",
+    "evidence": "evidence",
+    "estimated_speedup": "estimated_speedup",
+}
+#: A launch's keys taken straight from one of its columns (JSON key -> column).
+LAUNCH_ITEM = {
+    "report": "report",
+    "id": "launch_id",
+    "process_id": "process_id",
+    "kernel": "kernel_name",
+    "display_name": "display_name",
+    "device": "device_name",
+    "nvtx_path": "nvtx_path",
+    "grid_size": "grid_size",
+    "block_size": "block_size",
+    "duration_ns": "duration_ns",
+    **{c: c for c in VERDICT_TEXT},
+    "partial": "partial",
+    "roof_fraction": "roof_fraction",
+    "headroom": "headroom",
+    "time_at_roof_ns": "time_at_roof_ns",
+    "agrees_with_ncu": "agrees_with_ncu",
+}
 
 
 def _split_cached(texts: list[str | None], sep: str, strip: bool) -> list[list[str]]:
@@ -268,154 +395,100 @@ def _split_cached(texts: list[str | None], sep: str, strip: bool) -> list[list[s
     return out
 
 
-def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict[str, Any]]]:
-    """The ``launches`` objects (keys in the module docstring), in launch order, ``chunk`` at a time: built
-    from whole columns of the analysis frames, chunk by chunk (the nested items too), so a large report never
-    holds every object at once."""
-    lf, vf = analysis.launches, analysis.verdicts
-    n = len(lf)
-    if not n:
-        return
-    util, roof, hints = analysis.utilization, analysis.roofline, analysis.hints
-    # launches come first in each factorisation, so their codes are the same in the three
-    l_codes, u_codes, n_util = _positions(lf, util)
-    _, r_codes, n_roof = _positions(lf, roof)
-    _, h_codes, n_hints = _positions(lf, hints)
+class _Launches:
+    """The columns of the ``launches`` objects, prepared once from the analysis frames; ``objects`` and ``json``
+    build the objects of a slice of launches (as Python objects, or as JSON text straight from the columns)."""
 
-    codes_u, names_u = pd.factorize(util["unit"], use_na_sentinel=False)
-    unit = _Column(codes_u, np.array([str(u) for u in names_u], dtype=object))  # as str() gives it, "<NA>" too
-    keep_unit = ~np.array([u.startswith("limiter_") for u in names_u.map(str)], dtype=bool)[codes_u]
-    util_g = _Groups(u_codes, keep_unit, n_util, {"unit": unit, "value": _a_nums(util["value"])})
+    def __init__(self, analysis: Analysis) -> None:
+        lf, vf = analysis.launches, analysis.verdicts
+        self.n = len(lf)
+        util, roof, hints = analysis.utilization, analysis.roofline, analysis.hints
+        # launches come first in each factorisation, so their codes are the same in the three
+        self.codes, u_codes, n_util = _positions(lf, util)
+        _, r_codes, n_roof = _positions(lf, roof)
+        _, h_codes, n_hints = _positions(lf, hints)
 
-    roof_cols = {c: _a_nums(roof[c]) for c in ROOF_NUMS} | {c: _a_strs(_column(roof, c)) for c in ROOF_TEXT}
-    roof_cols["estimate"] = _a_bools(_column(roof, "estimate"))
-    flops = pd.to_numeric(roof["achieved_flops"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    has_work = np.isfinite(flops) & (flops > 0)
-    # the memory items: the first row of each launch and level (traffic is precision-independent)
-    level_key = roof["level"].astype(object).map(str)
-    first = ~pd.concat([roof[list(LAUNCH_KEY)], level_key.rename("_level")], axis=1).duplicated().to_numpy()
-    roof_g = _Groups(r_codes, has_work, n_roof, roof_cols)
-    memory_g = _Groups(
-        r_codes,
-        first,
-        n_roof,
-        {k: roof_cols[k] for k in ("level", "achieved_bytes_per_s", "peak_bytes_per_s", "bandwidth_fraction")}
-        | {"traffic_recipe": roof_cols["traffic_recipe"]},
-    )
-    hint_cols = {c: _a_strs(hints[c]) for c in ("hint", "severity", "source", "message", "advice", "evidence")}
-    hint_cols["estimated_speedup"] = _a_nums(hints["estimated_speedup"])
-    hint_g = _Groups(h_codes, None, n_hints, hint_cols)
+        codes_u, names_u = pd.factorize(util["unit"], use_na_sentinel=False)
+        unit_names = [str(u) for u in names_u]  # as str() gives it, "<NA>" too
+        unit = _Column(codes_u, np.array(unit_names, dtype=object))
+        keep_unit = ~np.array([u.startswith("limiter_") for u in unit_names], dtype=bool)[codes_u]
+        value = _a_nums(util["value"])
+        self.util = _Groups(u_codes, keep_unit, n_util, {"unit": unit, "value": value})
+        # for the JSON text: per launch, each unit once (its last row, as a dict keeps it) in sorted order
+        rows = np.flatnonzero(keep_unit)
+        pair = u_codes[rows] * max(len(unit_names), 1) + codes_u[rows]
+        last = rows[len(rows) - 1 - np.unique(pair[::-1], return_index=True)[1]]
+        rank = np.argsort(np.argsort(np.array(unit_names, dtype=object), kind="stable"))
+        last = last[np.argsort(rank[codes_u[last]], kind="stable")]
+        self.unit_names: list[str] = unit_names
+        self.unit_keys: dict[bool, np.ndarray] = {}  # per dialect, each unit's text and ":"
+        self.util_json = _Groups(u_codes, last, n_util, {"unit": unit, "value": value})
 
-    lcols: dict[str, _Column] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
-    lcols["device_name"] = _a_strs(_column(lf, "device_name"))
-    lcols |= {c: _a_ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
-    lcols["duration_ns"] = _a_nums(lf["duration_ns"])
-    lcols |= {c: _a_strs(vf[c]) for c in VERDICT_TEXT}
-    lcols |= {c: _a_nums(vf[c]) for c in ("roof_fraction", "headroom", "time_at_roof_ns")}
-    lcols["partial"] = _a_bools(vf["partial"])
-    lcols["agrees_with_ncu"] = _a_bools(vf["agrees_with_ncu"])
-    lcols |= {f"score_{lim}": _a_nums(vf[f"score_{lim}"]) for lim in LIMITERS}
-    unmeasured_text = _a_strs(vf["unmeasured"])
-    not_checked_text = _a_strs(_column(vf, "not_checked"))
-    recipes = analysis.recipes
-    if len(recipes.columns) and len(recipes):
-        recipes = recipes[~recipes.index.duplicated(keep="last")]
-        at = recipes.index.get_indexer(pd.MultiIndex.from_frame(lf[list(LAUNCH_KEY)]))
-        figures = [str(f) for f in recipes.columns]
-        recipe_cols = [_a_strs(recipes[f]).take(at) for f in recipes.columns]  # at -1 (no row): None
-    else:
-        figures, recipe_cols = [], []
+        roof_cols = {c: _a_nums(roof[c]) for c in ROOF_NUMS} | {c: _a_strs(_column(roof, c)) for c in ROOF_TEXT}
+        roof_cols["estimate"] = _a_bools(_column(roof, "estimate"))
+        flops = pd.to_numeric(roof["achieved_flops"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        has_work = np.isfinite(flops) & (flops > 0)
+        # the memory items: the first row of each launch and level (traffic is precision-independent)
+        level_key = roof["level"].astype(object).map(str)
+        first = ~pd.concat([roof[list(LAUNCH_KEY)], level_key.rename("_level")], axis=1).duplicated().to_numpy()
+        self.roof = _Groups(r_codes, has_work, n_roof, roof_cols)
+        self.memory = _Groups(r_codes, first, n_roof, {k: roof_cols[k] for k in MEMORY_ITEM.values()})
+        hint_cols = {c: _a_strs(hints[c]) for c in ("hint", "severity", "source", "message", "advice", "evidence")}
+        hint_cols["estimated_speedup"] = _a_nums(hints["estimated_speedup"])
+        self.hints = _Groups(h_codes, None, n_hints, hint_cols)
 
-    def build(start: int) -> list[dict[str, Any]]:
-        stop = min(n, start + chunk)
-        codes = l_codes[start:stop]
+        cols: dict[str, _Column] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
+        cols["device_name"] = _a_strs(_column(lf, "device_name"))
+        cols |= {c: _a_ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
+        cols["duration_ns"] = _a_nums(lf["duration_ns"])
+        cols |= {c: _a_strs(vf[c]) for c in VERDICT_TEXT}
+        cols |= {c: _a_nums(vf[c]) for c in ("roof_fraction", "headroom", "time_at_roof_ns")}
+        cols["partial"] = _a_bools(vf["partial"])
+        cols["agrees_with_ncu"] = _a_bools(vf["agrees_with_ncu"])
+        cols |= {f"score_{lim}": _a_nums(vf[f"score_{lim}"]) for lim in LIMITERS}
+        self.columns = cols
+        self.unmeasured = _a_strs(vf["unmeasured"])
+        self.not_checked = _a_strs(_column(vf, "not_checked"))
+        recipes = analysis.recipes
+        if len(recipes.columns) and len(recipes):
+            recipes = recipes[~recipes.index.duplicated(keep="last")]
+            at = recipes.index.get_indexer(pd.MultiIndex.from_frame(lf[list(LAUNCH_KEY)]))
+            self.figures = [str(f) for f in recipes.columns]
+            self.recipes = [_a_strs(recipes[f]).take(at) for f in recipes.columns]  # at -1 (no row): None
+        else:
+            self.figures, self.recipes = [], []
+        self.evidence: list[Any] | None = None  # each distinct evidence text parsed, once
+        self.split_texts: dict[tuple[str, bool], np.ndarray] = {}
+
+    def objects(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """The launch objects of rows ``start`` to ``stop`` - 1."""
+        codes = self.codes[start:stop]
         lo, hi = int(codes.min()), int(codes.max()) + 1
-        col = {k: v.list(start, stop) for k, v in lcols.items()}
-        unmeasured = _split_cached(unmeasured_text.list(start, stop), ",", strip=True)
-        not_checked = _split_cached(not_checked_text.list(start, stop), "; ", strip=False)
+        col = {k: v.python(start, stop) for k, v in self.columns.items()}
+        unmeasured = _split_cached(self.unmeasured.python(start, stop), ",", strip=True)
+        not_checked = _split_cached(self.not_checked.python(start, stop), "; ", strip=False)
         scores = [
             dict(zip(LIMITERS, row, strict=True))
             for row in zip(*(col[f"score_{lim}"] for lim in LIMITERS), strict=True)
         ]
         rec = [
-            {f: v for f, v in zip(figures, row, strict=True) if v is not None}
-            for row in zip(*(c.list(start, stop) for c in recipe_cols), strict=True)
+            {f: v for f, v in zip(self.figures, row, strict=True) if v is not None}
+            for row in zip(*(c.python(start, stop) for c in self.recipes), strict=True)
         ] or [{} for _ in range(stop - start)]
 
-        ub, u = util_g.lists(lo, hi)
-        rb, r = roof_g.lists(lo, hi)
+        ub, u = self.util.lists(lo, hi)
+        rb, r = self.roof.lists(lo, hi)
         roof_items = [
-            {
-                "precision": p,
-                "level": lv,
-                "dtype": dt,
-                "series": se,
-                "achieved_flops": af,
-                "achieved_bytes_per_s": ab,
-                "intensity": it,
-                "peak_flops": pf,
-                "peak_bytes_per_s": pb,
-                "ridge_intensity": ri,
-                "attainable_flops": at_,
-                "roof_fraction": rf,
-                "bound": bd,
-                "work_recipe": wr,
-                "traffic_recipe": tr,
-                "estimate": es,
-            }
-            for p, lv, dt, se, af, ab, it, pf, pb, ri, at_, rf, bd, wr, tr, es in zip(
-                r["precision"],
-                r["level"],
-                r["dtype"],
-                r["series"],
-                r["achieved_flops"],
-                r["achieved_bytes_per_s"],
-                r["intensity"],
-                r["peak_flops"],
-                r["peak_bytes_per_s"],
-                r["ridge_intensity"],
-                r["attainable_flops"],
-                r["roof_fraction"],
-                r["bound"],
-                r["work_recipe"],
-                r["traffic_recipe"],
-                r["estimate"],
-                strict=True,
-            )
+            dict(zip(ROOF_ITEM, row, strict=True)) for row in zip(*(r[c] for c in ROOF_ITEM.values()), strict=True)
         ]
-        mb, m = memory_g.lists(lo, hi)
+        mb, m = self.memory.lists(lo, hi)
         memory_items = [
-            {"level": lv, "achieved_bytes_per_s": ab, "peak_bytes_per_s": pb, "fraction": fr, "recipe": tr}
-            for lv, ab, pb, fr, tr in zip(
-                m["level"],
-                m["achieved_bytes_per_s"],
-                m["peak_bytes_per_s"],
-                m["bandwidth_fraction"],
-                m["traffic_recipe"],
-                strict=True,
-            )
+            dict(zip(MEMORY_ITEM, row, strict=True)) for row in zip(*(m[c] for c in MEMORY_ITEM.values()), strict=True)
         ]
-        hb, h = hint_g.lists(lo, hi)
+        hb, h = self.hints.lists(lo, hi)
+        h["evidence"] = _evidence(h["evidence"])
         hint_items = [
-            {
-                "id": i_,
-                "severity": sv,
-                "source": so,
-                "message": ms,
-                "advice": ad,
-                "evidence": ev,
-                "estimated_speedup": sp,
-            }
-            for i_, sv, so, ms, ad, ev, sp in zip(
-                h["hint"],
-                h["severity"],
-                h["source"],
-                h["message"],
-                h["advice"],
-                _evidence(h["evidence"]),
-                h["estimated_speedup"],
-                strict=True,
-            )
+            dict(zip(HINT_ITEM, row, strict=True)) for row in zip(*(h[c] for c in HINT_ITEM.values()), strict=True)
         ]
         units, values = u["unit"], u["value"]
         out = []
@@ -458,10 +531,118 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
             )
         return out
 
-    for start in range(0, n, chunk):
+    def json(self, start: int, stop: int, std: bool) -> bytes:
+        """The JSON text of the launch objects of rows ``start`` to ``stop`` - 1, comma-separated, in the dialect
+        ``std`` says (``encode(self.objects(start, stop))[1:-1]``, the orjson text where it is ASCII, else the
+        standard library's): each value's text from its column (a distinct text encoded once), each object's text
+        joined from its pieces."""
+        codes = self.codes[start:stop]
+        lo, hi = int(codes.min()), int(codes.max()) + 1
+        rel = (codes - lo).tolist()
+        parts = {key: self.columns[name].json(start, stop, std) for key, name in LAUNCH_ITEM.items()}
+        parts["scores"] = _objects_json({lim: self.columns[f"score_{lim}"].json(start, stop, std) for lim in LIMITERS})
+        parts["unmeasured"] = self._split_json("unmeasured", start, stop, std)
+        parts["not_checked"] = self._split_json("not_checked", start, stop, std)
+        parts["recipes"] = self._recipes_json(start, stop, std)
+        starts, a, b = self.util_json.span(lo, hi)
+        unit_values = self.util_json.columns["value"].json(a, b, std)
+        if std not in self.unit_keys:
+            self.unit_keys[std] = _each(self.unit_names, std) + b":"
+        unit_keys = self.unit_keys[std][self.util_json.columns["unit"].values[a:b]].tolist()
+        per_group = {
+            "utilization": _grouped(list(map(bytes.__add__, unit_keys, unit_values)), starts, b"{}"),
+            "memory": self.memory.json(lo, hi, MEMORY_ITEM, std),
+            "roofline": self.roof.json(lo, hi, ROOF_ITEM, std),
+            "hints": self._hints_json(lo, hi, std),
+        }
+        for key, texts in per_group.items():
+            parts[key] = [texts[c] for c in rel]
+        return b",".join(_objects_json(parts))
+
+    def _hints_json(self, lo: int, hi: int, std: bool) -> list[bytes]:
+        """Per launch group ``lo`` to ``hi`` - 1, its ``hints`` list as JSON text; each distinct evidence text
+        parsed once (as ``_evidence`` parses it) and written once."""
+        evidence = self.hints.columns["evidence"]
+        if evidence.table is None:
+            raise _NotPlain("evidence")
+        if std not in evidence.texts:
+            if self.evidence is None:
+                self.evidence = [_parse(t) if t else [] for t in evidence.table.tolist()]
+            evidence.texts[std] = _each(self.evidence, std)
+        return self.hints.json(lo, hi, HINT_ITEM, std)
+
+    def _recipes_json(self, start: int, stop: int, std: bool) -> list[bytes]:
+        """Per launch, its ``recipes`` object (figure -> recipe, the figures it has) as JSON text."""
+        if not self.recipes:
+            return [b"{}"] * (stop - start)
+        if len(set(self.figures)) < len(self.figures):
+            raise _NotPlain("recipes")  # a figure twice: the object keeps one
+        cols = []
+        for figure in sorted(range(len(self.figures)), key=lambda i: self.figures[i]):
+            key = b"," + _ENCODERS[std](self.figures[figure]) + b":"
+            cols.append([b"" if t == b"null" else key + t for t in self.recipes[figure].json(start, stop, std)])
+        return [b"{" + b"".join(row)[1:] + b"}" for row in zip(*cols, strict=True)]
+
+    def _split_json(self, name: str, start: int, stop: int, std: bool) -> list[bytes]:
+        """Per row, the ``unmeasured`` (split at ",", stripped) or ``not_checked`` (split at "; ") text as a JSON
+        list ([] where missing or empty), each distinct text once."""
+        column = self.unmeasured if name == "unmeasured" else self.not_checked
+        sep, strip = (",", True) if name == "unmeasured" else ("; ", False)
+        if column.table is None:
+            return _each(_split_cached(column.python(start, stop), sep, strip), std).tolist()  # type: ignore[no-any-return]
+        if (name, std) not in self.split_texts:
+            self.split_texts[name, std] = _each(_split_cached(column.table.tolist(), sep, strip), std)
+        out: list[bytes] = self.split_texts[name, std][column.values[start:stop]].tolist()
+        return out
+
+
+def _parse(text: str) -> Any:
+    """A JSON text as ``_evidence`` reads it: by orjson, else by the standard library."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+class _NotPlain(Exception):
+    """The JSON text cannot be written from the columns for this analysis (the objects are encoded instead)."""
+
+
+def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict[str, Any]]]:
+    """The ``launches`` objects (keys in the module docstring), in launch order, ``chunk`` at a time: built
+    from whole columns of the analysis frames, chunk by chunk (the nested items too), so a large report never
+    holds every object at once."""
+    if not len(analysis.launches):
+        return
+    launches = _Launches(analysis)
+    for start in range(0, launches.n, chunk):
         with _gc_paused():  # the items are acyclic; collecting during their build would double its time
-            part = build(start)
+            part = launches.objects(start, min(launches.n, start + chunk))
         yield part
+
+
+def launch_json(analysis: Analysis, chunk: int = CHUNK) -> Iterator[bytes]:
+    """The ``launches`` objects as compact JSON text, ``chunk`` at a time, comma-separated within a piece: the
+    bytes ``encode`` writes for ``launch_objects``' pieces (orjson's text where it is ASCII, else the standard
+    library's), written straight from the columns; through the objects where that cannot be done."""
+    if not len(analysis.launches):
+        return
+    launches = _Launches(analysis)
+    plain = True
+    for start in range(0, launches.n, chunk):
+        stop = min(launches.n, start + chunk)
+        text = None
+        if plain:
+            try:
+                text = launches.json(start, stop, std=False)
+                if not text.isascii():  # non-ASCII text (or what orjson cannot write): the standard library's
+                    text = launches.json(start, stop, std=True)
+            except (_NotPlain, ValueError):  # e.g. evidence the standard library does not write (NaN)
+                plain, text = False, None
+        if text is None:
+            with _gc_paused():
+                text = _encode_bytes(launches.objects(start, stop))[1:-1]
+        yield text
 
 
 def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
@@ -475,7 +656,7 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     n = len(lv)
 
     def col(frame: pd.DataFrame, name: str) -> list[Any]:
-        return _a_strs(_column(frame, name)).list(0, len(frame))
+        return _a_strs(_column(frame, name)).python(0, len(frame))
 
     names, tables, bases = col(lv, "device_name"), col(lv, "device_table"), col(lv, "device_basis")
     sources = col(analysis.peaks, "peak_source") if len(analysis.peaks) == n else [None] * n
@@ -603,25 +784,44 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
     }
 
 
-def json_chunks(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> Iterator[str]:
-    """The JSON document as text, in pieces (write each as it comes: a large report's document is never whole in
-    memory): sorted keys, deterministic; compact (no spaces) unless ``pretty`` (two-space indent)."""
+def json_bytes(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> Iterator[bytes]:
+    """The JSON document as ASCII bytes, in pieces (write each as it comes: a large report's document is never
+    whole in memory): sorted keys, deterministic; compact (no spaces) unless ``pretty`` (two-space indent).
+    The launches' text is written straight from the analysis columns (``launch_json``)."""
     if pretty:
-        yield json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
+        text = json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
+        yield text.encode("ascii")
         return
     rest = _document(analysis, summary)
     # sorted keys: those before "launches" (devices), the launches as they come, then the others
     before = {k: v for k, v in rest.items() if k < "launches"}
     after = {k: v for k, v in rest.items() if k > "launches"}
-    yield "{" + (encode(before)[1:-1] + "," if before else "") + '"launches":['
+    yield b"{" + (_encode_bytes(before)[1:-1] + b"," if before else b"") + b'"launches":['
     first = True
-    for part in launch_objects(analysis):
-        yield ("" if first else ",") + encode(part)[1:-1]
+    for part in launch_json(analysis):
+        if not first:
+            yield b","
+        yield part
         first = False
-    yield "]" + ("," + encode(after)[1:] if after else "}") + "\n"
+    yield b"]" + (b"," + _encode_bytes(after)[1:] if after else b"}") + b"\n"
+
+
+def json_chunks(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> Iterator[str]:
+    """The JSON document as text, in pieces (``json_bytes`` decoded: the text is ASCII)."""
+    for piece in json_bytes(analysis, summary, pretty=pretty):
+        yield piece.decode("ascii")
 
 
 _STDLIB = json.JSONEncoder(sort_keys=True, allow_nan=False, separators=(",", ":")).encode
+
+
+def _encode_bytes(value: Any) -> bytes:
+    """``encode`` as ASCII bytes."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return _STDLIB(value).encode("ascii")
+    return text if text.isascii() else _STDLIB(value).encode("ascii")
 
 
 def encode(value: Any) -> str:
@@ -630,11 +830,7 @@ def encode(value: Any) -> str:
     library where orjson's text would not be ASCII or orjson cannot (a lone surrogate, an integer beyond 64 bits).
     Floats are written as their shortest round-trip form either way (orjson spells some differently, 1e-05 as
     0.00001: the same number)."""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        return _STDLIB(value)
-    return text.decode("ascii") if text.isascii() else _STDLIB(value)
+    return _encode_bytes(value).decode("ascii")
 
 
 def render_json(analysis: Analysis, summary: Summary | None = None, *, pretty: bool = False) -> str:
@@ -646,4 +842,8 @@ def _render(run: Run, options: Options) -> Iterator[str]:
     return json_chunks(run.analysis, run.summary, pretty=options.pretty)
 
 
-JSON: FunctionRenderer[Run] = FunctionRenderer("json", ".json", _render)
+def _render_bytes(run: Run, options: Options) -> Iterator[bytes]:
+    return json_bytes(run.analysis, run.summary, pretty=options.pretty)
+
+
+JSON: FunctionRenderer[Run] = FunctionRenderer("json", ".json", _render, binary=_render_bytes)

@@ -66,6 +66,9 @@ class FunctionRenderer(Generic[S]):
     name: str
     suffix: str
     function: Callable[[S, Options], Output]
+    #: The same output as UTF-8 bytes in pieces, where the renderer has them without a decode (the command line
+    #: writes these to a file); None: the renderer has text only.
+    binary: Callable[[S, Options], Iterator[bytes]] | None = None
 
     def render(self, subject: S, options: Options) -> Output:
         return self.function(subject, options)
