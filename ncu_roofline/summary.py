@@ -196,13 +196,19 @@ def dominant(labels: pd.Series, weights: pd.Series) -> object:
 def dominant_per_group(gid: np.ndarray, labels: pd.Series, weights: pd.Series) -> pd.Series:
     """Per group id, the label holding the most weight, as :func:`dominant` gives it for one group (ties to the
     first seen; absent where every label is NA), for all groups at once. Index: the group ids."""
-    t = pd.DataFrame({"gid": gid, "label": labels.astype(object).to_numpy(), "w": weights.fillna(0.0).to_numpy()})
-    t = t[labels.notna().to_numpy()]
-    if not len(t):
+    codes, names = pd.factorize(labels)  # NA: -1; the labels grouped by their codes
+    ok = codes >= 0
+    if not ok.any():
         return pd.Series(dtype=object)
-    s = t.groupby(["gid", "label"], sort=False)["w"].sum().reset_index()
-    best = s.loc[s.groupby("gid", sort=False)["w"].idxmax()]
-    return pd.Series(best["label"].to_numpy(), index=best["gid"].to_numpy(), dtype=object)
+    width = len(names)
+    pair, pairs = pd.factorize(gid[ok].astype(np.int64) * width + codes[ok])  # (group, label), as first seen
+    # the weight of each (group, label), summed by pandas as a two-key groupby sums it
+    w = pd.Series(weights.fillna(0.0).to_numpy()[ok]).groupby(pair).sum().to_numpy()
+    group = pairs // width
+    order = np.lexsort((np.arange(len(pairs)), -w, group))  # per group, the most weight first, then first seen
+    best = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    values = np.asarray(names, dtype=object)[pairs[best] % width]
+    return pd.Series(values, index=group[best], dtype=object)
 
 
 def rollup_quantities(frame: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
@@ -258,13 +264,22 @@ def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
 
     By limiter, only bound launches count under their limiter: a latency- or launch-bound launch is held by no
     roof, so its time is its own row, "latency" or "launch" (the regime)."""
-    v = analysis.verdicts.copy()
-    v["duration_s"] = analysis.quantities["duration"].to_numpy()
+    v = analysis.verdicts
+    key = v[column].reset_index(drop=True)
     if column == "limiter" and "regime" in v.columns:
-        regime = v["regime"].astype("string")
-        v["limiter"] = v["limiter"].astype("string").where(regime.isna() | (regime == "bound"), regime)
-    g = v.groupby(column, dropna=False).agg(duration_s=("duration_s", "sum"), launches=("launch_id", "size"))
-    total = float(np.nansum(v["duration_s"]))
+        regime = v["regime"].astype("string").reset_index(drop=True)
+        key = key.astype("string").where(regime.isna() | (regime == "bound"), regime)
+    duration = pd.Series(analysis.quantities["duration"].to_numpy())
+    # groups by value in sorted order, <NA> last (a groupby on the column, by its codes)
+    codes, values = pd.factorize(key, sort=True, use_na_sentinel=False)
+    g = pd.DataFrame(
+        {
+            "duration_s": duration.groupby(codes).sum().to_numpy(),
+            "launches": pd.array(np.bincount(codes, minlength=len(values)), dtype="Int64"),
+        },
+        index=pd.Index(values, name=column),
+    )
+    total = float(np.nansum(duration))
     g["share"] = g["duration_s"] / total if total > 0 else np.nan
     result: pd.DataFrame = g.sort_values("duration_s", ascending=False, kind="stable").reset_index()
     return result
@@ -296,7 +311,8 @@ def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None)
     inv = lv["invocations"].astype("Float64").fillna(1.0).astype("float64") if "invocations" in lv else d * 0 + 1.0
     # shares of the whole GPU time, summary pages' invocations counted (each row stands for N launches)
     total = float(np.nansum(d * inv))
-    first_rows = lv.groupby(gid, sort=True).head(1)  # the group's first launch, in group-id order
+    # the group's first launch, in group-id order (ids are numbered in order of first appearance)
+    first_rows = lv[["report", "kernel_name", "display_name"]].iloc[np.unique(gid, return_index=True)[1]]
     frame = pd.DataFrame(
         {
             "report": first_rows["report"].to_numpy(),
@@ -644,50 +660,59 @@ def _ranked_hint_groups(frame: pd.DataFrame, total: float) -> pd.DataFrame:
     return result
 
 
+def _severity_rank(severity: pd.Series) -> np.ndarray:
+    """Per value, its rank in SEVERITY_ORDER (most severe first); an unknown level after the known ones, a missing
+    one infinite (no level). Each distinct value looked up once."""
+    codes, names = pd.factorize(severity)  # missing: -1
+    table = np.array([*(SEVERITY_ORDER.get(str(x), len(SEVERITY_ORDER)) for x in names), np.inf], dtype=np.float64)
+    rank: np.ndarray = table[codes]
+    return rank
+
+
 def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: float) -> pd.DataFrame:
     """hint_groups where each hint row has its launch (row ``pos`` of ``lf``): the same groups and sums, by codes
-    and positions instead of a join on the key and groups on text."""
-    hint = pd.factorize(h["hint"].astype(object), use_na_sentinel=False)[0]
-    source = pd.factorize(h["source"].astype(object), use_na_sentinel=False)[0]
+    and positions instead of a join on the key and groups on text (sums by pandas, in the same order)."""
+    hint = pd.factorize(h["hint"], use_na_sentinel=False)[0]
+    source = pd.factorize(h["source"], use_na_sentinel=False)[0]
     severity = h["severity"].astype("string")
-    sev = severity.astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER)).to_numpy(copy=True)
-    sev[severity.isna().to_numpy()] = np.inf
+    sev = _severity_rank(severity)
     duration = lf["duration_ns"].astype("float64").to_numpy()[pos]
-    kernel = pd.factorize(lf["kernel_name"].astype(object))[0].astype("float64")
-    kernel[kernel < 0] = np.nan  # no name: not counted, as nunique does
-    m = pd.DataFrame(
-        {
-            "h": hint,
-            "s": source,
-            "launch": pos,
-            "_gain": pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy() * duration,
-            "_sev": sev,
-            "duration_ns": duration,
-            "kernel": kernel[pos],
-            "row": np.arange(len(h)),
-        }
+    kernel = pd.factorize(lf["kernel_name"])[0][pos]  # no name: -1, not counted (as nunique does)
+    gain = pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy() * duration
+    # groups (hint, source) numbered in order of first appearance; their first rows in that order
+    gid = pd.factorize(hint.astype(np.int64) * (int(source.max()) + 1) + source)[0]
+    n_groups = int(gid.max()) + 1
+    first = np.unique(gid, return_index=True)[1]
+    # per group and launch: its rows' largest gain (NaN: none), the launches in order of first appearance
+    pair = pd.factorize(gid.astype(np.int64) * len(lf) + pos)[0]
+    once = np.unique(pair, return_index=True)[1]  # each (group, launch)'s first row, in row order
+    best_gain = np.full(len(once), np.nan)
+    np.fmax.at(best_gain, pair, gain)
+    og = gid[once]
+    recoverable = pd.Series(best_gain).groupby(og, sort=True).sum(min_count=1)
+    launches = np.bincount(og, minlength=n_groups)
+    counted = kernel[once] >= 0
+    kernels = np.bincount(
+        np.unique(og[counted].astype(np.int64) * len(lf) + kernel[once][counted]) // len(lf), minlength=n_groups
     )
-    m["_gid"] = m.groupby(["h", "s"], sort=False).ngroup().to_numpy()
-    gain = m.groupby(["_gid", "launch"], sort=False)["_gain"].max()
-    recoverable = gain.groupby(level="_gid").sum(min_count=1)
-    once = m.drop_duplicates(["_gid", "launch"])
-    og = once.groupby("_gid", sort=True)
-    first = m.groupby("_gid", sort=True).head(1).set_index("_gid")["row"]
-    sev_min = m.groupby("_gid", sort=True)["_sev"].min()
-    # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
-    best = m.sort_values(["_gid", "_sev"], kind="stable").groupby("_gid", sort=True)["row"].first()
-    best_sev = pd.Series(severity.iloc[best.to_numpy()].to_numpy(), index=best.index)
+    touched = pd.Series(duration[once]).groupby(og, sort=True).sum(min_count=1)
+    # the most severe level given (first row among equals); an unknown level ranks after the known ones, a missing
+    # one is no level
+    order = np.lexsort((np.arange(len(h)), sev, gid))
+    best = order[np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1]]
+    best_sev = np.array(severity.iloc[best].tolist(), dtype=object)
+    best_sev[~np.isfinite(sev[best])] = None
     frame = pd.DataFrame(
         {
-            "hint": h["hint"].iloc[first.to_numpy()].to_numpy(),
-            "source": h["source"].iloc[first.to_numpy()].to_numpy(),
-            "severity": best_sev.where(np.isfinite(sev_min)).to_numpy(),
-            "launches": og.size().to_numpy(),
-            "kernels": og["kernel"].nunique().to_numpy(),
-            "duration_ns": og["duration_ns"].sum(min_count=1).to_numpy(),
-            "recoverable_ns": recoverable.reindex(first.index).to_numpy(),
+            "hint": h["hint"].iloc[first].to_numpy(),
+            "source": h["source"].iloc[first].to_numpy(),
+            "severity": best_sev,
+            "launches": launches,
+            "kernels": kernels,
+            "duration_ns": touched.to_numpy(),
+            "recoverable_ns": recoverable.to_numpy(),
         },
-        index=first.index,
+        index=np.arange(n_groups),
     )
     return _ranked_hint_groups(frame, total)
 
