@@ -145,16 +145,18 @@ class Summary:
     gpu_time_ns: float | None
     #: The analysis and its launch frame (``_launch_frame``) the two per-kernel tables are built from.
     origin: tuple[Analysis, pd.DataFrame] = field(compare=False)
+    #: The launch key codes of the analysis frames, computed once for every reader of this Summary.
+    keys: LaunchKeys = field(compare=False, repr=False)
 
     @cached_property
     def kernel_utilization(self) -> pd.DataFrame:
         analysis, lf = self.origin
-        return group_utilization(analysis, lf) if len(lf) else _empty(UTILIZATION_COLUMNS)
+        return group_utilization(analysis, lf, keys=self.keys) if len(lf) else _empty(UTILIZATION_COLUMNS)
 
     @cached_property
     def kernel_hints(self) -> pd.DataFrame:
         analysis, lf = self.origin
-        return kernel_hints(analysis, lf, self.launch_kernel)
+        return kernel_hints(analysis, lf, self.launch_kernel, keys=self.keys)
 
     def __repr__(self) -> str:
         t = "no GPU time" if self.gpu_time_ns is None else f"{self.gpu_time_ns / 1e6:.3f} ms"
@@ -358,7 +360,9 @@ def kernel_rollups(analysis: Analysis) -> pd.DataFrame:
     return out
 
 
-def group_utilization(analysis: Analysis, launch_frame: pd.DataFrame | None = None) -> pd.DataFrame:
+def group_utilization(
+    analysis: Analysis, launch_frame: pd.DataFrame | None = None, *, keys: LaunchKeys | None = None
+) -> pd.DataFrame:
     """Per kernel and unit, the utilisation (0..1) averaged over the kernel's launches weighted by duration.
 
     Takes ``analysis.utilization`` (KEY, unit, value, source) and ``analysis.launches`` (kernel_name,
@@ -370,12 +374,12 @@ def group_utilization(analysis: Analysis, launch_frame: pd.DataFrame | None = No
     lf = (_launch_frame(analysis) if launch_frame is None else launch_frame)[
         [*LAUNCH_KEY, "kernel_name", "duration_ns"]
     ]
-    pos = _launch_positions(lf, u)
+    pos = _launch_positions(lf, u) if keys is None else keys.positions("utilization")
     if pos is None:  # launches that share a key, or rows of no launch: the join says what that means
         m = u.merge(lf, on=list(LAUNCH_KEY), how="left")
-        keys = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
-        value = weighted_mean(m["value"], m["duration_ns"], keys)
-        count = m["value"].notna().groupby(keys, sort=False, dropna=False).sum()
+        by = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
+        value = weighted_mean(m["value"], m["duration_ns"], by)
+        count = m["value"].notna().groupby(by, sort=False, dropna=False).sum()
         out = value.rename("value").to_frame()
         out["launches"] = count.to_numpy()
         out = out.reset_index()
@@ -405,6 +409,32 @@ def group_utilization(analysis: Analysis, launch_frame: pd.DataFrame | None = No
     return result
 
 
+class LaunchKeys:
+    """The LAUNCH_KEY codes of an analysis' launches and of its per-launch frames (``FRAMES``), as
+    :func:`key_codes` gives them, computed once over all of them on first use and shared by the summary, the view
+    model and the JSON (each used to match the rows of these frames to their launches on its own)."""
+
+    FRAMES = ("utilization", "roofline", "hints")
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self._codes: list[np.ndarray] | None = None
+        self._positions: dict[str, np.ndarray | None] = {}
+
+    def codes(self, frame: str) -> tuple[np.ndarray, np.ndarray]:
+        """``key_codes(analysis.launches, getattr(analysis, frame))``: the launches' codes and the frame's."""
+        if self._codes is None:
+            a = self.analysis
+            self._codes = key_codes(a.launches, *(getattr(a, name) for name in self.FRAMES))
+        return self._codes[0], self._codes[1 + self.FRAMES.index(frame)]
+
+    def positions(self, frame: str) -> np.ndarray | None:
+        """Each row's launch (row of ``analysis.launches``); None unless every row has exactly one."""
+        if frame not in self._positions:
+            self._positions[frame] = _positions_of(*self.codes(frame))
+        return self._positions[frame]
+
+
 def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
     """Per frame, one int64 per row that is equal where LAUNCH_KEY is equal (across the frames; a missing value
     equals a missing value): keys compared as numbers, each key column factorised once over all the frames."""
@@ -419,7 +449,11 @@ def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
 
 def _launch_positions(lf: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray | None:
     """Each ``frame`` row's launch (row of ``lf``) by LAUNCH_KEY; None unless every row has exactly one."""
-    launch, rows = key_codes(lf, frame)
+    return _positions_of(*key_codes(lf, frame))
+
+
+def _positions_of(launch: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """``_launch_positions`` from the key codes of the launches and of the frame's rows."""
     index = pd.Index(launch)
     if not index.is_unique:
         return None
@@ -481,7 +515,25 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     return result, launch_kernel
 
 
-def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray) -> pd.DataFrame:
+def _pick(values: pd.Series, at: np.ndarray) -> pd.Series:
+    """``values.iloc[at]`` (index dropped), value by value where ``at`` is a small part of a long column: a take on a
+    chunked Arrow column costs a copy of the whole column."""
+    if len(at) * 64 >= len(values):
+        return values.iloc[at].reset_index(drop=True)
+    return pd.Series([values.iat[i] for i in at.tolist()], dtype=values.dtype)
+
+
+def _codes_of(values: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``values`` at ``rows`` numbered in order of first appearance there, and the distinct values
+    (object array; ``pd.factorize(values.to_numpy()[rows])`` without a Python object per row)."""
+    codes, names = pd.factorize(values, use_na_sentinel=False)
+    local, seen = pd.factorize(codes[rows])
+    return local, np.asarray(names, dtype=object)[seen]
+
+
+def kernel_hints(
+    analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray, *, keys: LaunchKeys | None = None
+) -> pd.DataFrame:
     """Per kernel and hint (KERNEL_HINT_COLUMNS): the hint as given on the kernel's longest launch that has it
     (message, advice, evidence, estimate), its most severe level and how many launches have it. Per kernel, our
     hints first (most severe, most launches, largest estimate), then ncu's rules (largest estimate first).
@@ -491,46 +543,49 @@ def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray
     if not len(h) or not len(lf):
         return _empty(KERNEL_HINT_COLUMNS)
     # the hint rows are ranked and grouped by codes and positions; their text is taken for the rows kept only
-    launch, rows_key = key_codes(lf, h)
+    launch, rows_key = key_codes(lf, h) if keys is None else keys.codes("hints")
     pos = pd.Index(launch).get_indexer(rows_key)
     rows = np.flatnonzero(h["hint"].notna().to_numpy() & (pos >= 0))
     if not len(rows):
         return _empty(KERNEL_HINT_COLUMNS)
     pos = pos[rows]
-    hint_code, hint_names = pd.factorize(h["hint"].astype("string").to_numpy()[rows])
-    source = h["source"].astype("string").fillna("").to_numpy()[rows]
-    source_code, source_names = pd.factorize(source)
-    severity = h["severity"].astype("string").to_numpy()[rows]
-    sev = pd.Series(severity, dtype=object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
-    sev[pd.isna(severity)] = np.inf
+    # codes of the rows kept, numbered in order of first appearance among them (each distinct text once)
+    hint_code, hint_names = _codes_of(h["hint"].astype("string"), rows)
+    source_code, source_names = _codes_of(h["source"].astype("string").fillna(""), rows)
+    sev = _severity_rank(h["severity"].astype("string"))[rows]
     hint_rank = np.empty(len(hint_names), dtype=np.int64)  # the hint's name in sorted order
     hint_rank[np.argsort(np.asarray(hint_names, dtype=object), kind="stable")] = np.arange(len(hint_names))
-    t = pd.DataFrame(
+    kernel = launch_kernel[pos]
+    speedup = pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy()[rows]
+    dur = lf["duration_ns"].fillna(0.0).to_numpy()[pos]
+    # the rows by duration (longest first), then launch; per (kernel, source, hint) the first such row (the
+    # longest launch with the hint), those in the order they come
+    key = pd.factorize((kernel.astype(np.int64) * len(source_names) + source_code) * len(hint_names) + hint_code)[0]
+    n_keys = int(key.max()) + 1
+    order = np.lexsort((np.arange(len(rows)), pos, -dur))
+    at = order[np.sort(np.unique(key[order], return_index=True)[1])]
+    # per key: launches with the hint; the most severe row (the first in the order above among equals)
+    launches = np.bincount(np.unique(key.astype(np.int64) * len(lf) + pos) // len(lf), minlength=n_keys)
+    by_sev = order[np.lexsort((np.arange(len(order)), sev[order]))]
+    keys_sorted, first_by_sev = np.unique(key[by_sev], return_index=True)
+    best = np.empty(n_keys, dtype=np.int64)
+    best[keys_sorted] = by_sev[first_by_sev]
+    sev_min = sev[best]
+    k = key[at]
+    out = pd.DataFrame(
         {
-            "kernel": launch_kernel[pos],
-            "hint": hint_code,
-            "source": source_code,
-            "row": rows,
-            "launch": pos,
-            "estimated_speedup": pd.to_numeric(h["estimated_speedup"], errors="coerce")
-            .astype("float64")
-            .to_numpy()[rows],
-            "_dur": lf["duration_ns"].fillna(0.0).to_numpy()[pos],
-            "_sev": sev.to_numpy(),
+            "kernel": kernel[at],
+            "source": source_code[at],
+            "hint": hint_code[at],
+            "row": rows[at],
+            "launch": pos[at],
+            "estimated_speedup": speedup[at],
+            "launches": launches[k],
+            "severity_row": rows[best[k]],
+            "_rank": np.minimum(sev_min, len(SEVERITY_ORDER))[k],
+            "_known": np.isfinite(sev_min)[k],
         }
     )
-    t = t.sort_values(["_dur", "launch"], ascending=[False, True], kind="stable")
-    keys = ["kernel", "source", "hint"]
-    out = t.groupby(keys, sort=False).head(1).set_index(keys)  # the longest launch with the hint
-    g = t.groupby(keys, sort=False)
-    out["launches"] = g["launch"].nunique()
-    sev_min = g["_sev"].min()
-    # the most severe level given; an unknown level ranks after the known ones, a missing one is no level
-    best = t.sort_values("_sev", kind="stable").groupby(keys, sort=False)["row"].first()
-    out["severity_row"] = best
-    out["_rank"] = np.minimum(sev_min, len(SEVERITY_ORDER))
-    out["_known"] = np.isfinite(sev_min)
-    out = out.reset_index()
     ncu = np.asarray(source_names, dtype=object)[out["source"].to_numpy()] == NCU_SOURCE
     est = -out["estimated_speedup"].fillna(0.0).to_numpy()
     rank, launches = out["_rank"].to_numpy(), -out["launches"].to_numpy(dtype="float64")
@@ -542,7 +597,7 @@ def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray
     out["_name"] = hint_rank[out["hint"].to_numpy()]
     out = out.sort_values(["kernel", "_ncu", "_k1", "_k2", "_k3", "_name"], kind="stable")
     at = out["row"].to_numpy()
-    best_severity = h["severity"].iloc[out["severity_row"].to_numpy()].astype("string")
+    best_severity = _pick(h["severity"], out["severity_row"].to_numpy()).astype("string")
     best_severity = best_severity.where(out["_known"].to_numpy())
     result = pd.DataFrame(
         {
@@ -552,9 +607,9 @@ def kernel_hints(analysis: Analysis, lf: pd.DataFrame, launch_kernel: np.ndarray
             "severity": best_severity.to_numpy(),
             "launches": out["launches"].to_numpy(),
             "launch_id": h["launch_id"].iloc[at].astype("Int64").to_numpy(),
-            "message": h["message"].iloc[at].astype("string").to_numpy(),
-            "advice": h["advice"].iloc[at].astype("string").to_numpy(),
-            "evidence": h["evidence"].iloc[at].astype("string").to_numpy(),
+            "message": _pick(h["message"], at).astype("string").to_numpy(),
+            "advice": _pick(h["advice"], at).astype("string").to_numpy(),
+            "evidence": _pick(h["evidence"], at).astype("string").to_numpy(),
             "estimated_speedup": out["estimated_speedup"].to_numpy(),
         }
     )
@@ -603,7 +658,9 @@ def range_groups(analysis: Analysis, *, depth: int = 1, launch_frame: pd.DataFra
     return result
 
 
-def hint_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None) -> pd.DataFrame:
+def hint_groups(
+    analysis: Analysis, launch_frame: pd.DataFrame | None = None, *, keys: LaunchKeys | None = None
+) -> pd.DataFrame:
     """Per hint (and source): how many launches and kernels it fires on, the GPU time those launches hold
     (context) and the GPU time a fix could recover (sum of estimated_speedup x duration; a launch counts once
     per hint, with its largest estimate), sorted by recoverable time, then by time touched.
@@ -617,15 +674,14 @@ def hint_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None) ->
         [*LAUNCH_KEY, "kernel_name", "duration_ns"]
     ]
     total = float(np.nansum(lf["duration_ns"]))
-    pos = _launch_positions(lf, h)
+    pos = _launch_positions(lf, h) if keys is None else keys.positions("hints")
     if pos is not None:
         return _hint_groups(h, lf, pos, total)
     m = h[[*LAUNCH_KEY, "hint", "source", "severity", "estimated_speedup"]].merge(lf, on=list(LAUNCH_KEY), how="left")
     m["_gain"] = m["estimated_speedup"].astype("float64") * m["duration_ns"].astype("float64")
     m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
     m.loc[m["severity"].isna().to_numpy(), "_sev"] = np.inf
-    keys = ["hint", "source"]
-    gid = m.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    gid = m.groupby(["hint", "source"], sort=False, dropna=False).ngroup().to_numpy()
     m["_gid"] = gid
     gain = m.groupby(["_gid", *LAUNCH_KEY], sort=False, dropna=False)["_gain"].max()
     recoverable = gain.groupby(level="_gid").sum(min_count=1)
@@ -724,6 +780,7 @@ def summarize(analysis: Analysis) -> Summary:
     """The whole-program Summary of ``analysis`` (see the module docstring): computed once per run, read by
     every renderer."""
     lf = _launch_frame(analysis)
+    keys = LaunchKeys(analysis)
     kernels, launch_kernel = _kernels(analysis, lf)
     has_verdicts = len(analysis.verdicts) == len(lf) and len(lf) > 0
     by = {}
@@ -740,7 +797,7 @@ def summarize(analysis: Analysis) -> Summary:
         kernels=kernels,
         launch_kernel=launch_kernel,
         ranges=range_groups(analysis, launch_frame=lf),
-        findings=hint_groups(analysis, lf) if len(lf) else _empty(HINT_GROUP_COLUMNS),
+        findings=hint_groups(analysis, lf, keys=keys) if len(lf) else _empty(HINT_GROUP_COLUMNS),
         by_limiter=by["limiter"],
         by_regime=by["regime"],
         agreement=Agreement(compared, agreement(analysis.verdicts) if compared else math.nan),
@@ -748,4 +805,5 @@ def summarize(analysis: Analysis) -> Summary:
         untimed_launches=len(lf) - timed,
         gpu_time_ns=gpu_time,
         origin=(analysis, lf),
+        keys=keys,
     )

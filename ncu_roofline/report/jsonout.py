@@ -50,7 +50,7 @@ from .. import __version__
 from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
-from ..summary import Summary, key_codes, summarize
+from ..summary import LaunchKeys, Summary, summarize
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
@@ -228,12 +228,12 @@ def _a_bools(s: pd.Series) -> _Column:
     return _per_value(s, _bool)
 
 
-def _positions(launches: pd.DataFrame, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
-    """Group codes by LAUNCH_KEY: one per launch row, one per ``frame`` row (equal codes, equal keys), and the
-    number of codes."""
-    codes = pd.factorize(np.concatenate(key_codes(launches, frame)))[0]  # numbered in order of first appearance
-    n = len(launches)
-    return codes[:n], codes[n:], int(codes.max()) + 1 if len(codes) else 0
+def _positions(codes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Group codes by LAUNCH_KEY from the key codes of the launches and of a frame's rows: one per launch row, one
+    per row of the frame (equal codes, equal keys), and the number of codes."""
+    n = len(codes[0])
+    both = pd.factorize(np.concatenate(codes))[0]  # numbered in order of first appearance
+    return both[:n], both[n:], int(both.max()) + 1 if len(both) else 0
 
 
 class _Groups:
@@ -399,14 +399,15 @@ class _Launches:
     """The columns of the ``launches`` objects, prepared once from the analysis frames; ``objects`` and ``json``
     build the objects of a slice of launches (as Python objects, or as JSON text straight from the columns)."""
 
-    def __init__(self, analysis: Analysis) -> None:
+    def __init__(self, analysis: Analysis, keys: LaunchKeys | None = None) -> None:
         lf, vf = analysis.launches, analysis.verdicts
         self.n = len(lf)
         util, roof, hints = analysis.utilization, analysis.roofline, analysis.hints
         # launches come first in each factorisation, so their codes are the same in the three
-        self.codes, u_codes, n_util = _positions(lf, util)
-        _, r_codes, n_roof = _positions(lf, roof)
-        _, h_codes, n_hints = _positions(lf, hints)
+        keys = LaunchKeys(analysis) if keys is None else keys
+        self.codes, u_codes, n_util = _positions(keys.codes("utilization"))
+        _, r_codes, n_roof = _positions(keys.codes("roofline"))
+        _, h_codes, n_hints = _positions(keys.codes("hints"))
 
         codes_u, names_u = pd.factorize(util["unit"], use_na_sentinel=False)
         unit_names = [str(u) for u in names_u]  # as str() gives it, "<NA>" too
@@ -621,13 +622,13 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
         yield part
 
 
-def launch_json(analysis: Analysis, chunk: int = CHUNK) -> Iterator[bytes]:
+def launch_json(analysis: Analysis, chunk: int = CHUNK, *, keys: LaunchKeys | None = None) -> Iterator[bytes]:
     """The ``launches`` objects as compact JSON text, ``chunk`` at a time, comma-separated within a piece: the
     bytes ``encode`` writes for ``launch_objects``' pieces (orjson's text where it is ASCII, else the standard
     library's), written straight from the columns; through the objects where that cannot be done."""
     if not len(analysis.launches):
         return
-    launches = _Launches(analysis)
+    launches = _Launches(analysis, keys)
     plain = True
     for start in range(0, launches.n, chunk):
         stop = min(launches.n, start + chunk)
@@ -792,13 +793,15 @@ def json_bytes(analysis: Analysis, summary: Summary | None = None, *, pretty: bo
         text = json.dumps(to_dict(analysis, summary), indent=2, sort_keys=True, allow_nan=False) + "\n"
         yield text.encode("ascii")
         return
+    summary = summarize(analysis) if summary is None else summary
     rest = _document(analysis, summary)
     # sorted keys: those before "launches" (devices), the launches as they come, then the others
     before = {k: v for k, v in rest.items() if k < "launches"}
     after = {k: v for k, v in rest.items() if k > "launches"}
     yield b"{" + (_encode_bytes(before)[1:-1] + b"," if before else b"") + b'"launches":['
     first = True
-    for part in launch_json(analysis):
+    keys = summary.keys if summary.keys.analysis is analysis else None  # the summary's key codes, if of this analysis
+    for part in launch_json(analysis, keys=keys):
         if not first:
             yield b","
         yield part

@@ -415,22 +415,30 @@ def _integers(frame: pd.DataFrame, name: str) -> list[int | None]:
     return values
 
 
-def _launch_hints(launches: pd.DataFrame, hints: pd.DataFrame) -> dict[int, tuple[str, ...]]:
+def _launch_hints(
+    launches: pd.DataFrame, hints: pd.DataFrame, codes: tuple[np.ndarray, np.ndarray] | None = None
+) -> dict[int, tuple[str, ...]]:
     """Per launch (row of ``launches``), the ids of its hints (rows of ``hints`` with its LAUNCH_KEY), each once,
-    in the order of the hint rows; launches without hints are left out."""
+    in the order of the hint rows; launches without hints are left out. ``codes``: ``key_codes(launches, hints)``
+    where the caller has them."""
     if not len(hints) or not len(launches):
         return {}
-    launch_code, hint_code = key_codes(launches, hints)
-    ids = _texts(hints, "hint")
-    t = pd.DataFrame({"code": hint_code, "hint": pd.Series(ids, dtype=object)})
-    t = t[t["hint"].notna().to_numpy()].drop_duplicates()
-    t = t.iloc[np.argsort(t["code"].to_numpy(), kind="stable")]
-    codes = t["code"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, dtype=np.int64)
-    names = t["hint"].tolist()
+    launch_code, hint_code = key_codes(launches, hints) if codes is None else codes
+    if "hint" not in hints.columns:
+        return {}
+    ids, names = pd.factorize(hints["hint"])  # each distinct id once; missing: -1
+    table = np.array([*(str(u) or None for u in names), None], dtype=object)  # fmt.text: "" is no id
+    rows = np.flatnonzero(pd.notna(table[ids]))
+    # each (launch, id) once, at its first row; the launches' rows together, in row order
+    width = max(len(names), 1)
+    rows = np.sort(rows[np.unique(hint_code[rows].astype(np.int64) * width + ids[rows], return_index=True)[1]])
+    rows = rows[np.argsort(hint_code[rows], kind="stable")]
+    code_of = hint_code[rows]
+    texts = table[ids[rows]].tolist()
+    starts = np.flatnonzero(np.r_[True, code_of[1:] != code_of[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
     by_code = {
-        int(codes[a]): tuple(names[a:b])
-        for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], strict=True)
+        int(code_of[a]): tuple(texts[a:b])
+        for a, b in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True)
     }
     return {i: by_code[c] for i, c in enumerate(launch_code.tolist()) if c in by_code}
 
@@ -565,13 +573,16 @@ def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
     return tuple(sorted(items, key=lambda u: (rank.get(u.unit, len(rank)), u.unit, u.source)))
 
 
-def _positions(frame: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
-    """For each row of ``frame`` (LAUNCH_KEY columns), the position of its launch in ``launches``; -1 if none."""
+def _positions(
+    frame: pd.DataFrame, launches: pd.DataFrame, codes: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """For each row of ``frame`` (LAUNCH_KEY columns), the position of its launch in ``launches``; -1 if none.
+    ``codes``: ``key_codes(launches, frame)`` where the caller has them."""
     if not len(frame):
         return np.zeros(0, dtype=np.int64)
     if not len(launches):
         return np.full(len(frame), -1, dtype=np.int64)
-    launch, rows = key_codes(launches, frame)
+    launch, rows = key_codes(launches, frame) if codes is None else codes
     pos: np.ndarray = pd.Index(launch).get_indexer(rows)
     return pos.astype(np.int64)
 
@@ -788,7 +799,8 @@ def build_view(
 
     # launches: every column formatted as a whole, then one row object per launch
     keys = list(zip(_texts(lv, "report"), _integers(lv, "process_id"), _integers(lv, "launch_id"), strict=True))
-    hint_ids = _launch_hints(lv, analysis.hints)
+    shared = summary.keys if summary.keys.analysis is analysis else None  # its key codes, if of this analysis
+    hint_ids = _launch_hints(lv, analysis.hints, None if shared is None else shared.codes("hints"))
     nvtx_cache: dict[str, str | None] = {}
     dims_cache: dict[tuple[Any, ...], str | None] = {}
 
@@ -932,7 +944,7 @@ def build_view(
     findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.recoverable_share or 0.0), -(f.share or 0.0), f.hint))
 
     roof = analysis.roofline
-    roof_pos = _positions(roof, lv)
+    roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
     rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
     if title is None:
