@@ -388,11 +388,10 @@ def group_utilization(
         return result
     # the same groups by codes: (report, kernel_name) by kernel id, unit and source factorised (NA a value)
     kernel = _kernel_ids(lf)[pos]
-    unit = pd.factorize(u["unit"].astype(object), use_na_sentinel=False)[0]
-    source = pd.factorize(u["source"].astype(object), use_na_sentinel=False)[0]
-    gid = pd.Series(
-        pd.DataFrame({"k": kernel, "u": unit, "s": source}).groupby(["k", "u", "s"], sort=False).ngroup().to_numpy()
-    )
+    unit, units = pd.factorize(u["unit"], use_na_sentinel=False)
+    source, sources = pd.factorize(u["source"], use_na_sentinel=False)
+    # groups (kernel, unit, source) numbered in order of first appearance
+    gid = pd.Series(pd.factorize((kernel * len(units) + unit) * len(sources) + source)[0])
     value = weighted_mean(u["value"].reset_index(drop=True), lf["duration_ns"].iloc[pos].reset_index(drop=True), gid)
     count = u["value"].notna().reset_index(drop=True).groupby(gid, sort=False).sum()
     first = np.unique(gid.to_numpy(), return_index=True)[1]  # each group's first row (groups numbered in order)
@@ -400,8 +399,8 @@ def group_utilization(
         {
             "report": lf["report"].to_numpy()[pos[first]],
             "kernel_name": lf["kernel_name"].to_numpy()[pos[first]],
-            "unit": u["unit"].to_numpy()[first],
-            "source": u["source"].to_numpy()[first],
+            "unit": np.asarray(units, dtype=object)[unit[first]],
+            "source": np.asarray(sources, dtype=object)[source[first]],
             "value": value.to_numpy(),
             "launches": count.to_numpy(),
         }

@@ -495,8 +495,9 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
     )
     lv = analysis.launches
 
-    def distinct(col: str) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in _col(lv, col)) if s))
+    def distinct(col: str) -> tuple[str, ...]:  # in order of first appearance
+        values: Any = pd.unique(lv[col].to_numpy(dtype=object)) if col in lv.columns else []
+        return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in values) if s))
 
     return Header(
         sources=sources,
@@ -587,15 +588,9 @@ def _positions(
     return pos.astype(np.int64)
 
 
-def _flag(cols: dict[str, list[Any]], name: str, i: int) -> bool:
-    """A boolean verdict column at row ``i`` (False where <NA>)."""
-    v = cols[name][i]
-    return v is not None and v is not pd.NA and v is True
-
-
-def _units(cols: dict[str, list[Any]], i: int) -> tuple[str, ...]:
-    """The comma-separated ``unmeasured`` verdict column at row ``i`` as a tuple."""
-    text = fmt.text(cols["unmeasured"][i])
+def _units(value: Any) -> tuple[str, ...]:
+    """A comma-separated ``unmeasured`` verdict value as a tuple."""
+    text = fmt.text(value)
     return tuple(x.strip() for x in text.split(",")) if text else ()
 
 
@@ -604,6 +599,10 @@ def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
         return np.full(len(frame), np.nan)
     out: np.ndarray = pd.to_numeric(frame[column], errors="coerce").astype("float64").to_numpy(na_value=np.nan)
     return out
+
+
+#: The roofline columns a chart reads.
+PANEL_COLUMNS = ("achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity")
 
 
 def _roofline_panel(
@@ -627,7 +626,7 @@ def _roofline_panel(
         sel &= ~fp16_register_moves(roof)
         if not sel.any():
             return replace(empty, note=f"No launch does {label} work (FP16 instructions counted are register moves).")
-    r = roof[sel]
+    r = roof.loc[sel, [c for c in PANEL_COLUMNS if c in roof.columns]]  # the columns read below only
     pos = roof_pos[sel]
     flops = _floats(r, "achieved_flops")
     if np.isnan(flops).all():
@@ -797,62 +796,48 @@ def build_view(
         v = pd.DataFrame(index=range(n))
     sk = summary.kernels
 
-    # launches: every column formatted as a whole, then one row object per launch
-    keys = list(zip(_texts(lv, "report"), _integers(lv, "process_id"), _integers(lv, "launch_id"), strict=True))
+    # launches: every column formatted as a whole (each distinct text once), then one row object per launch
     shared = summary.keys if summary.keys.analysis is analysis else None  # its key codes, if of this analysis
     hint_ids = _launch_hints(lv, analysis.hints, None if shared is None else shared.codes("hints"))
-    nvtx_cache: dict[str, str | None] = {}
-    dims_cache: dict[tuple[Any, ...], str | None] = {}
-
-    def dims(x: int | None, y: int | None, z: int | None, size: int | None) -> str | None:
-        got = dims_cache.get((x, y, z, size), "")
-        if got == "":
-            got = dims_cache[(x, y, z, size)] = _dims(x, y, z, size)
-        return got
-
-    launch_rows: list[LaunchRow] = []
-    members: list[list[int]] = [[] for _ in range(len(sk))]
     ints = {c: _integers(lv, c) for c in ("grid_x", "grid_y", "grid_z", "grid_size", "block_x", "block_y", "block_z")}
     ints["block_size"] = _integers(lv, "block_size")
     nvtx_paths = _texts(lv, "nvtx_path")
-    launch_durations = _numbers(lv, "duration_ns")
+    ops = {p: nvtx_op(p, depth=None) for p in dict.fromkeys(nvtx_paths) if p is not None}
+    grid = list(zip(ints["grid_x"], ints["grid_y"], ints["grid_z"], ints["grid_size"], strict=True))
+    block = list(zip(ints["block_x"], ints["block_y"], ints["block_z"], ints["block_size"], strict=True))
+    dims = {d: _dims(*d) for d in dict.fromkeys([*grid, *block])}
     texts = {c: _texts(v, c) for c in ("limiter", "compute_pipe", "regime", "reason")}
-    peak_fraction = _numbers(v, "utilization")
-    vcols = {c: _col(v, c) for c in ("partial", "unmeasured")}
-    units_cache: dict[Any, tuple[str, ...]] = {}  # by the unmeasured text (or its missing value)
+    unmeasured = _col(v, "unmeasured")
+    units = {u: _units(u) for u in dict.fromkeys(unmeasured)}  # by the unmeasured text (or its missing value)
     kernel_of = summary.launch_kernel.tolist()
-    for i, key in enumerate(keys):
-        k = int(kernel_of[i])
-        members[k].append(i)
-        path = nvtx_paths[i]
-        if path is not None and path not in nvtx_cache:
-            nvtx_cache[path] = nvtx_op(path, depth=None)
-        um = vcols["unmeasured"][i]
-        units = units_cache.get(um)
-        if units is None:
-            units = units_cache[um] = _units(vcols, i)
-        launch_rows.append(
-            LaunchRow(
-                index=i,
-                kernel=k,
-                report=key[0],
-                process_id=key[1],
-                launch_id=key[2],
-                duration_ns=launch_durations[i],
-                limiter=texts["limiter"][i],
-                compute_pipe=texts["compute_pipe"][i],
-                regime=texts["regime"][i],
-                peak_fraction=peak_fraction[i],
-                reason=texts["reason"][i],
-                nvtx_path=path,
-                nvtx_op=None if path is None else nvtx_cache[path],
-                grid=dims(ints["grid_x"][i], ints["grid_y"][i], ints["grid_z"][i], ints["grid_size"][i]),
-                block=dims(ints["block_x"][i], ints["block_y"][i], ints["block_z"][i], ints["block_size"][i]),
-                hints=hint_ids.get(i, ()),
-                partial=bool(_flag(vcols, "partial", i)),
-                unmeasured=units,
-            )
+    launch_rows: list[LaunchRow] = list(
+        map(
+            LaunchRow,  # the fields in their order
+            range(n),
+            kernel_of,
+            _texts(lv, "report"),
+            _integers(lv, "process_id"),
+            _integers(lv, "launch_id"),
+            _numbers(lv, "duration_ns"),
+            texts["limiter"],
+            texts["compute_pipe"],
+            texts["regime"],
+            _numbers(v, "utilization"),
+            texts["reason"],
+            nvtx_paths,
+            [None if p is None else ops[p] for p in nvtx_paths],
+            [dims[d] for d in grid],
+            [dims[d] for d in block],
+            [hint_ids.get(i, ()) for i in range(n)],
+            [x is True for x in _col(v, "partial")],  # <NA>: False
+            [units[u] for u in unmeasured],
         )
+    )
+    members: list[list[int]] = [[] for _ in range(len(sk))]
+    if len(sk):
+        order = np.argsort(summary.launch_kernel, kind="stable")
+        counts = np.bincount(summary.launch_kernel, minlength=len(sk))
+        members = [part.tolist() for part in np.split(order, np.cumsum(counts)[:-1])]
 
     # kernels: the summary's rows, with their utilisation and hints
     gkey = [(fmt.text(a), fmt.text(b)) for a, b in zip(_col(sk, "report"), _col(sk, "kernel_name"), strict=True)]
