@@ -12,7 +12,7 @@ import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import figures as figures_module
-from ncu_roofline.report.figures import LEVEL_SYMBOLS, figures, roofline_figure, time_figure
+from ncu_roofline.report.figures import LEVEL_SYMBOLS, figures, roofline_figure, time_figure, time_figure_json
 from ncu_roofline.report.html import page_data, render_html, script_json
 from ncu_roofline.report.viewmodel import build_view
 
@@ -151,6 +151,15 @@ def test_time_figure_stacks_to_the_whole() -> None:
         # each bar is rounded to 4 decimals: six limiter rows may lose 1e-4 each
         assert sum(t.x[0] for t in fig.data if t.y[0] == row) == pytest.approx(100.0, abs=6e-4)
     assert list(figures(view)) == ["fig-time", "fig-roofline-fp32", "fig-roofline-fp16"]
+
+
+@pytest.mark.parametrize("name", ["train_step.raw.csv", "micro_full.details.csv", "llm_full.details.csv.gz"])
+def test_the_time_figure_without_plotly_is_plotlys(name: str) -> None:
+    """The page's time figure, built as plain JSON, is what plotly writes for the figure (template included)."""
+    import plotly.io as pio
+
+    for view in (build_view(sample(name)), build_view(no_launches(sample(name)))):
+        assert time_figure_json(view) == json.loads(pio.to_json(time_figure(view), validate=False))
 
 
 @pytest.mark.parametrize("name", ["llm_full.raw.csv.gz", "micro_full.raw.csv", "train_step.raw.csv.gz"])

@@ -14,11 +14,15 @@ made here, and they are visual.
 from __future__ import annotations
 
 import html
+import json
 import math
+import pkgutil
+from functools import cache
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from ..vocabulary import LEVEL_LABELS, LEVELS, LIMITERS, Level
 from . import fmt
@@ -403,38 +407,34 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
     return fig
 
 
-def _bar_traces(row: str, shares: tuple[TimeShare, ...]) -> list[go.Bar]:
+def _bar_traces(row: str, shares: tuple[TimeShare, ...]) -> list[dict[str, Any]]:
+    """The bars of one row of the time figure, as go.Bar's keyword arguments."""
     traces = []
     for t in shares:
         if not t.share or t.share <= 0:
             continue
         label = _e(t.label)
         traces.append(
-            go.Bar(
-                x=[round(t.share * 100, 4)],
-                y=[row],
-                orientation="h",
-                name=label,
-                marker={"color": t.color, "line": {"color": "white", "width": 1}},
-                text=[f"{label} {fmt.percent(t.share, 0)}" if t.share >= 0.06 else ""],
-                textposition="inside",
-                insidetextanchor="middle",
-                textfont={"color": "white", "size": 12},
-                hovertemplate=f"<b>{label}</b>: {fmt.percent(t.share)} of GPU time<br>{fmt.duration_ns(t.duration_ns)}"
-                f" in {t.launches:,} launch{'es' if t.launches != 1 else ''}<extra></extra>",
-                showlegend=False,
-            )
+            {
+                "x": [round(t.share * 100, 4)],
+                "y": [row],
+                "orientation": "h",
+                "name": label,
+                "marker": {"color": t.color, "line": {"color": "white", "width": 1}},
+                "text": [f"{label} {fmt.percent(t.share, 0)}" if t.share >= 0.06 else ""],
+                "textposition": "inside",
+                "insidetextanchor": "middle",
+                "textfont": {"color": "white", "size": 12},
+                "hovertemplate": f"<b>{label}</b>: {fmt.percent(t.share)} of GPU time<br>"
+                f"{fmt.duration_ns(t.duration_ns)} in {t.launches:,} launch{'es' if t.launches != 1 else ''}"
+                "<extra></extra>",
+                "showlegend": False,
+            }
         )
     return traces
 
 
-def time_figure(view: ReportView) -> go.Figure:
-    """GPU time by limiter and by regime: two horizontal 100 % stacked bars."""
-    fig = go.Figure()
-    for tr in _bar_traces("by regime", view.by_regime):
-        fig.add_trace(tr)
-    for tr in _bar_traces("by limiter", view.by_limiter):
-        fig.add_trace(tr)
+def _time_layout() -> dict[str, Any]:
     layout = _base_layout(150)
     layout.update(
         {
@@ -445,8 +445,45 @@ def time_figure(view: ReportView) -> go.Figure:
             "bargap": 0.25,
         }
     )
-    fig.update_layout(layout)
+    return layout
+
+
+def time_figure(view: ReportView) -> go.Figure:
+    """GPU time by limiter and by regime: two horizontal 100 % stacked bars."""
+    fig = go.Figure()
+    for tr in (*_bar_traces("by regime", view.by_regime), *_bar_traces("by limiter", view.by_limiter)):
+        fig.add_trace(go.Bar(**tr))
+    fig.update_layout(_time_layout())
     return fig
+
+
+def time_figure_json(view: ReportView) -> dict[str, Any]:
+    """``time_figure(view)`` as plotly writes it in JSON (``json.loads(plotly.io.to_json(fig))``), built without
+    plotly (whose figure objects and template validation cost a fifth of a second on first use): the bars and the
+    layout as given, an unset title as ``{}``, and the named template from plotly's package data, as plotly loads
+    it (``tests/test_report_html.py`` checks the two are equal)."""
+    layout = _time_layout()
+    layout["xaxis"]["title"] = {}  # None: unset
+    layout["template"] = _template(layout["template"])
+    data = [
+        {**tr, "type": "bar"}
+        for tr in (*_bar_traces("by regime", view.by_regime), *_bar_traces("by limiter", view.by_limiter))
+    ]
+    return {"data": data, "layout": layout}
+
+
+@cache
+def _template_text(name: str) -> bytes:
+    data = pkgutil.get_data("plotly", f"package_data/templates/{name}.json")
+    if data is None:  # pragma: no cover - plotly ships its named templates
+        raise LookupError(f"plotly has no template {name!r}")
+    return data
+
+
+def _template(name: str) -> dict[str, Any]:
+    """A named plotly template as a figure's JSON holds it (a new copy each time)."""
+    out: dict[str, Any] = json.loads(_template_text(name))
+    return out
 
 
 def figures(view: ReportView) -> dict[str, go.Figure]:
@@ -456,4 +493,15 @@ def figures(view: ReportView) -> dict[str, go.Figure]:
     for panel in view.rooflines:
         if len(panel.points):
             out[f"fig-roofline-{panel.precision}"] = roofline_figure(panel, view)
+    return out
+
+
+def figures_json(view: ReportView) -> dict[str, Any]:
+    """``figures(view)``, each as plotly writes it in JSON (the time figure without plotly: ``time_figure_json``)."""
+    out = {"fig-time": time_figure_json(view)}
+    for panel in view.rooflines:
+        if len(panel.points):
+            out[f"fig-roofline-{panel.precision}"] = json.loads(
+                pio.to_json(roofline_figure(panel, view), validate=False)
+            )
     return out

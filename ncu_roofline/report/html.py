@@ -18,7 +18,6 @@ from importlib import resources
 from typing import Any
 
 import jinja2
-import plotly.io as pio
 from markupsafe import Markup, escape
 from plotly.offline import get_plotlyjs
 
@@ -27,7 +26,7 @@ from ..analysis import Analysis
 from ..vocabulary import LIMITER_LABELS
 from . import fmt
 from . import viewmodel as vm
-from .figures import CONFIG, figures
+from .figures import CONFIG, figures_json
 from .registry import FunctionRenderer, Options, Run
 from .viewmodel import HintItem, KernelRow, ReportView, build_view
 
@@ -152,7 +151,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
         "block": [r.block for r in ls],
         "hints": [list(r.hints) for r in ls],
     }
-    figs = {fid: json.loads(pio.to_json(fig, validate=False)) for fid, fig in figures(view).items()}
+    figs = figures_json(view)
     units: dict[tuple[str, str, str], int] = {}
     advice: dict[str, int] = {}
     kernels = [_kernel(k, view, units, advice) for k in view.kernels]
