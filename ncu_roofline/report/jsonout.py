@@ -37,7 +37,7 @@ from __future__ import annotations
 import gc
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import pairwise, repeat
 from typing import Any
@@ -169,6 +169,66 @@ class _Column:
             return _ENCODERS[std](self.python(a, b))[1:-1].split(b",")
         return _each(v.tolist(), std).tolist()  # type: ignore[no-any-return]
 
+    def at(self, rows: np.ndarray) -> _Column:
+        """The rows ``rows`` (positions), sharing the table's texts."""
+        out = _Column(self.values[rows], self.table, scalars=self.scalars)
+        out.texts = self.texts
+        return out
+
+    def codes(self) -> np.ndarray:
+        """One int64 per row, equal where the JSON text is equal: table codes, a float's bits, an object's
+        factorisation (-1: missing)."""
+        v = self.values
+        if self.table is not None:
+            return v.astype(np.int64)
+        if v.dtype.kind == "f":  # by bits: 0.0 and -0.0 are written differently
+            return pd.factorize(np.ascontiguousarray(v, dtype=np.float64).view(np.int64))[0].astype(np.int64)
+        return pd.factorize(v)[0].astype(np.int64)
+
+
+class _Rows:
+    """The JSON texts of the rows of some columns (all of one length), written by a ``make`` function from each
+    column's texts; where rows repeat (at most half of them distinct: every value the same), each distinct row is
+    written once and its text taken for every row like it."""
+
+    def __init__(self, columns: dict[str, _Column], n: int) -> None:
+        self.columns, self.n = columns, n
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None  # (row codes, a row of each code)
+        self._checked = False
+        self._texts: dict[tuple[str, bool], np.ndarray] = {}
+
+    def distinct(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each row's code (numbered in order of first appearance) and the first row of each code, where at most
+        half of the rows are distinct; else None."""
+        if not self._checked:
+            self._checked = True
+            combined = np.zeros(self.n, dtype=np.int64)
+            for column in self.columns.values():
+                c = column.codes() + 1
+                width = int(c.max()) + 1 if len(c) else 1
+                combined = pd.factorize(combined * width + c)[0].astype(np.int64)
+            first = np.unique(combined, return_index=True)[1]
+            self._distinct = (combined, first) if len(first) * 2 <= self.n else None
+        return self._distinct
+
+    def texts(self, a: int, b: int, std: bool, name: str, make: Callable[[Getter], list[bytes]]) -> list[bytes]:
+        """The texts of rows ``a`` to ``b`` - 1: ``make(get)``, ``get(column)`` giving the column's texts (cached
+        by ``name`` and dialect where rows repeat)."""
+        distinct = self.distinct()
+        if distinct is None:
+            return make(lambda c: self.columns[c].json(a, b, std))
+        codes, first = distinct
+        if (name, std) not in self._texts:
+            table = np.empty(len(first), dtype=object)
+            table[:] = make(lambda c: self.columns[c].at(first).json(0, len(first), std))
+            self._texts[name, std] = table
+        out: list[bytes] = self._texts[name, std][codes[a:b]].tolist()
+        return out
+
+
+#: A column's JSON texts by its name (what ``_Rows.texts`` hands its ``make`` function).
+Getter = Callable[[str], list[bytes]]
+
 
 def _per_value(s: pd.Series, f: Any) -> _Column:
     out = np.empty(len(s), dtype=object)
@@ -251,6 +311,7 @@ class _Groups:
         self.bounds = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(codes[order], minlength=n), out=self.bounds[1:])
         self.columns = {k: v.take(order) for k, v in columns.items()}
+        self.rows = _Rows(self.columns, len(order))
 
     def span(self, lo: int, hi: int) -> tuple[list[int], int, int]:
         """The groups ``lo`` to ``hi`` - 1: where each one's items start (and the last ends) in their slice, and
@@ -269,8 +330,11 @@ class _Groups:
         """Per group ``lo`` to ``hi`` - 1, the JSON text (dialect ``std``) of the list of its items, each an
         object (``keys``: JSON key -> column, written in sorted order)."""
         starts, a, b = self.span(lo, hi)
-        items = _objects_json({k: self.columns[c].json(a, b, std) for k, c in keys.items()})
-        return _grouped(items, starts, b"[]")
+
+        def make(get: Getter) -> list[bytes]:
+            return _objects_json({k: get(c) for k, c in keys.items()})
+
+        return _grouped(self.rows.texts(a, b, std, "objects", make), starts, b"[]")
 
 
 def _objects_json(columns: dict[str, list[bytes]]) -> list[bytes]:
@@ -421,8 +485,6 @@ class _Launches:
         last = rows[len(rows) - 1 - np.unique(pair[::-1], return_index=True)[1]]
         rank = np.argsort(np.argsort(np.array(unit_names, dtype=object), kind="stable"))
         last = last[np.argsort(rank[codes_u[last]], kind="stable")]
-        self.unit_names: list[str] = unit_names
-        self.unit_keys: dict[bool, np.ndarray] = {}  # per dialect, each unit's text and ":"
         self.util_json = _Groups(u_codes, last, n_util, {"unit": unit, "value": value})
 
         roof_cols = {c: _a_nums(roof[c]) for c in ROOF_NUMS} | {c: _a_strs(_column(roof, c)) for c in ROOF_TEXT}
@@ -430,8 +492,13 @@ class _Launches:
         flops = pd.to_numeric(roof["achieved_flops"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         has_work = np.isfinite(flops) & (flops > 0)
         # the memory items: the first row of each launch and level (traffic is precision-independent)
-        level_key = roof["level"].astype(object).map(str)
-        first = ~pd.concat([roof[list(LAUNCH_KEY)], level_key.rename("_level")], axis=1).duplicated().to_numpy()
+        level = pd.factorize(roof["level"].astype(object).astype(str))[0] if len(roof) else np.zeros(0, dtype=np.int64)
+        first = np.zeros(len(roof), dtype=bool)
+        first[
+            np.unique(
+                r_codes.astype(np.int64) * (int(level.max()) + 1 if len(level) else 1) + level, return_index=True
+            )[1]
+        ] = True
         self.roof = _Groups(r_codes, has_work, n_roof, roof_cols)
         self.memory = _Groups(r_codes, first, n_roof, {k: roof_cols[k] for k in MEMORY_ITEM.values()})
         hint_cols = {c: _a_strs(hints[c]) for c in ("hint", "severity", "source", "message", "advice", "evidence")}
@@ -458,6 +525,7 @@ class _Launches:
             self.recipes = [_a_strs(recipes[f]).take(at) for f in recipes.columns]  # at -1 (no row): None
         else:
             self.figures, self.recipes = [], []
+        self.recipe_rows = _Rows(dict(zip(self.figures, self.recipes, strict=True)), self.n)
         self.evidence: list[Any] | None = None  # each distinct evidence text parsed, once
         self.split_texts: dict[tuple[str, bool], np.ndarray] = {}
 
@@ -546,12 +614,12 @@ class _Launches:
         parts["not_checked"] = self._split_json("not_checked", start, stop, std)
         parts["recipes"] = self._recipes_json(start, stop, std)
         starts, a, b = self.util_json.span(lo, hi)
-        unit_values = self.util_json.columns["value"].json(a, b, std)
-        if std not in self.unit_keys:
-            self.unit_keys[std] = _each(self.unit_names, std) + b":"
-        unit_keys = self.unit_keys[std][self.util_json.columns["unit"].values[a:b]].tolist()
+
+        def unit_value(get: Getter) -> list[bytes]:  # "unit":value, the unit's text as a key
+            return [u + b":" + v for u, v in zip(get("unit"), get("value"), strict=True)]
+
         per_group = {
-            "utilization": _grouped(list(map(bytes.__add__, unit_keys, unit_values)), starts, b"{}"),
+            "utilization": _grouped(self.util_json.rows.texts(a, b, std, "units", unit_value), starts, b"{}"),
             "memory": self.memory.json(lo, hi, MEMORY_ITEM, std),
             "roofline": self.roof.json(lo, hi, ROOF_ITEM, std),
             "hints": self._hints_json(lo, hi, std),
@@ -573,16 +641,22 @@ class _Launches:
         return self.hints.json(lo, hi, HINT_ITEM, std)
 
     def _recipes_json(self, start: int, stop: int, std: bool) -> list[bytes]:
-        """Per launch, its ``recipes`` object (figure -> recipe, the figures it has) as JSON text."""
+        """Per launch, its ``recipes`` object (figure -> recipe, the figures it has) as JSON text (each distinct
+        set of recipes written once where they repeat)."""
         if not self.recipes:
             return [b"{}"] * (stop - start)
         if len(set(self.figures)) < len(self.figures):
             raise _NotPlain("recipes")  # a figure twice: the object keeps one
-        cols = []
-        for figure in sorted(range(len(self.figures)), key=lambda i: self.figures[i]):
-            key = b"," + _ENCODERS[std](self.figures[figure]) + b":"
-            cols.append([b"" if t == b"null" else key + t for t in self.recipes[figure].json(start, stop, std)])
-        return [b"{" + b"".join(row)[1:] + b"}" for row in zip(*cols, strict=True)]
+        figures = sorted(self.figures)
+
+        def make(get: Getter) -> list[bytes]:
+            cols = []
+            for figure in figures:
+                key = b"," + _ENCODERS[std](figure) + b":"
+                cols.append([b"" if t == b"null" else key + t for t in get(figure)])
+            return [b"{" + b"".join(row)[1:] + b"}" for row in zip(*cols, strict=True)]
+
+        return self.recipe_rows.texts(start, stop, std, "recipes", make)
 
     def _split_json(self, name: str, start: int, stop: int, std: bool) -> list[bytes]:
         """Per row, the ``unmeasured`` (split at ",", stripped) or ``not_checked`` (split at "; ") text as a JSON
