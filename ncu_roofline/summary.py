@@ -314,7 +314,7 @@ def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None)
     # shares of the whole GPU time, summary pages' invocations counted (each row stands for N launches)
     total = float(np.nansum(d * inv))
     # the group's first launch, in group-id order (ids are numbered in order of first appearance)
-    first_rows = lv[["report", "kernel_name", "display_name"]].iloc[np.unique(gid, return_index=True)[1]]
+    first_rows = lv[["report", "kernel_name", "display_name"]].iloc[first_of_each(gid)]
     frame = pd.DataFrame(
         {
             "report": first_rows["report"].to_numpy(),
@@ -394,7 +394,7 @@ def group_utilization(
     gid = pd.Series(pd.factorize((kernel * len(units) + unit) * len(sources) + source)[0])
     value = weighted_mean(u["value"].reset_index(drop=True), lf["duration_ns"].iloc[pos].reset_index(drop=True), gid)
     count = u["value"].notna().reset_index(drop=True).groupby(gid, sort=False).sum()
-    first = np.unique(gid.to_numpy(), return_index=True)[1]  # each group's first row (groups numbered in order)
+    first = first_of_each(gid.to_numpy())  # each group's first row (groups numbered in order)
     result = pd.DataFrame(
         {
             "report": lf["report"].to_numpy()[pos[first]],
@@ -432,6 +432,16 @@ class LaunchKeys:
         if frame not in self._positions:
             self._positions[frame] = _positions_of(*self.codes(frame))
         return self._positions[frame]
+
+
+def first_of_each(codes: np.ndarray) -> np.ndarray:
+    """The position of each code's first row, for codes numbered in order of first appearance (0, 1, 2, ... as
+    ``pd.factorize`` numbers them): in code order, which is row order. (``np.unique(codes, return_index=True)[1]``
+    without its sort.)"""
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
@@ -562,13 +572,13 @@ def kernel_hints(
     key = pd.factorize((kernel.astype(np.int64) * len(source_names) + source_code) * len(hint_names) + hint_code)[0]
     n_keys = int(key.max()) + 1
     order = np.lexsort((np.arange(len(rows)), pos, -dur))
-    at = order[np.sort(np.unique(key[order], return_index=True)[1])]
+    at = order[first_of_each(pd.factorize(key[order])[0])]
     # per key: launches with the hint; the most severe row (the first in the order above among equals)
-    launches = np.bincount(np.unique(key.astype(np.int64) * len(lf) + pos) // len(lf), minlength=n_keys)
+    launches = np.bincount(pd.unique(key.astype(np.int64) * len(lf) + pos) // len(lf), minlength=n_keys)
     by_sev = order[np.lexsort((np.arange(len(order)), sev[order]))]
-    keys_sorted, first_by_sev = np.unique(key[by_sev], return_index=True)
+    sev_codes, sev_keys = pd.factorize(key[by_sev])
     best = np.empty(n_keys, dtype=np.int64)
-    best[keys_sorted] = by_sev[first_by_sev]
+    best[sev_keys] = by_sev[first_of_each(sev_codes)]
     sev_min = sev[best]
     k = key[at]
     out = pd.DataFrame(
@@ -737,10 +747,10 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     # groups (hint, source) numbered in order of first appearance; their first rows in that order
     gid = pd.factorize(hint.astype(np.int64) * (int(source.max()) + 1) + source)[0]
     n_groups = int(gid.max()) + 1
-    first = np.unique(gid, return_index=True)[1]
+    first = first_of_each(gid)
     # per group and launch: its rows' largest gain (NaN: none), the launches in order of first appearance
     pair = pd.factorize(gid.astype(np.int64) * len(lf) + pos)[0]
-    once = np.unique(pair, return_index=True)[1]  # each (group, launch)'s first row, in row order
+    once = first_of_each(pair)  # each (group, launch)'s first row, in row order
     best_gain = np.full(len(once), np.nan)
     np.fmax.at(best_gain, pair, gain)
     og = gid[once]
@@ -748,7 +758,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     launches = np.bincount(og, minlength=n_groups)
     counted = kernel[once] >= 0
     kernels = np.bincount(
-        np.unique(og[counted].astype(np.int64) * len(lf) + kernel[once][counted]) // len(lf), minlength=n_groups
+        pd.unique(og[counted].astype(np.int64) * len(lf) + kernel[once][counted]) // len(lf), minlength=n_groups
     )
     touched = pd.Series(duration[once]).groupby(og, sort=True).sum(min_count=1)
     # the most severe level given (first row among equals); an unknown level ranks after the known ones, a missing

@@ -50,7 +50,7 @@ from .. import __version__
 from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
-from ..summary import LaunchKeys, Summary, summarize
+from ..summary import LaunchKeys, Summary, first_of_each, summarize
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
@@ -207,7 +207,7 @@ class _Rows:
                 c = column.codes() + 1
                 width = int(c.max()) + 1 if len(c) else 1
                 combined = pd.factorize(combined * width + c)[0].astype(np.int64)
-            first = np.unique(combined, return_index=True)[1]
+            first = first_of_each(combined)
             self._distinct = (combined, first) if len(first) * 2 <= self.n else None
         return self._distinct
 
@@ -482,7 +482,7 @@ class _Launches:
         # for the JSON text: per launch, each unit once (its last row, as a dict keeps it) in sorted order
         rows = np.flatnonzero(keep_unit)
         pair = u_codes[rows] * max(len(unit_names), 1) + codes_u[rows]
-        last = rows[len(rows) - 1 - np.unique(pair[::-1], return_index=True)[1]]
+        last = rows[len(rows) - 1 - first_of_each(pd.factorize(pair[::-1])[0])]
         rank = np.argsort(np.argsort(np.array(unit_names, dtype=object), kind="stable"))
         last = last[np.argsort(rank[codes_u[last]], kind="stable")]
         self.util_json = _Groups(u_codes, last, n_util, {"unit": unit, "value": value})
@@ -492,12 +492,12 @@ class _Launches:
         flops = pd.to_numeric(roof["achieved_flops"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         has_work = np.isfinite(flops) & (flops > 0)
         # the memory items: the first row of each launch and level (traffic is precision-independent)
-        level = pd.factorize(roof["level"].astype(object).astype(str))[0] if len(roof) else np.zeros(0, dtype=np.int64)
+        level = pd.factorize(roof["level"], use_na_sentinel=False)[0] if len(roof) else np.zeros(0, dtype=np.int64)
         first = np.zeros(len(roof), dtype=bool)
         first[
-            np.unique(
-                r_codes.astype(np.int64) * (int(level.max()) + 1 if len(level) else 1) + level, return_index=True
-            )[1]
+            first_of_each(
+                pd.factorize(r_codes.astype(np.int64) * (int(level.max()) + 1 if len(level) else 1) + level)[0]
+            )
         ] = True
         self.roof = _Groups(r_codes, has_work, n_roof, roof_cols)
         self.memory = _Groups(r_codes, first, n_roof, {k: roof_cols[k] for k in MEMORY_ITEM.values()})

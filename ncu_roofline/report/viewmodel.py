@@ -23,7 +23,7 @@ from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..quantities import BY_NAME, WORK_SECTIONS
 from ..roofline import fp16_register_moves
-from ..summary import NCU_SOURCE, Summary, key_codes, summarize
+from ..summary import NCU_SOURCE, Summary, first_of_each, key_codes, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
 from ..vocabulary import (
     LEVEL_LABELS,
@@ -431,7 +431,7 @@ def _launch_hints(
     rows = np.flatnonzero(pd.notna(table[ids]))
     # each (launch, id) once, at its first row; the launches' rows together, in row order
     width = max(len(names), 1)
-    rows = np.sort(rows[np.unique(hint_code[rows].astype(np.int64) * width + ids[rows], return_index=True)[1]])
+    rows = rows[first_of_each(pd.factorize(hint_code[rows].astype(np.int64) * width + ids[rows])[0])]
     rows = rows[np.argsort(hint_code[rows], kind="stable")]
     code_of = hint_code[rows]
     texts = table[ids[rows]].tolist()
