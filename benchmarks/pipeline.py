@@ -17,8 +17,9 @@ What each measurement is:
 - ``html``: ``ncu-roofline FILE --format html -o OUT`` in process (read, analyse, write);
 - ``stages`` (asked for by name, not in the default set): the JSON and HTML runs' stages one after the other in
   one process, each timed: ``read`` (``ncu_roofline.read``), ``analyse`` (``analyze``), ``summary``
-  (``summarize``), ``json`` (the JSON writer, to a file), ``view`` (the HTML view model, with the summary's
-  per-kernel tables it builds on first use) and ``page`` (the HTML page from the view model, to a file).
+  (``summarize``), ``json`` (the JSON writer, its bytes to a file as the command line writes them), ``view``
+  (the HTML view model, with the summary's per-kernel tables it builds on first use) and ``page`` (the HTML
+  page from the view model, to a file).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def _stages(path: str, out: str) -> dict[str, float]:
     import ncu_roofline
     from ncu_roofline.analysis import analyze
     from ncu_roofline.report.html import HTML
-    from ncu_roofline.report.jsonout import json_chunks
+    from ncu_roofline.report.jsonout import json_bytes
     from ncu_roofline.report.registry import Options, Run
 
     took: dict[str, float] = {}
@@ -92,8 +93,8 @@ def _stages(path: str, out: str) -> dict[str, float]:
         took[stage] = time.perf_counter() - t
         return value
 
-    def write(pieces: Any) -> None:
-        with open(out, "w", encoding="utf-8") as fh:
+    def write(pieces: Any, mode: str = "w") -> None:
+        with open(out, mode, encoding=None if "b" in mode else "utf-8") as fh:
             for piece in pieces:
                 fh.write(piece)
 
@@ -101,7 +102,7 @@ def _stages(path: str, out: str) -> dict[str, float]:
     analysis = timed("analyse", lambda: analyze(report))
     run = Run(analysis)
     summary = timed("summary", lambda: run.summary)
-    timed("json", lambda: write(json_chunks(analysis, summary)))
+    timed("json", lambda: write(json_bytes(analysis, summary), "wb"))  # bytes, as the command line writes it
     timed("view", lambda: run.view)
     timed("page", lambda: write([str(HTML.render(run, Options()))]))
     return took
