@@ -203,3 +203,46 @@ def test_compact_bytes_are_the_text() -> None:
         pieces = list(json_bytes(a, pretty=pretty))
         assert all(isinstance(p, bytes) for p in pieces)
         assert b"".join(pieces).decode("ascii") == render_json(a, pretty=pretty)
+
+
+def test_devices_of_a_mixed_report() -> None:
+    """Two GPUs in one report (launches interleaved), each with its own peak sources and missing peaks: one
+    object per GPU in first-seen order, its launches counted, its sources and missing figures each once, in the
+    order its launches first show them."""
+    import pandas as pd
+
+    a = analysed(data("micro_full.raw.csv"))
+    n = len(a.launches)
+    assert n == 16
+    names = ["NVIDIA H200" if i % 3 else "NVIDIA A100-SXM4-80GB" for i in range(n)]  # the A100 first
+    tables = [None if i % 3 == 0 else "NVIDIA H200" for i in range(n)]
+    sources = [["report", "report+table:NVIDIA H200", "missing"][i % 3 - 1 if i % 3 else 2] for i in range(n)]
+    sources[0] = None  # a launch without a source: not listed
+    lacking = [None, "l1_bytes_per_s", "", "dram_bytes_per_s,l2_bytes_per_s"] * 4
+    launches = a.launches.copy()
+    launches["device_name"] = pd.array(names, dtype="string")
+    launches["device_table"] = pd.array(tables, dtype="string")
+    peaks = a.peaks.copy()
+    peaks["peak_source"] = pd.array(sources, dtype="string")
+    peaks["missing_peaks"] = pd.array(lacking, dtype="string")
+    doc = to_dict(dataclasses.replace(a, launches=launches, peaks=peaks))
+    a100 = [i for i in range(n) if i % 3 == 0]  # 0, 3, 6, 9, 12, 15
+    assert doc["devices"] == [
+        {
+            "name": "NVIDIA A100-SXM4-80GB",
+            "table": None,
+            "basis": "display_name",
+            "launches": len(a100),
+            "peak_source": ["missing"],  # launch 0 has none; 3, 6, ... "missing"
+            # launches 0 (none), 3 (dram, l2), 6 ("" ), 9 (l1), ...: first shown by 3, then 9
+            "missing_peaks": ["dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s"],
+        },
+        {
+            "name": "NVIDIA H200",
+            "table": "NVIDIA H200",
+            "basis": "display_name",
+            "launches": n - len(a100),
+            "peak_source": ["report", "report+table:NVIDIA H200"],  # launch 1, then launch 2
+            "missing_peaks": ["l1_bytes_per_s", "dram_bytes_per_s", "l2_bytes_per_s"],  # launch 1, then 7
+        },
+    ]

@@ -202,11 +202,7 @@ class _Rows:
         half of the rows are distinct; else None."""
         if not self._checked:
             self._checked = True
-            combined = np.zeros(self.n, dtype=np.int64)
-            for column in self.columns.values():
-                c = column.codes() + 1
-                width = int(c.max()) + 1 if len(c) else 1
-                combined = pd.factorize(combined * width + c)[0].astype(np.int64)
+            combined = _row_codes([column.codes() for column in self.columns.values()], self.n)
             first = first_of_each(combined)
             self._distinct = (combined, first) if len(first) * 2 <= self.n else None
         return self._distinct
@@ -224,6 +220,17 @@ class _Rows:
             self._texts[name, std] = table
         out: list[bytes] = self._texts[name, std][codes[a:b]].tolist()
         return out
+
+
+def _row_codes(columns: list[np.ndarray], n: int) -> np.ndarray:
+    """One code per row, equal where every column's code is equal, numbered in order of first appearance
+    (``columns``: codes per row, -1 for a missing value)."""
+    combined = np.zeros(n, dtype=np.int64)
+    for codes in columns:
+        c = codes + 1
+        width = int(c.max()) + 1 if len(c) else 1
+        combined = pd.factorize(combined * width + c)[0].astype(np.int64)
+    return combined
 
 
 #: A column's JSON texts by its name (what ``_Rows.texts`` hands its ``make`` function).
@@ -729,37 +736,37 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     launch's roofline needs that nobody gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
     lv = analysis.launches
     n = len(lv)
-
-    def col(frame: pd.DataFrame, name: str) -> list[Any]:
-        return _a_strs(_column(frame, name)).python(0, len(frame))
-
-    names, tables, bases = col(lv, "device_name"), col(lv, "device_table"), col(lv, "device_basis")
-    sources = col(analysis.peaks, "peak_source") if len(analysis.peaks) == n else [None] * n
-    lacking = col(analysis.peaks, "missing_peaks") if len(analysis.peaks) == n else [None] * n
-    out: dict[tuple[Any, ...], dict[str, Any]] = {}
-    seen: set[tuple[Any, ...]] = set()  # (device key, source, missing peaks) already counted in
-    for key3 in zip(names, tables, bases, strict=True):
-        out.setdefault(
-            key3,
-            {
-                "name": key3[0],
-                "table": key3[1],
-                "basis": key3[2],
-                "launches": 0,
+    device = [_a_strs(_column(lv, c)) for c in ("device_name", "device_table", "device_basis")]
+    per_launch = (  # no peaks per launch: no sources, no missing peaks
+        [_a_strs(_column(analysis.peaks, c)) for c in ("peak_source", "missing_peaks")]
+        if len(analysis.peaks) == n
+        else []
+    )
+    key = _row_codes([c.codes() for c in device], n)
+    counts = np.bincount(key)
+    combo = _row_codes([key, *(c.codes() for c in per_launch)], n)
+    out: dict[int, dict[str, Any]] = {}
+    # each distinct (device, source, missing peaks) once, at its first launch: devices in first-seen order, and
+    # each device's sources and missing peaks in the order its launches first show them
+    for row in first_of_each(combo).tolist():
+        k = int(key[row])
+        if k not in out:
+            name, table, basis = (c.python(row, row + 1)[0] for c in device)
+            out[k] = {
+                "name": name,
+                "table": table,
+                "basis": basis,
+                "launches": int(counts[k]),
                 "peak_source": [],
                 "missing_peaks": [],
-            },
-        )["launches"] += 1
-    for key3, src, lack in zip(zip(names, tables, bases, strict=True), sources, lacking, strict=True):
-        if (key3, src, lack) in seen:
-            continue
-        seen.add((key3, src, lack))
-        row = out[key3]
-        if src is not None and src not in row["peak_source"]:
-            row["peak_source"].append(src)
+            }
+        src, lack = (c.python(row, row + 1)[0] for c in per_launch) if per_launch else (None, None)
+        entry = out[k]
+        if src is not None and src not in entry["peak_source"]:
+            entry["peak_source"].append(src)
         for fig in (lack or "").split(","):
-            if fig and fig not in row["missing_peaks"]:
-                row["missing_peaks"].append(fig)
+            if fig and fig not in entry["missing_peaks"]:
+                entry["missing_peaks"].append(fig)
     return list(out.values())
 
 
