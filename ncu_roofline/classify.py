@@ -59,7 +59,19 @@ from .thresholds import (
     STALL_SHARE,
     TIE_MARGIN,
 )
-from .vector import append, as_text, choose, joined, launch_positions, one_of, per_distinct, percent, strings
+from .vector import (
+    append,
+    as_text,
+    choose,
+    float_columns,
+    formatted,
+    joined,
+    launch_positions,
+    one_of,
+    per_distinct,
+    percent,
+    strings,
+)
 
 # ------------------------------------------------------------------------------------------------ thresholds
 # values and reasons: ncu_roofline.thresholds
@@ -310,46 +322,50 @@ def scores(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per launch and limiter, the score (0..1) and the unit-table column that gave it.
 
     Takes ``unit_table``; returns (scores, sources), columns LIMITERS."""
-    t = {c: table[c].to_numpy(dtype=float) for c in table.columns}
+    score, source = _scores(float_columns(table), [c for c in table.columns if c.startswith("pipe_")])
+    return pd.DataFrame(score, index=table.index), pd.DataFrame(source, index=table.index)
+
+
+def _scores(
+    t: dict[str, np.ndarray], pipe_columns: Sequence[str]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """``scores`` over the unit table's columns ``t`` (``pipe_columns``: its pipe_* columns): per limiter,
+    the score and its source (object array, None where no score)."""
     cap = t["memory"]
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped(t["l2"], cap), t["l2_busiest"])
     l1_header = _capped(t["l1"], cap)
     l1_sol = np.where(
         np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
     )
-    sol_l2_name = np.where(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
-    sol_l1_name = np.where(
-        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest"
-    )
+    sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
+    sol_l1_name = choose(np.isnan(t["l1_busiest"]), choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest")
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
-    pipes = _nanmax(*(t[c] for c in table.columns if c.startswith("pipe_")))
+    pipes = _nanmax(*(t[c] for c in pipe_columns))
     sm = np.where(np.isnan(t["sm"]), pipes, t["sm"])  # pipes only where the SOL SM figure is missing
-    sm_name = np.where(np.isnan(t["sm"]), "pipes", "sm")
+    sm_name = choose(np.isnan(t["sm"]), "pipes", "sm")
 
-    candidates: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {
-        "hbm": [
-            (t["dram_roof"], np.full(len(table), "dram_roof")),
-            (t["dram_busiest"], np.full(len(table), "dram_busiest")),
-            (t["dram"], np.full(len(table), "dram")),
-        ],
-        "l2": [(t["l2_roof"], np.full(len(table), "l2_roof")), (l2_sol, sol_l2_name)],
-        "l1": [(t["l1_roof"], np.full(len(table), "l1_roof")), (l1_sol, sol_l1_name)],
-        "compute": [(sm, sm_name), (flop, np.full(len(table), "flop roof"))],
+    # each candidate's name: one for every launch, or per launch (object arrays)
+    candidates: dict[str, list[tuple[np.ndarray, str | np.ndarray]]] = {
+        "hbm": [(t["dram_roof"], "dram_roof"), (t["dram_busiest"], "dram_busiest"), (t["dram"], "dram")],
+        "l2": [(t["l2_roof"], "l2_roof"), (l2_sol, sol_l2_name)],
+        "l1": [(t["l1_roof"], "l1_roof"), (l1_sol, sol_l1_name)],
+        "compute": [(sm, sm_name), (flop, "flop roof")],
     }
     score: dict[str, np.ndarray] = {}
     source: dict[str, np.ndarray] = {}
     for lim, cands in candidates.items():
         values = np.vstack([c[0] for c in cands])
-        names = np.vstack([c[1] for c in cands]).astype(object)
         filled = np.where(np.isnan(values), -np.inf, values)
         best = filled.argmax(axis=0)
-        cols = np.arange(values.shape[1])
-        s = values[best, cols]
+        s = values[best, np.arange(values.shape[1])]
         score[lim] = s
-        src = names[best, cols].astype(object)
+        src = np.full(len(s), None, dtype=object)
+        for i, (_, name) in enumerate(cands):
+            at = best == i
+            src[at] = name[at] if isinstance(name, np.ndarray) else name
         src[np.isnan(s)] = None
         source[lim] = src
-    return pd.DataFrame(score, index=table.index), pd.DataFrame(source, index=table.index)
+    return score, source
 
 
 def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -463,7 +479,7 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = N
         cyc = cpi["ncu_stall_cycles"]
         said = what != ""
         missing[said] = (
-            "stalls (ncu's CPIStall rule): " + np.char.mod("%.1f", cyc[said]).astype(object)
+            "stalls (ncu's CPIStall rule): " + formatted(cyc[said], "%.1f")
             + " cycles per instruction " + what[said]
         )  # fmt: skip
     if not cols:
@@ -534,14 +550,13 @@ def classify(
     already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``."""
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
-    score, source = scores(table)
-    limiter, value = pick_limiter(score)
+    t = float_columns(table)
+    s, source = _scores(t, [c for c in table.columns if c.startswith("pipe_")])
+    limiter, value = pick_limiter(pd.DataFrame(s))
     duration = _col(quant, "duration")
     waves = _col(quant, "waves_per_sm")
     stalls = stall_summary(quant, rules)
     command = profile_command()
-    t = {c: table[c].to_numpy(dtype=np.float64) for c in table.columns}
-    s = {k: score[k].to_numpy(dtype=np.float64) for k in LIMITERS}
 
     roof_columns = ["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]
     have_roof = table[roof_columns].notna().any(axis=1).to_numpy()
@@ -571,7 +586,6 @@ def classify(
 
     short = ~np.isnan(duration) & (duration < LAUNCH_DURATION_S)
     regime = choose(verdict, choose(bound, "bound", choose(short, "launch", "latency")), None)
-    small = choose(verdict & ~np.isnan(waves), waves < SMALL_GRID_WAVES, None)
 
     ncu = ncu_figures(rules, quant.index) if ncu is None else ncu
     rule_pipe = rules_pipe(ncu)
@@ -609,7 +623,7 @@ def classify(
     partial = verdict & (open_units != "")
 
     words = per_distinct(
-        choose(verdict, source[list(LIMITERS)].to_numpy(dtype=object)[np.arange(n), _limiter_position(lim)], ""),
+        choose(verdict, np.stack([source[k] for k in LIMITERS], axis=1)[np.arange(n), _limiter_position(lim)], ""),
         lambda src: SOURCE_WORDS.get(str(src), str(src)),
     )
     u = percent(value)
@@ -665,41 +679,44 @@ def classify(
         ": the unit is busy with work it does not count (shared memory, tag lookups, atomics, local memory)",
     )
 
-    none = np.full(n, None, dtype=object)
-    out = pd.DataFrame(
-        {
-            "limiter": lim,
-            "compute_pipe": pipe,
-            "regime": regime,
-            "utilization": value,
-            "basis": choose(verdict | (basis != ""), basis, None),
-            "reason": choose(verdict | no_verdict, reason, None),
-            "missing": choose(missing != "", missing, None),
-            "unmeasured": choose(unmeasured != "", unmeasured, None),
-            "partial": choose(verdict, partial, None),
-            "pipe_basis": pipe_basis,
-            "roof_fraction": value,  # one "% of roof": the limiter's score (= 1 - headroom)
-            "headroom": 1.0 - value,
-            "time_at_roof_ns": duration * 1e9 * np.minimum(value, 1.0),
-            "small_grid": small,
-            "explanation": choose(verdict, explanation, none),
-        },
-        index=range(n),
+    ncu_bottleneck, agrees, compared = _compare(
+        lim, regime, value, s, choose(verdict, explanation, None), table, rules, quant.index
     )
-    for k in LIMITERS:
-        out[f"score_{k}"] = s[k]
+    # every column built in its dtype (text by Arrow in one pass): no frame of objects converted afterwards
     keys = quant.index.to_frame(index=False)
-    for k in LAUNCH_KEY:
-        out[k] = keys[k].to_numpy()
-    out = compare_with_ncu(out, table, rules, quant.index)
-    for c in VERDICT_COLUMNS:
-        if c not in out.columns:
-            out[c] = None
-    out = out[list(VERDICT_COLUMNS)]
-    for c, dtype in VERDICT_COLUMNS.items():  # object text columns by Arrow in one pass (astype: the rest)
-        if dtype == "string" and out[c].dtype == object:
-            out[c] = strings(out[c].to_numpy())
-    result: pd.DataFrame = out.astype(VERDICT_COLUMNS)
+    columns: dict[str, Any] = {
+        "report": keys["report"].to_numpy(),
+        "process_id": keys["process_id"].to_numpy(),
+        "launch_id": keys["launch_id"].to_numpy(),
+        "limiter": lim,
+        "compute_pipe": pipe,
+        "regime": regime,
+        "utilization": value,
+        "basis": choose(verdict | (basis != ""), basis, None),
+        "reason": choose(verdict | no_verdict, reason, None),
+        "missing": choose(missing != "", missing, None),
+        "unmeasured": choose(unmeasured != "", unmeasured, None),
+        "partial": pd.arrays.BooleanArray(partial, ~verdict),
+        "pipe_basis": pipe_basis,
+        "roof_fraction": value,  # one "% of roof": the limiter's score (= 1 - headroom)
+        "headroom": 1.0 - value,
+        "time_at_roof_ns": duration * 1e9 * np.minimum(value, 1.0),
+        **{f"score_{k}": s[k] for k in LIMITERS},
+        "small_grid": pd.arrays.BooleanArray(waves < SMALL_GRID_WAVES, ~(verdict & ~np.isnan(waves))),
+        "explanation": choose(verdict, explanation, None) if compared is None else compared,
+        "ncu_bottleneck": ncu_bottleneck,
+        "agrees_with_ncu": agrees,
+        "not_checked": np.full(n, None, dtype=object),
+    }
+    for c, dtype in VERDICT_COLUMNS.items():
+        values = columns[c]
+        if dtype == "string" and isinstance(values, np.ndarray) and values.dtype == object:
+            columns[c] = strings(values)
+        elif dtype == "float64":
+            columns[c] = np.asarray(values, dtype=np.float64)
+        elif dtype == "Int64":
+            columns[c] = pd.array(values, dtype="Int64")
+    result = pd.DataFrame(columns, index=pd.RangeIndex(n), columns=list(VERDICT_COLUMNS))
     return result
 
 
@@ -819,57 +836,102 @@ def compare_with_ncu(
     page has them under the same launch IDs): rows are matched by LAUNCH_KEY, so pass rules whose ``report``
     column has been set to the verdicts' report name (``ncu_roofline.analysis.rules_for``)."""
     out = verdicts.copy()
-    out["ncu_bottleneck"] = pd.Series(pd.NA, index=out.index, dtype="string")
-    out["agrees_with_ncu"] = pd.Series(pd.NA, index=out.index, dtype="boolean")
-    if rules is None or not has_rules(rules):
-        return out
-    verdict = sol_verdicts(rules, index)
-    keep = ~pd.isna(verdict)
-    at = np.flatnonzero(keep)
-    if not len(at):
-        return out
-    ncu = verdict[keep].astype(str).astype(object)
     n = len(out)
 
     def column(name: str) -> np.ndarray:
         if name not in out.columns:
-            return np.full(len(at), None, dtype=object)
-        v: np.ndarray = out[name].to_numpy(dtype=object)[at]
+            return np.full(n, None, dtype=object)
+        v: np.ndarray = out[name].to_numpy(dtype=object)
         v[pd.isna(v)] = None
         return v
 
-    limiter, regime = column("limiter"), column("regime")
-    # _agrees over the few distinct (ncu, limiter, regime) triples, not per launch
-    triples = pd.DataFrame({"ncu": ncu, "limiter": limiter, "regime": regime})
-    codes, uniques = pd.MultiIndex.from_frame(triples.astype(object).fillna("\0")).factorize()
+    compared = _compare(
+        column("limiter"),
+        column("regime"),
+        out["utilization"].to_numpy(dtype=np.float64) if "utilization" in out.columns else np.full(n, np.nan),
+        {k: out[f"score_{k}"].to_numpy(dtype=np.float64) for k in LIMITERS if f"score_{k}" in out.columns},
+        out["explanation"].to_numpy(dtype=object) if "explanation" in out.columns else None,
+        table,
+        rules,
+        index,
+    )
+    out["ncu_bottleneck"] = compared[0]
+    out["agrees_with_ncu"] = compared[1]
+    if compared[2] is not None:
+        out["explanation"] = compared[2]
+    return out
+
+
+def _compare(
+    limiter: np.ndarray,
+    regime: np.ndarray,
+    utilization: np.ndarray,
+    score: dict[str, np.ndarray],
+    explanation: np.ndarray | None,
+    table: pd.DataFrame,
+    rules: pd.DataFrame | RuleRows | None,
+    index: pd.Index,
+) -> tuple[pd.api.extensions.ExtensionArray, pd.api.extensions.ExtensionArray, np.ndarray | None]:
+    """``compare_with_ncu`` over the verdicts' columns (object arrays, None where missing; positional):
+    ncu_bottleneck (string), agrees_with_ncu (boolean) and the explanations with every disagreement's reason
+    appended (None where none was appended)."""
+    n = len(limiter)
+    none = pd.array(np.full(n, None, dtype=object), dtype="string")
+    unknown = pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
+    if rules is None or not has_rules(rules):
+        return none, unknown, None
+    verdict = sol_verdicts(rules, index)
+    keep = ~pd.isna(verdict)
+    at = np.flatnonzero(keep)
+    if not len(at):
+        return none, unknown, None
+    ncu = verdict[keep].astype(str).astype(object)
+    lim, reg = limiter[at], regime[at]
+    # _agrees over the few distinct (ncu, limiter, regime) triples, not per launch: each column factorized
+    # (None: code -1), the three codes combined into one number
+    codes = []
+    uniques: list[list[Any]] = []
+    for values in (ncu, lim, reg):
+        c, u = pd.factorize(values)
+        codes.append(c + 1)
+        uniques.append([None, *u])
+    key = (codes[0] * len(uniques[1]) + codes[1]) * len(uniques[2]) + codes[2]
+    which, keys = pd.factorize(key)
     answers = np.array(
-        [_agrees(n_, None if lim == "\0" else lim, None if reg == "\0" else reg) for n_, lim, reg in uniques],
+        [
+            _agrees(
+                uniques[0][k // (len(uniques[1]) * len(uniques[2]))],
+                uniques[1][k // len(uniques[2]) % len(uniques[1])],
+                uniques[2][k % len(uniques[2])],
+            )
+            for k in keys
+        ],
         dtype=bool,
     )
-    agree = answers[codes]
+    agree = answers[which]
     ncu_all = np.full(n, None, dtype=object)
     ncu_all[at] = ncu
-    agree_all = np.full(n, None, dtype=object)
+    agree_all = np.zeros(n, dtype=bool)
     agree_all[at] = agree
-    out["ncu_bottleneck"] = pd.array(ncu_all, dtype="string")
-    out["agrees_with_ncu"] = pd.array(agree_all, dtype="boolean")
-    differ = ~agree & ~pd.isna(limiter)
+    checked = np.zeros(n, dtype=bool)
+    checked[at] = True
+    expl: np.ndarray | None = None
+    differ = ~agree & ~pd.isna(lim)
     if differ.any():
         rows = at[differ]
         why = _why_disagree(
             ncu[differ],
-            limiter[differ],
-            regime[differ],
-            out["utilization"].to_numpy(dtype=np.float64)[rows],
-            {k: out[f"score_{k}"].to_numpy(dtype=np.float64)[rows] for k in LIMITERS},
+            lim[differ],
+            reg[differ],
+            utilization[rows],
+            {k: v[rows] for k, v in score.items()},
             {"sm": _col(table, "sm")[rows], "memory": _col(table, "memory")[rows]},
         )
-        expl = out["explanation"].to_numpy(dtype=object).copy() if "explanation" in out.columns else np.full(n, None)
+        expl = explanation.copy() if explanation is not None else np.full(n, None)
         before = expl[rows]
         said = ~pd.isna(before) & (before != "")
         expl[rows] = choose(said, append(before, said, "; differs from ncu: ", why), why)
-        out["explanation"] = expl
-    return out
+    return strings(ncu_all), pd.arrays.BooleanArray(agree_all, ~checked), expl
 
 
 def agreement(verdicts: pd.DataFrame) -> float:

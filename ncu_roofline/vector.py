@@ -169,3 +169,20 @@ def _in_order(keys: pd.DataFrame, index: pd.MultiIndex) -> bool:
         if not np.array_equal(a[~missing], b[~missing]):
             return False
     return True
+
+
+def formatted(values: np.ndarray, spec: str) -> np.ndarray:
+    """``spec % v`` of each element (``np.char.mod(spec, values)``), as an object array; each distinct value
+    (by its bits: -0.0 is not 0.0) is formatted once."""
+    v = np.ascontiguousarray(values, dtype=np.float64)
+    bits, inverse = np.unique(v.view(np.int64), return_inverse=True)
+    text = np.array([spec % x for x in bits.view(np.float64).tolist()], dtype=object)
+    out: np.ndarray = text[np.asarray(inverse).reshape(-1)] if len(bits) else np.zeros(0, dtype=object)
+    return out
+
+
+def float_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Every column of an all-number frame as its own float64 array, copied out of one 2-D array (a Series
+    per column costs more than the copy: the frame's index is copied along with each)."""
+    rows = np.array(frame.to_numpy(dtype=np.float64).T, order="C")
+    return {str(c): rows[i] for i, c in enumerate(frame.columns)}
