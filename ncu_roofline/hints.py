@@ -70,7 +70,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
-from .vector import launch_positions
+from .vector import launch_positions, strings
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -331,6 +331,11 @@ _ROOF_CHART = "--section SpeedOfLight_HierarchicalSingleRooflineChart (or --set 
 
 
 def _is(f: Frame, column: str, *values: str) -> Arr:
+    """Where verdict column ``column`` is one of ``values`` (a missing value is "")."""
+    if column in f.verdicts.columns and "" not in values:
+        # compared in the column's own storage (Arrow for text), not copied out as objects
+        found: Arr = f.verdicts[column].isin(values).to_numpy(dtype=bool)
+        return found
     col = f.text(column)
     out = np.zeros(f.n, dtype=bool)
     for v in values:
@@ -340,8 +345,12 @@ def _is(f: Frame, column: str, *values: str) -> Arr:
 
 def gemm_named(f: Frame) -> Arr:
     """True where the kernel name says matrix multiply or convolution (GEMM_NAME), matched once per name."""
-    codes, names = pd.factorize(f.kernel_name.astype(str).astype(object))
-    out: Arr = np.array([bool(GEMM_NAME.search(k)) for k in names], dtype=bool)[codes]
+    # factorized as they are (not copied to fixed-width text first); a missing name is matched as its str
+    values = np.asarray(f.kernel_name, dtype=object)
+    codes, names = pd.factorize(values)
+    out: Arr = np.array([bool(GEMM_NAME.search(str(k))) for k in names] + [False], dtype=bool)[codes]
+    for at in np.flatnonzero(codes < 0):
+        out[at] = bool(GEMM_NAME.search(str(values[at])))
     return out
 
 
@@ -1082,18 +1091,24 @@ def non_fp_compute(f: Frame) -> Found:
 
 def _json_num(values: Arr) -> pd.Series:
     """JSON numbers (numpy's shortest round-trip repr, as ``json.dumps`` writes a float); null where not finite."""
+    text, inverse = _json_distinct(values)
+    return pd.Series(text[inverse], dtype=object)
+
+
+def _json_distinct(values: Arr) -> tuple[Arr, Arr]:
+    """``_json_num`` of each distinct value (by its bits: -0.0 is not 0.0), as an object array, and each
+    element's position in it."""
     v = np.ascontiguousarray(values, dtype=np.float64)
-    # each distinct value (by its bits: -0.0 is not 0.0) formatted once
     bits, inverse = np.unique(v.view(np.int64), return_inverse=True)
     u = bits.view(np.float64)
-    text = np.where(np.isfinite(u), u.astype(str), "null")
-    return pd.Series(text[inverse.reshape(-1)], dtype=object)
+    text: Arr = np.where(np.isfinite(u), u.astype(str), "null").astype(object)
+    return text, np.asarray(inverse).reshape(-1)
 
 
 def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
     """The JSON list of evidence (sorted keys: metric, op, threshold, value) for the launches at ``idx``; an
     item is left out where its value is unknown or its ``when`` is False."""
-    parts: list[pd.Series] = []
+    acc = np.full(len(idx), "", dtype=object)  # the items so far, ", "-joined
     for e in evidence:
         value = np.asarray(e.value, dtype=np.float64)[idx]
         keep = ~np.isnan(value)
@@ -1101,23 +1116,28 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
             keep &= np.asarray(e.when, dtype=bool)[idx]
         if not keep.any():
             continue
+        at = np.flatnonzero(keep)  # the items are written for these launches only
         if isinstance(e.metric, np.ndarray):
-            names, inv = np.unique(np.asarray(e.metric, dtype=object)[idx].astype(str), return_inverse=True)
-            metric: pd.Series | str = pd.Series(np.array([json.dumps(m) for m in names], dtype=object)[inv])
+            names, inv = np.unique(np.asarray(e.metric, dtype=object)[idx[at]].astype(str), return_inverse=True)
+            metric: Arr | str = np.array([json.dumps(m) for m in names], dtype=object)[inv]
         else:
             metric = json.dumps(e.metric)
         if e.threshold is None:
-            threshold: pd.Series | str = "null"
+            threshold: Arr | str = "null"
         elif isinstance(e.threshold, np.ndarray):
-            threshold = _json_num(e.threshold[idx])
+            texts, inverse = _json_distinct(e.threshold[idx[at]])
+            threshold = texts[inverse]
         else:
             threshold = repr(float(e.threshold))
-        item = '{"metric": ' + metric + ', "op": ' + json.dumps(e.op) + ', "threshold": ' + threshold
-        item = item + ', "value": ' + _json_num(value) + "}"
-        parts.append(pd.Series(np.where(keep, item, ""), dtype=object))
-    if not parts:
-        return pd.Series(np.full(len(idx), "[]", dtype=object))
-    return "[" + _join(parts, ", ") + "]"
+        texts, inverse = _json_distinct(value[at])
+        head = '{"metric": ' + metric + ', "op": ' + json.dumps(e.op) + ', "threshold": ' + threshold
+        if isinstance(head, str):  # the same head on every launch: each distinct item written once
+            item: Arr = (head + ', "value": ' + texts + "}")[inverse]
+        else:
+            item = head + ', "value": ' + texts[inverse] + "}"
+        before = acc[at]
+        acc[at] = np.where(before == "", item, before + ", " + item)
+    return pd.Series("[" + acc + "]", dtype=object)
 
 
 def _not_checked(notes: list[tuple[str, Arr]], n: int) -> pd.Series:
@@ -1196,9 +1216,21 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         data = {c: np.concatenate(parts[c])[order] for c in HINT_COLUMNS}
     else:
         data = {c: np.array([], dtype=object) for c in HINT_COLUMNS}
-    frame = pd.DataFrame(data, columns=list(HINT_COLUMNS))
-    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
-    return result, _not_checked(notes, f.n)
+    return _typed(data), _not_checked(notes, f.n)
+
+
+def _typed(data: dict[str, Arr]) -> pd.DataFrame:
+    """HINT_COLUMNS from their arrays, each built in its dtype (text by Arrow in one pass): what
+    ``pd.DataFrame(data).astype(HINT_COLUMNS)`` gives, without a frame of objects converted afterwards."""
+    columns: dict[str, Any] = {}
+    for c, dtype in HINT_COLUMNS.items():
+        if dtype == "string":
+            columns[c] = strings(data[c])
+        elif dtype == "float64":
+            columns[c] = np.asarray(data[c], dtype=np.float64)
+        else:
+            columns[c] = pd.array(data[c], dtype="Int64")
+    return pd.DataFrame(columns, columns=list(HINT_COLUMNS))
 
 
 # ------------------------------------------------------------------------------------------------ building
@@ -1215,7 +1247,8 @@ def tensor_time_share(
     if not len(roof) or "tensor_tf32_flops" not in peaks.columns:
         return np.full(n, np.nan)
     fp32 = (roof["precision"] == "fp32").fillna(False).to_numpy()
-    r = roof[fp32]
+    # only the columns read below are filtered (the roofline frame's text columns are not copied)
+    r = roof[[*LAUNCH_KEY, "intensity", "peak_bytes_per_s", "achieved_flops"]][fp32]
     if not len(r):
         return np.full(n, np.nan)
     x, bw = r["intensity"].to_numpy(dtype=float), r["peak_bytes_per_s"].to_numpy(dtype=float)
