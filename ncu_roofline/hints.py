@@ -223,29 +223,31 @@ def _div(a: Arr, b: Arr) -> Arr:
 
 
 class Text:
-    """Formats columns for the launches where a rule fires (positions ``idx``) into string Series."""
+    """Formats columns for the launches where a rule fires (positions ``idx``) into object arrays of str (numpy
+    joins them element-wise: no Series built per piece of a message)."""
 
     def __init__(self, idx: Arr) -> None:
         self.idx = idx
 
-    def f(self, values: Arr, spec: str) -> pd.Series:
+    def f(self, values: Arr, spec: str) -> Arr:
         vals = np.asarray(values, dtype=np.float64)[self.idx]
         # each distinct value formatted once (repeated launches of a kernel share most figures)
         uniq, inverse = np.unique(vals, return_inverse=True)
         text = np.array([format(float(v), spec) for v in uniq], dtype=object)
-        return pd.Series(text[np.asarray(inverse).reshape(-1)] if len(uniq) else text, dtype=object)
+        out: Arr = text[np.asarray(inverse).reshape(-1)] if len(uniq) else text
+        return out
 
-    def pick(self, cond: Arr, yes: str | pd.Series, no: str | pd.Series) -> pd.Series:
+    def pick(self, cond: Arr, yes: str | Arr, no: str | Arr) -> Arr:
         c = np.asarray(cond, dtype=bool)[self.idx]
-        y = yes.to_numpy(dtype=object) if isinstance(yes, pd.Series) else yes
-        n = no.to_numpy(dtype=object) if isinstance(no, pd.Series) else no
-        return pd.Series(np.where(c, y, n), dtype=object)
+        out: Arr = np.where(c, yes, no).astype(object)
+        return out
 
-    def s(self, values: Arr) -> pd.Series:
-        return pd.Series(np.asarray(values, dtype=object)[self.idx], dtype=object)
+    def s(self, values: Arr) -> Arr:
+        out: Arr = np.asarray(values, dtype=object)[self.idx]
+        return out
 
 
-TextFn = Callable[[Text], "pd.Series | str"]
+TextFn = Callable[[Text], "Arr | str"]
 
 
 @dataclass(frozen=True)
@@ -459,16 +461,16 @@ def occupancy_limiters(f: Frame) -> dict[str, Arr]:
     return {k: (v == low) & ~np.isnan(v) for k, v in values.items()}
 
 
-def _join(parts: Sequence[pd.Series], sep: str) -> pd.Series:
+def _join(parts: Sequence[Arr], sep: str) -> Arr:
     """Join per-row strings element-wise, skipping empty ones (no per-row Python loop)."""
     acc: Arr | None = None
     for p in parts:
-        v = p.to_numpy(dtype=object)
+        v = np.asarray(p, dtype=object)
         if acc is None:
             acc = v
             continue
         acc = np.where(v == "", acc, np.where(acc == "", v, acc + sep + v))
-    return pd.Series([] if acc is None else acc, dtype=object)
+    return np.zeros(0, dtype=object) if acc is None else acc.astype(object)
 
 
 @rule(
@@ -497,9 +499,9 @@ def low_occupancy(f: Frame) -> Found:
     by_design = one_block & (near | gemm_tiles)
     gap = _lt(achieved, OCCUPANCY_GAP * theoretical)
 
-    def message(t: Text) -> pd.Series:
+    def message(t: Text) -> Arr:
         names = _join([t.pick(lim[k], name, "") for k, name, _, _ in _LIMITS], " and ")
-        limit = pd.Series(np.where(names != "", ", limited by " + names, ""), dtype=object)
+        limit = np.where(names != "", ", limited by " + names, "").astype(object)
         theo = t.pick(ok(theoretical), "theoretical " + t.f(theoretical, ".1f") + " %", "theoretical unknown")
         cause = t.pick(
             gap,
@@ -512,18 +514,16 @@ def low_occupancy(f: Frame) -> Found:
         )
         design = t.pick(by_design, "; one block per SM by design, near a roof", "")
         elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
-        return "Low occupancy on a latency-bound launch: " + cause + elig + design
+        out: Arr = "Low occupancy on a latency-bound launch: " + cause + elig + design
+        return out
 
-    def advice(t: Text) -> pd.Series:
+    def advice(t: Text) -> Arr:
         raise_ = _join([t.pick(lim[k], text, "") for k, _, _, text in _LIMITS], "; ")
-        raised = pd.Series(
-            np.where(
-                raise_ != "",
-                "Raise the occupancy limit: " + raise_ + ".",
-                "Raise the theoretical occupancy (registers, shared memory and block size set it).",
-            ),
-            dtype=object,
-        )
+        raised = np.where(
+            raise_ != "",
+            "Raise the occupancy limit: " + raise_ + ".",
+            "Raise the theoretical occupancy (registers, shared memory and block size set it).",
+        ).astype(object)
         ilp = " Or give each warp more independent work (ILP) so fewer warps hide the latency."
         return t.pick(
             gap,
@@ -604,8 +604,9 @@ def small_grid(f: Frame) -> Found:
     half = ~np.isnan(waves) & (waves <= SMALL_GRID_HALF_WAVE)
     applies = ~_is(f, "regime", "bound")
 
-    def blocks(t: Text) -> pd.Series:
-        return t.f(grid, ".0f") + t.pick(grid == 1, " block", " blocks")
+    def blocks(t: Text) -> Arr:
+        out: Arr = t.f(grid, ".0f") + t.pick(grid == 1, " block", " blocks")
+        return out
 
     return Found(
         fires=applies & (few | half),
@@ -1168,9 +1169,12 @@ def _not_checked(notes: list[tuple[str, Arr]], n: int) -> pd.Series:
 
 
 def _column(x: Any, n: int) -> Arr:
-    """A per-row Series as an object array, or a constant repeated ``n`` times."""
+    """Per-row texts (an array or a Series) as an object array, or a constant repeated ``n`` times."""
+    if isinstance(x, np.ndarray):
+        out: Arr = x.astype(object)
+        return out
     if isinstance(x, pd.Series):
-        out: Arr = x.to_numpy(dtype=object)
+        out = x.to_numpy(dtype=object)
         return out
     return np.full(n, x, dtype=object)
 
