@@ -70,7 +70,7 @@ from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     SMSP_CLOCK,
     TENSOR_PREFIX,
 )
-from ncu_roofline.vector import joined, launch_positions, strings
+from ncu_roofline.vector import launch_positions, taken
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
 SPARSE_SPEEDUP = 2.0
@@ -374,26 +374,33 @@ def resolve_peaks(
     frame = peaks_from_metrics(values)
     names = _device_names(values, device)
     frame.insert(0, "device", names)
-    sources: dict[str, pd.Series] = {}
-    for fig in FIGURES:
-        sources[fig] = pd.Series(np.where(frame[fig].notna(), REPORT, MISSING), index=frame.index, dtype=object)
+    # each figure's source per launch as a code into ``labels`` (few distinct texts: taken once at the end)
+    labels: list[str] = [REPORT, MISSING]
+    missing = frame[list(FIGURES)].isna().to_numpy()
+    sources = np.where(missing, 1, 0).astype(np.int64)  # launch x figure, in FIGURES order
+
+    def code(label: str) -> int:
+        if label not in labels:
+            labels.append(label)
+        return labels.index(label)
 
     # table fallback, per distinct device name, only where a figure is missing
-    needs = frame[list(FIGURES)].isna().any(axis=1) & names.notna()
+    needs = missing.any(axis=1) & names.notna().to_numpy()
     for name in sorted(set(names[needs].dropna().astype(str))):
         spec = find_device(name)
         if spec is None:  # a GPU outside the table: the report's own peaks carry the analysis
             continue
-        rows = needs & (names == name).fillna(False)
+        rows = needs & (names == name).fillna(False).to_numpy()
         for fig, figure in table_figures(spec).items():
-            fill = rows & frame[fig].isna()
+            j = FIGURES.index(fig)
+            fill = rows & missing[:, j]  # distinct names fill distinct rows: still missing before this name
             frame.loc[fill, fig] = figure.value
-            sources[fig] = sources[fig].where(~fill, f"table:{spec.name}")
+            sources[fill, j] = code(f"table:{spec.name}")
 
     series_cols = [c for c in frame.columns if c.startswith("tensor_") and c not in FIGURES and c.endswith("_flops")]
     for fig, value in overrides.items():
         frame[fig] = float(value)
-        sources[fig] = pd.Series(OVERRIDE, index=frame.index, dtype=object)
+        sources[:, FIGURES.index(fig)] = code(OVERRIDE)
         if fig.startswith("tensor_") and fig in FIGURES:
             dtype = fig[len("tensor_") : -len("_flops")]
             for col in series_cols:
@@ -401,31 +408,31 @@ def resolve_peaks(
                 if s is not None and s.src == dtype:
                     frame[col] = float(value) * (SPARSE_SPEEDUP if s.sparsity == "on" else 1.0)
 
-    for fig in FIGURES:
-        frame[f"source_{fig}"] = strings(sources[fig].to_numpy(dtype=object))
-    frame["peak_source"] = strings(_summarise([sources[f] for f in FIGURES]).to_numpy(dtype=object))
-    ordered = list(PEAK_COLUMNS) + series_cols
-    result: pd.DataFrame = frame[ordered]
+    # built in one go in the final column order (not column by column into ``frame``)
+    text: dict[str, Any] = {f"source_{fig}": taken(labels, sources[:, j]) for j, fig in enumerate(FIGURES)}
+    text["peak_source"] = _summarise(sources, labels)
+    parts = [frame[["device", *FIGURES]], pd.DataFrame(text, index=frame.index), frame[series_cols]]
+    result: pd.DataFrame = pd.concat(parts, axis=1)
     return result
 
 
-def _summarise(parts: list[pd.Series]) -> pd.Series:
-    """Per launch, the distinct sources of its figures other than MISSING, "+"-joined: REPORT first, then the
-    others sorted; MISSING when there are none. Computed per source over whole columns."""
-    if not parts:
-        return pd.Series(dtype=object)
-    n = len(parts[0])
-    codes, names = pd.factorize(np.concatenate([p.to_numpy(dtype=object) for p in parts]))
-    present = np.zeros((n, len(names)), dtype=bool)
-    rows = np.tile(np.arange(n), len(parts))
-    present[rows[codes >= 0], codes[codes >= 0]] = True
-    named = {str(x): c for c, x in enumerate(names)}
-    order = sorted(x for x in named if x != MISSING)
+def _summarise(sources: np.ndarray, labels: list[str]) -> Any:
+    """Per launch (a row of ``sources``: codes into ``labels`` per figure), the distinct sources of its figures
+    other than MISSING, "+"-joined: REPORT first, then the others sorted; MISSING when there are none. As the
+    string dtype; each distinct combination of sources is joined once."""
+    present: np.ndarray = np.stack([(sources == c).any(axis=1) for c in range(len(labels))], axis=1)
+    used: list[bool] = np.any(present, axis=0).tolist()
+    order = sorted(x for c, x in enumerate(labels) if used[c] and x != MISSING)
     if REPORT in order:  # report first, then the others
         order = [REPORT, *(x for x in order if x != REPORT)]
-    text = joined([(present[:, named[x]], x) for x in order], "+", n)
-    text[text == ""] = MISSING
-    return pd.Series(text, index=parts[0].index)
+    if len(labels) < 63:  # each launch's set of sources as the bits of one integer
+        bits = present.astype(np.int64) @ (np.int64(1) << np.arange(len(labels), dtype=np.int64))
+        inverse, keys = pd.factorize(bits)
+        combos = (np.asarray(keys)[:, None] >> np.arange(len(labels))) & 1 == 1
+    else:
+        combos, inverse = np.unique(present, axis=0, return_inverse=True)
+    texts = ["+".join(x for x in order if row[labels.index(x)]) or MISSING for row in combos.tolist()]
+    return taken(texts, np.asarray(inverse).reshape(-1))
 
 
 # --------------------------------------------------------------------------------------------------------

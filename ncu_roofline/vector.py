@@ -186,3 +186,12 @@ def float_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     per column costs more than the copy: the frame's index is copied along with each)."""
     rows = np.array(frame.to_numpy(dtype=np.float64).T, order="C")
     return {str(c): rows[i] for i, c in enumerate(frame.columns)}
+
+
+def taken(distinct: Sequence[str | None], codes: np.ndarray) -> Any:
+    """``distinct[codes]`` as the string dtype (<NA> where a code is -1 or the text is None): what
+    ``strings`` gives for that object array, taken by Arrow from the few distinct texts, not from objects."""
+    codes = np.asarray(codes, dtype=np.int64)
+    texts = pa.array(list(distinct), type=pa.large_string())
+    out = pc.take(texts, pa.array(codes, mask=codes < 0, type=pa.int64()), memory_pool=pa.system_memory_pool())
+    return pd.array(out, dtype="string")
