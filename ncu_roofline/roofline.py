@@ -64,7 +64,7 @@ from ncu_roofline.device import (
 )
 from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
-from ncu_roofline.vector import per_distinct, strings
+from ncu_roofline.vector import per_distinct, strings, taken
 
 PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "fp16", "tensor")
 LEVELS: tuple[str, ...] = ("dram", "l2", "l1")
@@ -121,7 +121,12 @@ def achieved_traffic(values: pd.DataFrame, level: str) -> pd.Series:
 def tensor_estimate(values: pd.DataFrame, cc: pd.Series | None) -> pd.Series:
     """Estimated tensor FLOP/s from tensor-pipe instruction counts x the architecture's FLOP per instruction
     (``TENSOR_FLOP_PER_INSTRUCTION``); NaN where either is unknown."""
-    inst = pd.Series(derive(values, "tensor_inst_per_s")[0], index=values.index)
+    return _tensor_estimate(values, cc, derive(values, "tensor_inst_per_s")[0])
+
+
+def _tensor_estimate(values: pd.DataFrame, cc: pd.Series | None, per_s: np.ndarray) -> pd.Series:
+    """``tensor_estimate`` from the tensor-pipe instructions per second already derived (``per_s``)."""
+    inst = pd.Series(per_s, index=values.index)
     if cc is None:
         return inst * np.nan
     # once per distinct compute capability
@@ -190,20 +195,21 @@ def roofline(
         raise ValueError(f"tensor must be 'dominant' or 'all', not {tensor!r}")
     peaks = peaks.reindex(values.index)
     n = len(values.index)
-    # one array per column and part (a precision x level block of every launch), in the order the rows take
-    columns: dict[str, list[np.ndarray]] = {c: [] for c in _PART_COLUMNS}
+    # one entry per column and part (a precision x level block of every launch), in the order the rows take:
+    # numbers as arrays; texts as a scalar (the same on every launch) or an object array, taken by codes below
+    columns: dict[str, list[Any]] = {c: [] for c in _PART_COLUMNS}
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    traffic = {lv: pd.Series(derive(values, f"{lv}_bytes_per_s", done)[0], index=values.index) for lv in LEVELS}
-    traffic_recipe = {lv: derive(values, f"{lv}_bytes_per_s", done)[1] for lv in LEVELS}
+    traffic = {lv: derive(values, f"{lv}_bytes_per_s", done) for lv in LEVELS}
+    traffic_recipe = {lv: np.asarray(traffic[lv][1], dtype=object) for lv in LEVELS}
     none = np.full(n, None, dtype=object)
-    peak_bw = {lv: float_column(peaks, f"{lv}_bytes_per_s") for lv in LEVELS}
+    peak_bw = {lv: float_column(peaks, f"{lv}_bytes_per_s").to_numpy(dtype=float) for lv in LEVELS}
 
     def block(
         prec: str,
         *,
-        dtype: pd.Series,
-        series: pd.Series,
-        work: pd.Series,
+        dtype: str | pd.Series,
+        series: str | pd.Series | None,
+        work: pd.Series | np.ndarray,
         peak: pd.Series,
         order: float,
         recipe: np.ndarray = none,
@@ -211,30 +217,36 @@ def roofline(
     ) -> None:
         # ``order``: the parts are added in the order of their rows within a launch (PRECISIONS, then the
         # tensor series), which the assembly below keeps
+        # converted once per block: its levels share the arrays (and ``_part_texts`` their codes)
+        no_recipe = pd.isna(recipe)
+        part_work = np.asarray(work, dtype=float)
+        part_peak = peak.to_numpy(dtype=float)
+        part_dtype = dtype if isinstance(dtype, str) else dtype.to_numpy(dtype=object)
+        part_series = series if series is None or isinstance(series, str) else series.to_numpy(dtype=object)
+        part_recipe = np.asarray(recipe, dtype=object)
         for lv in LEVELS:
             part = {
-                "precision": np.full(n, prec, dtype=object),
-                "level": np.full(n, lv, dtype=object),
-                "dtype": dtype.to_numpy(dtype=object),
-                "series": series.to_numpy(dtype=object),
-                "achieved_flops": work.to_numpy(dtype=float),
-                "achieved_bytes_per_s": traffic[lv].to_numpy(dtype=float),
-                "work_recipe": np.asarray(recipe, dtype=object),
-                "traffic_recipe": np.asarray(traffic_recipe[lv], dtype=object),
-                "estimate": _where(~pd.isna(recipe), estimate, None),
-                "peak_flops": peak.to_numpy(dtype=float),
-                "peak_bytes_per_s": peak_bw[lv].to_numpy(dtype=float),
+                "precision": prec,
+                "level": lv,
+                "dtype": part_dtype,
+                "series": part_series,
+                "achieved_flops": part_work,
+                "achieved_bytes_per_s": np.asarray(traffic[lv][0], dtype=float),
+                "work_recipe": part_recipe,
+                "traffic_recipe": traffic_recipe[lv],
+                "estimate": (estimate, no_recipe),  # the value, and where it is <NA>
+                "peak_flops": part_peak,
+                "peak_bytes_per_s": peak_bw[lv],
             }
             for c, v in part.items():
                 columns[c].append(v)
 
-    na = pd.Series(pd.NA, index=values.index, dtype="string")
     for pi, prec in enumerate(PRECISIONS[:3]):
         block(
             prec,
-            dtype=pd.Series(prec, index=values.index),
-            series=na,
-            work=pd.Series(derive(values, f"{prec}_flops", done)[0], index=values.index),
+            dtype=prec,
+            series=None,
+            work=derive(values, f"{prec}_flops", done)[0],
             peak=float_column(peaks, f"{prec}_flops"),
             order=float(pi),
             recipe=derive(values, f"{prec}_flops", done)[1],
@@ -246,12 +258,12 @@ def roofline(
     tensor_recipe = _where(work.notna().any(axis=1).to_numpy(), TENSOR_OPS_RECIPE, None) if series else none
     if not series:
         dtype_peak = float_column(peaks, f"tensor_{DEFAULT_TENSOR_DTYPE}_flops")
-        estimate = tensor_estimate(values, cc)
-        est_recipe = derive(values, "tensor_inst_per_s", done)[1]
+        inst_per_s, est_recipe = derive(values, "tensor_inst_per_s", done)
+        estimate = _tensor_estimate(values, cc, inst_per_s)
         block(
             "tensor",
-            dtype=pd.Series(DEFAULT_TENSOR_DTYPE, index=values.index),
-            series=na,
+            dtype=DEFAULT_TENSOR_DTYPE,
+            series=None,
             work=estimate,
             peak=dtype_peak,
             order=3.0,
@@ -262,8 +274,8 @@ def roofline(
         for si, s in enumerate(series):
             block(
                 "tensor",
-                dtype=pd.Series(s.src, index=values.index),
-                series=pd.Series(s.name, index=values.index),
+                dtype=s.src,
+                series=s.name,
                 work=work[s.name],
                 peak=_series_peak(peaks, s),
                 order=3.0 + si / (len(series) + 1),
@@ -282,16 +294,36 @@ def roofline(
             d[rows] = s.src
         block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0, recipe=tensor_recipe)
 
-    # launch-major: row (launch i, part p) of P parts is i * P + p (the parts' (order, level) keys ascend)
+    # launch-major: row (launch i, part p) of P parts is i * P + p (the parts' (order, level) keys ascend), so
+    # a launch x part matrix, flattened, is the column
     parts = len(columns["precision"])
-    take = (np.arange(parts)[None, :] * n + np.arange(n)[:, None]).ravel()
-    frame: dict[str, Any] = {c: np.concatenate(v)[take] if v else np.zeros(0) for c, v in columns.items()}
+    frame: dict[str, Any] = {}
+    for c, v in columns.items():
+        if c == "estimate":
+            known = np.stack([np.full(n, bool(e)) for e, _ in v], axis=1).ravel() if v else np.zeros(0, bool)
+            mask = np.stack([np.asarray(m, dtype=bool) for _, m in v], axis=1).ravel() if v else np.zeros(0, bool)
+            frame[c] = pd.arrays.BooleanArray(known, mask)
+        elif c in _NUMBER_COLUMNS:
+            frame[c] = np.stack(v, axis=1).ravel() if v else np.zeros(0)
+        else:
+            frame[c] = _part_texts(v, n)
     keys = values.index.to_frame(index=False)
     launch_of_row = np.repeat(np.arange(n), parts)
-    frame["report"] = pd.array(keys["report"].to_numpy(dtype=object), dtype="string").take(launch_of_row)
+    frame["report"] = _report_column(values.index, keys, launch_of_row)
     for k in ("process_id", "launch_id"):
         frame[k] = keys[k].astype("Int64").array.take(launch_of_row)
     return _derive(frame)
+
+
+def _report_column(index: pd.Index, keys: pd.DataFrame, rows: np.ndarray) -> Any:
+    """The ``report`` key of each roofline row (``rows``: its launch's position in ``index``), as the string
+    dtype: taken by the MultiIndex's own codes where its report names are text, else from the key column."""
+    if isinstance(index, pd.MultiIndex) and "report" in index.names:
+        level = index.names.index("report")
+        names = index.levels[level]
+        if all(isinstance(x, str) for x in names):
+            return taken(list(names), np.asarray(index.codes[level], dtype=np.int64)[rows])
+    return pd.array(keys["report"].to_numpy(dtype=object), dtype="string").take(rows)
 
 
 def _where(mask: np.ndarray, yes: Any, no: Any) -> np.ndarray:
@@ -328,6 +360,40 @@ _PART_COLUMNS = (
     "peak_flops",
     "peak_bytes_per_s",
 )
+#: The numeric ones among them (float arrays per part).
+_NUMBER_COLUMNS = ("achieved_flops", "achieved_bytes_per_s", "peak_flops", "peak_bytes_per_s")
+
+
+def _part_texts(parts: list[Any], n: int) -> Any:
+    """One text column of the roofline (string dtype), launch-major, from its parts: each a scalar (str or
+    None, the same on every launch) or an object array of ``n``. The texts are few (precisions, levels,
+    recipe names): each part becomes codes into one list of distinct texts, taken by Arrow."""
+    if not parts:
+        return strings(np.zeros(0, dtype=object))
+    distinct: dict[str, int] = {}
+    codes = np.empty((n, len(parts)), dtype=np.int64)
+    coded: dict[int, np.ndarray] = {}  # by id: parts often share one array (a recipe on every level)
+    for p, v in enumerate(parts):
+        if v is None or isinstance(v, str):
+            codes[:, p] = -1 if v is None else distinct.setdefault(v, len(distinct))
+            continue
+        if id(v) not in coded:
+            at, uniques = pd.factorize(v)  # missing (None, NaN, <NA>): -1
+            if any(not isinstance(u, str) for u in uniques):  # not text: converted the pandas way
+                return strings(np.stack(_parts_as_objects(parts, n), axis=1).ravel())
+            remap = np.array([*(distinct.setdefault(u, len(distinct)) for u in uniques), -1], dtype=np.int64)
+            coded[id(v)] = remap[at]
+        codes[:, p] = coded[id(v)]
+    return taken(list(distinct), codes.ravel())
+
+
+def _parts_as_objects(parts: list[Any], n: int) -> list[np.ndarray]:
+    """The parts of ``_part_texts`` as object arrays of ``n``."""
+    return [np.full(n, v, dtype=object) if v is None or isinstance(v, str) else v for v in parts]
+
+
+#: The texts of the ``bound`` column.
+_BOUNDS = ("memory", "compute")
 
 
 def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
@@ -346,9 +412,9 @@ def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
         roof = np.where(np.isnan(attainable), np.nan, roof)
         bw_frac = b / pb
         comp_frac = w / pw
-    bound = np.full(len(w), None, dtype=object)
     defined = ~(np.isnan(intensity) | np.isnan(ridge))
-    bound[defined] = np.where(intensity[defined] < ridge[defined], "memory", "compute")
+    with np.errstate(invalid="ignore"):
+        bound = np.where(defined, np.where(intensity < ridge, 0, 1), -1)  # codes into _BOUNDS; -1: <NA>
 
     def typed(column: str, dtype: str = "string") -> Any:
         v = frame[column]
@@ -377,13 +443,17 @@ def _derive(frame: pd.DataFrame | dict[str, Any]) -> pd.DataFrame:
             "roof_fraction": roof,
             "bandwidth_fraction": bw_frac,
             "compute_fraction": comp_frac,
-            "bound": strings(bound),
+            "bound": taken(_BOUNDS, bound),
             "work_recipe": typed("work_recipe"),
             "traffic_recipe": typed("traffic_recipe"),
-            "estimate": pd.array(np.asarray(frame["estimate"], dtype=object), dtype="boolean"),
+            "estimate": typed("estimate", "boolean"),
         }
     )
-    result: pd.DataFrame = out.astype(ROOFLINE_COLUMNS)
+    # only the columns not built in their type already (astype of the whole frame copies every column)
+    have = dict(zip(out.columns, out.dtypes, strict=True))
+    wanted = {t: pd.api.types.pandas_dtype(t) for t in set(ROOFLINE_COLUMNS.values())}
+    retype = {c: t for c, t in ROOFLINE_COLUMNS.items() if have[c] != wanted[t]}
+    result: pd.DataFrame = out.astype(retype) if retype else out
     return result
 
 
