@@ -52,7 +52,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -181,7 +181,9 @@ def tensor_dtype_series(series: list[TensorSeries], dtype: str) -> list[TensorSe
 def float_column(values: pd.DataFrame, name: str) -> pd.Series:
     """Column ``name`` as floats, or all-NaN where the frame lacks it."""
     out: pd.Series
-    if name in values.columns:
+    if name in values.columns and values[name].dtype == np.float64:  # floats already (copy on write)
+        out = values[name]
+    elif name in values.columns:
         out = pd.to_numeric(values[name], errors="coerce").astype(float)
     else:
         out = pd.Series(np.nan, index=values.index, dtype=float)
@@ -452,10 +454,12 @@ BUS_WIDTHS = quantities.DEVICE_ATTRIBUTES["bus_width"].metrics
 SM_COUNTS = quantities.BY_NAME["sm_count"].metrics
 
 
-def _first_of(values: pd.DataFrame, names: tuple[str, ...]) -> pd.Series:
-    out = pd.Series(np.nan, index=values.index, dtype=float)
+def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
+    """Per launch, the first of the ``names`` columns that has a value (NaN where none has), as floats."""
+    out = np.full(len(values.index), np.nan)
     for n in names:
-        out = out.where(out.notna(), float_column(values, n))
+        if n in values.columns:
+            out = np.where(np.isnan(out), float_column(values, n).to_numpy(dtype=np.float64), out)
     return out
 
 
@@ -463,10 +467,16 @@ def report_bandwidth(values: pd.DataFrame) -> pd.Series:
     """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
     width / 8 [byte/s]; NaN without them. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value
     already in Hz (above 1e8) is taken as such."""
-    clock = _first_of(values, MEMORY_CLOCKS)
-    clock_hz = clock.where(clock > 1e8, clock * 1e3)
-    bw: pd.Series = clock_hz * 2 * _first_of(values, BUS_WIDTHS) / 8
-    return bw
+    return pd.Series(_bandwidth_values(values), index=values.index)
+
+
+def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
+    """``report_bandwidth`` as a float array (numpy, not Series arithmetic)."""
+    clock = _first_values(values, MEMORY_CLOCKS)
+    with np.errstate(invalid="ignore"):
+        clock_hz = np.where(clock > 1e8, clock, clock * 1e3)
+    out: np.ndarray = clock_hz * 2 * _first_values(values, BUS_WIDTHS) / 8
+    return out
 
 
 def _cc_of(launches: pd.DataFrame, values: pd.DataFrame) -> pd.Series:
@@ -550,33 +560,36 @@ def identify(report: Report) -> pd.DataFrame:
         names = names.fillna(str(display.iloc[0]))
     names = names.str.strip()
     names = names.where(names != "", pd.NA)
-    keys = pd.DataFrame(
-        {
-            "name": names.astype(object).to_numpy(),
-            "cc": _cc_of(report.launches, values).astype(object).to_numpy(),
-            "sms": _first_of(values, SM_COUNTS).to_numpy(),
-            "bw": report_bandwidth(values).round(-6).to_numpy(),
-        }
-    )
-    table = np.full(len(keys), None, dtype=object)
-    basis = np.full(len(keys), None, dtype=object)
-    for combo, rows in keys.groupby(["name", "cc", "sms", "bw"], dropna=False, sort=False).indices.items():
-        name, cc, sms, bw = cast(tuple[Any, Any, float, float], combo)
+    keys = [
+        names.astype(object).to_numpy(),
+        _cc_of(report.launches, values).astype(object).to_numpy(),
+        _first_values(values, SM_COUNTS),
+        np.round(_bandwidth_values(values), -6),
+    ]
+    # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
+    group = np.zeros(len(index), dtype=np.int64)
+    for k in keys:
+        codes, uniques = pd.factorize(k, use_na_sentinel=False)
+        group = pd.factorize(group * (len(uniques) + 1) + codes)[0]
+    first = np.unique(group, return_index=True)[1]  # a launch of each group, in group order
+    table = np.full(len(first), None, dtype=object)
+    basis = np.full(len(first), None, dtype=object)
+    for g, row in enumerate(first):
+        name, cc, sms, bw = (k[row] for k in keys)
         spec, how = identify_one(
             None if pd.isna(name) else str(name), None if pd.isna(cc) else str(cc), float(sms), float(bw)
         )
-        table[rows] = None if spec is None else spec.name
-        basis[rows] = how
-    out = pd.DataFrame(
+        table[g] = None if spec is None else spec.name
+        basis[g] = how
+    device = pd.array(table[group], dtype="string")
+    return pd.DataFrame(
         {
-            "device_name": names.to_numpy(),
-            "device": pd.array(table, dtype="string"),
-            "device_basis": pd.array(basis, dtype="string"),
+            "device_name": names.fillna(pd.Series(device, index=index)).array,
+            "device": device,
+            "device_basis": pd.array(basis[group], dtype="string"),
         },
         index=index,
     )
-    out["device_name"] = out["device_name"].astype("string").fillna(out["device"])
-    return out
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -602,13 +615,21 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame, *, positions: np.ndar
         return out
     # the figure names of the rows that lack a peak: flop rows first, then bandwidth rows, in roofline order
     flop_rows, bw_rows = np.flatnonzero(no_flop_peak), np.flatnonzero(no_bw_peak)
-    prec = roof["precision"].take(flop_rows).astype(str).to_numpy(dtype=object)
-    dtype = roof["dtype"].take(flop_rows).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
+    # each row's figure name, built once per distinct (precision, dtype) and level: codes into ``figures``
+    prec_codes, precs = pd.factorize(roof["precision"].take(flop_rows), use_na_sentinel=False)
+    dtype_codes, dtypes = pd.factorize(roof["dtype"].take(flop_rows), use_na_sentinel=False)
+    _, first_pair, pair = np.unique(
+        prec_codes * (len(dtypes) + 1) + dtype_codes, return_index=True, return_inverse=True
+    )
+    prec = pd.Series(precs).astype(str).to_numpy(dtype=object)[prec_codes[first_pair]]
+    dtype = pd.Series(dtypes).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)[dtype_codes[first_pair]]
     flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
-    bw_fig = roof["level"].take(bw_rows).astype(str).to_numpy(dtype=object) + "_bytes_per_s"
+    level_codes, levels = pd.factorize(roof["level"].take(bw_rows), use_na_sentinel=False)
+    bw_fig = pd.Series(levels).astype(str).to_numpy(dtype=object) + "_bytes_per_s"
+    name_codes, figures = pd.factorize(np.concatenate([flop_fig, bw_fig]).astype(object))
+    codes = name_codes[np.concatenate([np.asarray(pair).reshape(-1), len(flop_fig) + level_codes])]
     pos = launch_positions(roof, index) if positions is None else positions
     at = np.concatenate([pos[flop_rows], pos[bw_rows]])
-    codes, figures = pd.factorize(np.concatenate([flop_fig, bw_fig]).astype(object))
     order = {f: i for i, f in enumerate(FIGURES)}
     rank = np.array([order.get(str(f), len(order)) for f in figures], dtype=np.int64)[codes]
     keep = at >= 0
@@ -628,13 +649,15 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame, *, positions: np.ndar
 def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame) -> pd.Series:
     """Per launch, what to do about the peaks ``missing_peaks`` lists (string; <NA> when none), same index."""
     device = peaks["device"].astype(object).reindex(figures.index)
-    keys = pd.DataFrame({"f": figures.astype(object).to_numpy(), "d": device.to_numpy()})
-    text = np.full(len(keys), None, dtype=object)
-    for combo, rows in keys.groupby(["f", "d"], dropna=False, sort=False).indices.items():
-        f, d = cast(tuple[Any, Any], combo)
-        if not pd.isna(f):
-            text[rows] = _missing_text(tuple(str(f).split(",")), None if pd.isna(d) else str(d))
-    return pd.Series(text, index=figures.index, dtype="string")
+    # the text of each distinct (figures, device) once, taken by codes
+    f_codes, f_uniques = pd.factorize(figures.astype(object).to_numpy(), use_na_sentinel=False)
+    d_codes, d_uniques = pd.factorize(device.to_numpy(), use_na_sentinel=False)
+    _, first, pair = np.unique(f_codes * (len(d_uniques) + 1) + d_codes, return_index=True, return_inverse=True)
+    texts: list[str | None] = []
+    for row in first:
+        f, d = f_uniques[f_codes[row]], d_uniques[d_codes[row]]
+        texts.append(None if pd.isna(f) else _missing_text(tuple(str(f).split(",")), None if pd.isna(d) else str(d)))
+    return pd.Series(taken(texts, np.asarray(pair).reshape(-1)), index=figures.index)
 
 
 def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
