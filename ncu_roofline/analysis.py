@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from .device import find_device, identify, missing_peaks, missing_peaks_advice, 
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
-from .quantities import breakdown_quantities, quantities, recipes, seconds_to_ns
+from .quantities import RECIPES, _recipe_texts, breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
 from .vector import launch_positions, strings
 
@@ -168,11 +169,13 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
     of its work and traffic (which includes ncu's chart body items): duration, fp64/fp32/fp16/tensor_flops,
     dram/l2/l1_bytes_per_s. Index LAUNCH_KEY; <NA> where the export has no recipe for a figure.
     ``positions``: each roofline row's launch position in ``values``' index, when the caller has them."""
-    out = recipes(values).drop(columns=["tensor_inst_per_s"])
     if not len(roof):
-        return out
-    n = len(out)
-    pos = launch_positions(roof, out.index) if positions is None else positions
+        return recipes(values).drop(columns=["tensor_inst_per_s"])
+    # the figures the roofline records are taken from it below: only the others' recipes are derived here
+    out: dict[str, Any] = dict.fromkeys(f for f in RECIPES if f != "tensor_inst_per_s")
+    out.update(_recipe_texts(values, ["duration"]))
+    n = len(values.index)
+    pos = launch_positions(roof, values.index) if positions is None else positions
     known = pos >= 0
 
     def rows_of(column: str, value: str) -> np.ndarray:
@@ -189,7 +192,11 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
         """The ``recipe`` text of each launch's first selected row; <NA> for a launch without one."""
         launches, first = np.unique(pos[sel], return_index=True)
         col = np.full(n, pd.NA, dtype=object)
-        col[launches] = roof[recipe].take(np.flatnonzero(sel)[first]).to_numpy(dtype=object)
+        if recipe not in codes_of:
+            codes_of[recipe] = pd.factorize(roof[recipe])  # <NA>: -1, the last of ``texts`` below
+        codes, names = codes_of[recipe]
+        texts = np.array([*(str(x) for x in names), pd.NA], dtype=object)
+        col[launches] = texts[codes[np.flatnonzero(sel)[first]]]
         return col
 
     dram = known & rows_of("level", "dram")
@@ -197,4 +204,4 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
         out[f"{prec}_flops"] = column(dram & rows_of("precision", prec), "work_recipe")
     for lv in ("dram", "l2", "l1"):
         out[f"{lv}_bytes_per_s"] = column(known & rows_of("level", lv), "traffic_recipe")
-    return out
+    return pd.DataFrame(out, index=values.index)

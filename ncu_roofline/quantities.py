@@ -38,12 +38,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .model import launch_index
-from .vector import strings
+from .vector import strings, taken
 
 COMBINES = ("first", "max", "sum")
 ROLLUPS = ("sum", "time_mean", "max", "min", "first")
@@ -1346,26 +1347,31 @@ def seconds_to_ns(seconds: np.ndarray) -> np.ndarray:
     return out
 
 
-def _source(values: pd.DataFrame, q: Quantity) -> np.ndarray:
-    """Per launch, the metric a ``first`` quantity took (None where none is present)."""
-    out = np.full(len(values.index), None, dtype=object)
-    for m in q.metrics:
-        if m in values.columns:
-            have = ~np.isnan(values[m].to_numpy(dtype=np.float64))
-            out[have & pd.isna(out)] = m
-    return out
-
-
 def recipes(values: pd.DataFrame) -> pd.DataFrame:
     """Launch x derived figure: the name of the recipe that gave each figure (<NA> where none applied), and
     for the Speed Of Light throughputs (``RECORDED``) the metric that gave them.
 
     Takes ``Report.values``; returns one string column per figure of RECIPES and of RECORDED, same index."""
+    return pd.DataFrame(_recipe_texts(values, RECIPES), index=values.index)
+
+
+def _recipe_texts(values: pd.DataFrame, figures: Iterable[str]) -> dict[str, Any]:
+    """The columns of ``recipes`` for the RECIPES ``figures`` and every RECORDED quantity, by name: each
+    string column taken from its few distinct names by codes (``vector.taken``), not converted from objects."""
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    out = {f: strings(derive(values, f, done)[1]) for f in RECIPES}
+    out: dict[str, Any] = {}
+    for f in figures:
+        names = derive(values, f, done)[1]
+        codes, uniques = pd.factorize(names)  # None: -1
+        out[f] = taken(list(uniques), codes) if all(isinstance(u, str) for u in uniques) else strings(names)
     for name in RECORDED:
-        out[name] = strings(_source(values, BY_NAME[name]))
-    return pd.DataFrame(out, index=values.index)
+        metrics = BY_NAME[name].metrics
+        took = np.full(len(values.index), -1, dtype=np.int64)  # as ``_source``: the first metric present
+        for i, m in enumerate(metrics):
+            if m in values.columns:
+                took[~np.isnan(values[m].to_numpy(dtype=np.float64)) & (took < 0)] = i
+        out[name] = taken(list(metrics), took)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------
