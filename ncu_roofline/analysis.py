@@ -79,6 +79,8 @@ def report_quantities(report: Report, index: pd.MultiIndex | None = None) -> pd.
     quant = quantities(report.values.reindex(index))
     extra = breakdown_quantities(report.body_item_metrics, index)
     for c in extra.columns:
+        if quant[c].dtype == np.float64 and extra[c].isna().all():  # nothing labelled: the column as it is
+            continue
         if c.endswith("_busiest_pct"):  # the busiest member: over the named and the labelled members
             quant[c] = np.fmax(quant[c].to_numpy(dtype=float), extra[c].to_numpy(dtype=float))
         else:
