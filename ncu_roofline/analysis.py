@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .chart import chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
@@ -190,16 +192,21 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
 
     codes_of: dict[str, tuple[np.ndarray, pd.Index]] = {}
 
-    def column(sel: np.ndarray, recipe: str) -> np.ndarray:
-        """The ``recipe`` text of each launch's first selected row; <NA> for a launch without one."""
+    def column(sel: np.ndarray, recipe: str) -> Any:
+        """The ``recipe`` text of each launch's first selected row; missing for a launch without one. As pandas
+        infers a column of such objects: the ``str`` dtype (NaN where missing), all missing: objects (<NA>).
+        Built by codes: the str column taken from the distinct names by Arrow, no objects inferred."""
         launches, first = np.unique(pos[sel], return_index=True)
-        col = np.full(n, pd.NA, dtype=object)
         if recipe not in codes_of:
-            codes_of[recipe] = pd.factorize(roof[recipe])  # <NA>: -1, the last of ``texts`` below
+            codes_of[recipe] = pd.factorize(roof[recipe])  # <NA>: -1
         codes, names = codes_of[recipe]
-        texts = np.array([*(str(x) for x in names), pd.NA], dtype=object)
-        col[launches] = texts[codes[np.flatnonzero(sel)[first]]]
-        return col
+        col = np.full(n, -1, dtype=np.int64)
+        col[launches] = codes[np.flatnonzero(sel)[first]]
+        if not (col >= 0).any():
+            return np.full(n, pd.NA, dtype=object)
+        texts = pa.array([str(x) for x in names], type=pa.large_string())
+        took = pc.take(texts, pa.array(col, mask=col < 0, type=pa.int64()), memory_pool=pa.system_memory_pool())
+        return pd.array(took, dtype=pd.api.types.pandas_dtype("str"))
 
     dram = known & rows_of("level", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):
