@@ -24,7 +24,7 @@ from .model import Report, launch_index
 from .ncurules import rule_rows
 from .quantities import RECIPES, _recipe_texts, breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
-from .vector import launch_positions, strings
+from .vector import launch_positions, taken
 
 
 @dataclass(repr=False)
@@ -130,12 +130,7 @@ def analyze(
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame, positions=roof_pos)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
-    said = verdicts["missing"].to_numpy(dtype=object)
-    lacking = advice.to_numpy(dtype=object)  # positional: advice is in launch order
-    both = ~pd.isna(said) & ~pd.isna(lacking)
-    joined = np.where(pd.isna(said), lacking, said)
-    joined[both] = said[both] + "; " + lacking[both]
-    verdicts["missing"] = strings(joined)
+    verdicts["missing"] = _joined_missing(verdicts["missing"], advice)
     util = utilization(quant, roof, verdicts, units=units)
 
     launches = report.launches.copy()
@@ -166,6 +161,23 @@ def analyze(
         hints=hints,
         recipes=figure_recipes(values, roof, positions=roof_pos),
     )
+
+
+def _joined_missing(said: pd.Series, lacking: pd.Series) -> Any:
+    """Per launch (positional: both in launch order), what the verdict says is missing and the peaks advice,
+    "; "-joined (either alone where the other is missing), as the string dtype. The texts are few: each
+    distinct pair is joined once and taken by codes."""
+    said_codes, said_texts = pd.factorize(said.array)  # missing: -1
+    lacking_codes, lacking_texts = pd.factorize(lacking.array)
+    _, first, pair = np.unique(
+        (said_codes + 1) * (len(lacking_texts) + 1) + lacking_codes + 1, return_index=True, return_inverse=True
+    )
+    texts: list[str | None] = []
+    for row in first:
+        a = None if said_codes[row] < 0 else said_texts[said_codes[row]]
+        b = None if lacking_codes[row] < 0 else lacking_texts[lacking_codes[row]]
+        texts.append(a if b is None else b if a is None else a + "; " + b)
+    return taken(texts, np.asarray(pair).reshape(-1))
 
 
 def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.ndarray | None = None) -> pd.DataFrame:
