@@ -135,11 +135,12 @@ def analyze(
 
     launches = report.launches.copy()
     launches["duration_ns"] = seconds_to_ns(quant["duration"].to_numpy())  # as the reader's Report.launches
-    launches["device_name"] = ident["device_name"].fillna(table).to_numpy()
-    launches["device_table"] = table.to_numpy()
-    launches["device_basis"] = (
-        ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string")
-    ).to_numpy()
+    launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)
+    launches["device_table"] = _as_objects(table, launches.index)
+    launches["device_basis"] = _as_objects(
+        ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string"),
+        launches.index,
+    )
 
     frame = build_frame(
         launches, quant, units, verdicts, roof, peak_frame, all_rules, index, ncu=ncu, roof_positions=roof_pos
@@ -161,6 +162,15 @@ def analyze(
         hints=hints,
         recipes=figure_recipes(values, roof, positions=roof_pos),
     )
+
+
+def _as_objects(texts: pd.Series, index: pd.Index) -> Any:
+    """A text column, positionally, as a frame stores it when given ``texts.to_numpy()`` (objects): pandas
+    infers the ``str`` dtype where some value is present and keeps objects where none is. Built in that type
+    directly (an Arrow cast; objects not inferred element by element)."""
+    if texts.notna().any():
+        return texts.astype("str").array
+    return pd.Series(texts.to_numpy(dtype=object), index=index, dtype=object)
 
 
 def _joined_missing(said: pd.Series, lacking: pd.Series) -> Any:
