@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .chart import chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
@@ -24,7 +22,7 @@ from .model import Report, launch_index
 from .ncurules import rule_rows
 from .quantities import RECIPES, _recipe_texts, breakdown_quantities, quantities, recipes, seconds_to_ns
 from .roofline import roofline
-from .vector import launch_positions, taken
+from .vector import distinct_rows, launch_positions, taken
 
 
 @dataclass(repr=False)
@@ -177,17 +175,14 @@ def _joined_missing(said: pd.Series, lacking: pd.Series) -> Any:
     """Per launch (positional: both in launch order), what the verdict says is missing and the peaks advice,
     "; "-joined (either alone where the other is missing), as the string dtype. The texts are few: each
     distinct pair is joined once and taken by codes."""
-    said_codes, said_texts = pd.factorize(said.array)  # missing: -1
-    lacking_codes, lacking_texts = pd.factorize(lacking.array)
-    _, first, pair = np.unique(
-        (said_codes + 1) * (len(lacking_texts) + 1) + lacking_codes + 1, return_index=True, return_inverse=True
-    )
+    a_texts, b_texts = said.to_numpy(dtype=object), lacking.to_numpy(dtype=object)
+    pair, first = distinct_rows(a_texts, b_texts)
     texts: list[str | None] = []
-    for row in first:
-        a = None if said_codes[row] < 0 else said_texts[said_codes[row]]
-        b = None if lacking_codes[row] < 0 else lacking_texts[lacking_codes[row]]
+    for row in first.tolist():
+        a = None if pd.isna(a_texts[row]) else a_texts[row]
+        b = None if pd.isna(b_texts[row]) else b_texts[row]
         texts.append(a if b is None else b if a is None else a + "; " + b)
-    return taken(texts, np.asarray(pair).reshape(-1))
+    return taken(texts, pair)
 
 
 def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.ndarray | None = None) -> pd.DataFrame:
@@ -226,9 +221,7 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
         col[launches] = codes[np.flatnonzero(sel)[first]]
         if not (col >= 0).any():
             return np.full(n, pd.NA, dtype=object)
-        texts = pa.array([str(x) for x in names], type=pa.large_string())
-        took = pc.take(texts, pa.array(col, mask=col < 0, type=pa.int64()), memory_pool=pa.system_memory_pool())
-        return pd.array(took, dtype=pd.api.types.pandas_dtype("str"))
+        return taken([str(x) for x in names], col, dtype=pd.api.types.pandas_dtype("str"))
 
     dram = known & rows_of("level", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):

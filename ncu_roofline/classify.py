@@ -63,6 +63,7 @@ from .vector import (
     append,
     as_text,
     choose,
+    distinct_rows,
     float_columns,
     formatted,
     joined,
@@ -887,27 +888,9 @@ def _compare(
         return none, unknown, None
     ncu = verdict[keep].astype(str).astype(object)
     lim, reg = limiter[at], regime[at]
-    # _agrees over the few distinct (ncu, limiter, regime) triples, not per launch: each column factorized
-    # (None: code -1), the three codes combined into one number
-    codes = []
-    uniques: list[list[Any]] = []
-    for values in (ncu, lim, reg):
-        c, u = pd.factorize(values)
-        codes.append(c + 1)
-        uniques.append([None, *u])
-    key = (codes[0] * len(uniques[1]) + codes[1]) * len(uniques[2]) + codes[2]
-    which, keys = pd.factorize(key)
-    answers = np.array(
-        [
-            _agrees(
-                uniques[0][k // (len(uniques[1]) * len(uniques[2]))],
-                uniques[1][k // len(uniques[2]) % len(uniques[1])],
-                uniques[2][k % len(uniques[2])],
-            )
-            for k in keys
-        ],
-        dtype=bool,
-    )
+    # _agrees over the few distinct (ncu, limiter, regime) triples, not per launch (None where missing)
+    which, first = distinct_rows(ncu, lim, reg)
+    answers = np.array([_agrees(ncu[i], lim[i], reg[i]) for i in first.tolist()], dtype=bool)
     agree = answers[which]
     ncu_all = np.full(n, None, dtype=object)
     ncu_all[at] = ncu

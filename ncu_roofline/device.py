@@ -70,7 +70,7 @@ from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     SMSP_CLOCK,
     TENSOR_PREFIX,
 )
-from ncu_roofline.vector import launch_positions, taken
+from ncu_roofline.vector import distinct_rows, launch_positions, taken
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
 SPARSE_SPEEDUP = 2.0
@@ -567,11 +567,7 @@ def identify(report: Report) -> pd.DataFrame:
         np.round(_bandwidth_values(values), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
-    group = np.zeros(len(index), dtype=np.int64)
-    for k in keys:
-        codes, uniques = pd.factorize(k, use_na_sentinel=False)
-        group = pd.factorize(group * (len(uniques) + 1) + codes)[0]
-    first = np.unique(group, return_index=True)[1]  # a launch of each group, in group order
+    group, first = distinct_rows(*keys)  # and a launch of each group, in group order
     table = np.full(len(first), None, dtype=object)
     basis = np.full(len(first), None, dtype=object)
     for g, row in enumerate(first):
@@ -616,13 +612,10 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame, *, positions: np.ndar
     # the figure names of the rows that lack a peak: flop rows first, then bandwidth rows, in roofline order
     flop_rows, bw_rows = np.flatnonzero(no_flop_peak), np.flatnonzero(no_bw_peak)
     # each row's figure name, built once per distinct (precision, dtype) and level: codes into ``figures``
-    prec_codes, precs = pd.factorize(roof["precision"].take(flop_rows), use_na_sentinel=False)
-    dtype_codes, dtypes = pd.factorize(roof["dtype"].take(flop_rows), use_na_sentinel=False)
-    _, first_pair, pair = np.unique(
-        prec_codes * (len(dtypes) + 1) + dtype_codes, return_index=True, return_inverse=True
-    )
-    prec = pd.Series(precs).astype(str).to_numpy(dtype=object)[prec_codes[first_pair]]
-    dtype = pd.Series(dtypes).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)[dtype_codes[first_pair]]
+    flop_prec, flop_dtype = roof["precision"].take(flop_rows), roof["dtype"].take(flop_rows)
+    pair, first_pair = distinct_rows(flop_prec, flop_dtype)
+    prec = flop_prec.take(first_pair).astype(str).to_numpy(dtype=object)
+    dtype = flop_dtype.take(first_pair).astype(object).fillna("bf16").astype(str).to_numpy(dtype=object)
     flop_fig = np.where(prec == "tensor", "tensor_" + dtype + "_flops", prec + "_flops")
     level_codes, levels = pd.factorize(roof["level"].take(bw_rows), use_na_sentinel=False)
     bw_fig = pd.Series(levels).astype(str).to_numpy(dtype=object) + "_bytes_per_s"
@@ -650,14 +643,15 @@ def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame) -> pd.Series:
     """Per launch, what to do about the peaks ``missing_peaks`` lists (string; <NA> when none), same index."""
     device = peaks["device"].astype(object).reindex(figures.index)
     # the text of each distinct (figures, device) once, taken by codes
-    f_codes, f_uniques = pd.factorize(figures.astype(object).to_numpy(), use_na_sentinel=False)
-    d_codes, d_uniques = pd.factorize(device.to_numpy(), use_na_sentinel=False)
-    _, first, pair = np.unique(f_codes * (len(d_uniques) + 1) + d_codes, return_index=True, return_inverse=True)
-    texts: list[str | None] = []
-    for row in first:
-        f, d = f_uniques[f_codes[row]], d_uniques[d_codes[row]]
-        texts.append(None if pd.isna(f) else _missing_text(tuple(str(f).split(",")), None if pd.isna(d) else str(d)))
-    return pd.Series(taken(texts, np.asarray(pair).reshape(-1)), index=figures.index)
+    f, d = figures.astype(object).to_numpy(), device.to_numpy()
+    pair, first = distinct_rows(f, d)
+    texts = [
+        None
+        if pd.isna(f[row])
+        else _missing_text(tuple(str(f[row]).split(",")), None if pd.isna(d[row]) else str(d[row]))
+        for row in first.tolist()
+    ]
+    return pd.Series(taken(texts, pair), index=figures.index)
 
 
 def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:

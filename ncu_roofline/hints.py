@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
@@ -70,7 +69,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
-from .vector import launch_positions, strings
+from .vector import launch_positions, strings, taken
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -1165,7 +1164,7 @@ def _not_checked(notes: list[tuple[str, Arr]], n: int) -> pd.Series:
                 rule_id, note = text.split(": ", 1)
                 grouped.setdefault(rule_id, []).append(note)
         texts.append("; ".join(f"{r}: {', '.join(ns)}" for r, ns in grouped.items()) or None)
-    return pd.Series(_text(pa.array(texts, type=pa.large_string()), np.asarray(inverse, dtype=np.int64)))
+    return pd.Series(taken(texts, inverse))
 
 
 def _column(x: Any, n: int) -> Arr:
@@ -1357,26 +1356,17 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
             "report": keys["report"].array,
             "process_id": keys["process_id"].array,
             "launch_id": keys["launch_id"].array,
-            "hint": _text(hint, rule),
-            "severity": _text(pa.array(levels, type=pa.large_string()), kinds[rows]),
-            "source": _text(pa.array(["ncu"], type=pa.large_string()), np.zeros(n, dtype=np.int64)),
+            "hint": taken(hint, rule),
+            "severity": taken(levels, kinds[rows]),
+            "source": taken(["ncu"], np.zeros(n, dtype=np.int64)),
             "message": pd.array(r.messages(rows), dtype="string"),
             "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
-            "evidence": _text(pa.array(["[]"], type=pa.large_string()), np.zeros(n, dtype=np.int64)),
+            "evidence": taken(["[]"], np.zeros(n, dtype=np.int64)),
             "estimated_speedup": keys["speedup"].to_numpy(dtype=np.float64) / 100.0,
         }
     )
     result: pd.DataFrame = frame.astype(HINT_COLUMNS)
     return result
-
-
-def _text(distinct: pa.Array, codes: Arr) -> pd.api.extensions.ExtensionArray:
-    """``distinct[codes]`` as the string dtype (<NA> where a code is -1), taken by Arrow, not from objects."""
-    out: pd.api.extensions.ExtensionArray = pd.array(
-        pc.take(distinct, pa.array(codes, mask=codes < 0, type=pa.int64()), memory_pool=pa.system_memory_pool()),
-        dtype="string",
-    )
-    return out
 
 
 def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions: Arr | None = None) -> pd.DataFrame:
@@ -1397,7 +1387,7 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
     distinct = bits.view(np.float64)
     ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + _json_num(distinct) + "}]"
     text = np.where(np.isnan(distinct), "[]", ev.to_numpy(dtype=object)).astype(object)
-    out["evidence"] = _text(pa.array(text, type=pa.large_string()), np.asarray(inverse).reshape(-1))
+    out["evidence"] = taken(text.tolist(), np.asarray(inverse).reshape(-1))
     return out
 
 

@@ -27,7 +27,7 @@ from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
 from .quantities import BY_NAME
-from .vector import per_distinct
+from .vector import first_of_each, per_distinct
 from .vocabulary import SEVERITY_ORDER
 
 #: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
@@ -432,16 +432,6 @@ class LaunchKeys:
         if frame not in self._positions:
             self._positions[frame] = _positions_of(*self.codes(frame))
         return self._positions[frame]
-
-
-def first_of_each(codes: np.ndarray) -> np.ndarray:
-    """The position of each code's first row, for codes numbered in order of first appearance (0, 1, 2, ... as
-    ``pd.factorize`` numbers them): in code order, which is row order. (``np.unique(codes, return_index=True)[1]``
-    without its sort.)"""
-    if not len(codes):
-        return np.zeros(0, dtype=np.int64)
-    seen = np.maximum.accumulate(codes)
-    return np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
 
 
 def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:

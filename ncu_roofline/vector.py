@@ -104,6 +104,29 @@ def per_distinct(values: np.ndarray, fn: Callable[[Any], Any]) -> np.ndarray:
     return out
 
 
+def first_of_each(codes: np.ndarray) -> np.ndarray:
+    """The position of each code's first row, for codes numbered in order of first appearance (0, 1, 2, ... as
+    ``pd.factorize`` numbers them): in code order, which is row order. (``np.unique(codes, return_index=True)[1]``
+    without its sort.)"""
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.r_[True, seen[1:] > seen[:-1]])
+
+
+def distinct_rows(*columns: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Rows grouped by their values in ``columns`` (arrays or Series of one length; a missing value - None, NaN,
+    <NA> - equal to a missing value): per row, the number of its distinct combination, numbered in order of
+    first appearance, and the first row of each combination, in that order. Each column is factorized once and
+    the codes combined into one number per row, so no tuple is built per row."""
+    n = len(columns[0]) if columns else 0
+    group = np.zeros(n, dtype=np.int64)
+    for column in columns:
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        group = pd.factorize(group * (len(uniques) + 1) + codes)[0].astype(np.int64)
+    return group, first_of_each(group)
+
+
 def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
     """Per row of ``frame``, the position of its launch (LAUNCH_KEY columns) in ``index``; -1 where absent.
 
@@ -188,10 +211,11 @@ def float_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     return {str(c): rows[i] for i, c in enumerate(frame.columns)}
 
 
-def taken(distinct: Sequence[str | None], codes: np.ndarray) -> Any:
+def taken(distinct: Sequence[str | None] | pa.Array, codes: np.ndarray, dtype: Any = "string") -> Any:
     """``distinct[codes]`` as the string dtype (<NA> where a code is -1 or the text is None): what
-    ``strings`` gives for that object array, taken by Arrow from the few distinct texts, not from objects."""
+    ``strings`` gives for that object array, taken by Arrow from the few distinct texts, not from objects.
+    ``distinct``: the texts, or an Arrow string array of them; ``dtype``: another pandas text dtype (``str``)."""
     codes = np.asarray(codes, dtype=np.int64)
-    texts = pa.array(list(distinct), type=pa.large_string())
+    texts = distinct if isinstance(distinct, pa.Array) else pa.array(list(distinct), type=pa.large_string())
     out = pc.take(texts, pa.array(codes, mask=codes < 0, type=pa.int64()), memory_pool=pa.system_memory_pool())
-    return pd.array(out, dtype="string")
+    return pd.array(out, dtype=dtype)

@@ -50,7 +50,8 @@ from .. import __version__
 from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
-from ..summary import LaunchKeys, Summary, first_of_each, summarize
+from ..summary import LaunchKeys, Summary, summarize
+from ..vector import distinct_rows, first_of_each
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
@@ -202,8 +203,10 @@ class _Rows:
         half of the rows are distinct; else None."""
         if not self._checked:
             self._checked = True
-            combined = _row_codes([column.codes() for column in self.columns.values()], self.n)
-            first = first_of_each(combined)
+            if self.columns:
+                combined, first = distinct_rows(*(column.codes() for column in self.columns.values()))
+            else:  # no column: every row alike
+                combined, first = np.zeros(self.n, dtype=np.int64), np.zeros(min(self.n, 1), dtype=np.int64)
             self._distinct = (combined, first) if len(first) * 2 <= self.n else None
         return self._distinct
 
@@ -220,17 +223,6 @@ class _Rows:
             self._texts[name, std] = table
         out: list[bytes] = self._texts[name, std][codes[a:b]].tolist()
         return out
-
-
-def _row_codes(columns: list[np.ndarray], n: int) -> np.ndarray:
-    """One code per row, equal where every column's code is equal, numbered in order of first appearance
-    (``columns``: codes per row, -1 for a missing value)."""
-    combined = np.zeros(n, dtype=np.int64)
-    for codes in columns:
-        c = codes + 1
-        width = int(c.max()) + 1 if len(c) else 1
-        combined = pd.factorize(combined * width + c)[0].astype(np.int64)
-    return combined
 
 
 #: A column's JSON texts by its name (what ``_Rows.texts`` hands its ``make`` function).
@@ -742,13 +734,12 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
         if len(analysis.peaks) == n
         else []
     )
-    key = _row_codes([c.codes() for c in device], n)
+    key = distinct_rows(*(c.codes() for c in device))[0]
     counts = np.bincount(key)
-    combo = _row_codes([key, *(c.codes() for c in per_launch)], n)
     out: dict[int, dict[str, Any]] = {}
     # each distinct (device, source, missing peaks) once, at its first launch: devices in first-seen order, and
     # each device's sources and missing peaks in the order its launches first show them
-    for row in first_of_each(combo).tolist():
+    for row in distinct_rows(key, *(c.codes() for c in per_launch))[1].tolist():
         k = int(key[row])
         if k not in out:
             name, table, basis = (c.python(row, row + 1)[0] for c in device)

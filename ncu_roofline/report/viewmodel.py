@@ -23,8 +23,9 @@ from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..quantities import BY_NAME, WORK_SECTIONS
 from ..roofline import fp16_register_moves
-from ..summary import NCU_SOURCE, Summary, first_of_each, key_codes, summarize
+from ..summary import NCU_SOURCE, Summary, key_codes, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
+from ..vector import first_of_each
 from ..vocabulary import (
     LEVEL_LABELS,
     LEVELS,
