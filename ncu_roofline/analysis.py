@@ -20,7 +20,7 @@ from .device import find_device, identify, missing_peaks, missing_peaks_advice, 
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
-from .quantities import RECIPES, _recipe_texts, breakdown_quantities, quantities, recipes, seconds_to_ns
+from .quantities import RECIPES, breakdown_quantities, quantities, recipe_columns, recipes, seconds_to_ns
 from .roofline import roofline
 from .vector import distinct_rows, launch_positions, taken
 
@@ -194,7 +194,7 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
         return recipes(values).drop(columns=["tensor_inst_per_s"])
     # the figures the roofline records are taken from it below: only the others' recipes are derived here
     out: dict[str, Any] = dict.fromkeys(f for f in RECIPES if f != "tensor_inst_per_s")
-    out.update(_recipe_texts(values, ["duration"]))
+    out.update(recipe_columns(values, ["duration"]))
     n = len(values.index)
     pos = launch_positions(roof, values.index) if positions is None else positions
     known = pos >= 0

@@ -72,6 +72,7 @@ from .vector import (
     per_distinct,
     percent,
     strings,
+    typed_frame,
 )
 
 # ------------------------------------------------------------------------------------------------ thresholds
@@ -709,16 +710,7 @@ def classify(
         "agrees_with_ncu": agrees,
         "not_checked": np.full(n, None, dtype=object),
     }
-    for c, dtype in VERDICT_COLUMNS.items():
-        values = columns[c]
-        if dtype == "string" and isinstance(values, np.ndarray) and values.dtype == object:
-            columns[c] = strings(values)
-        elif dtype == "float64":
-            columns[c] = np.asarray(values, dtype=np.float64)
-        elif dtype == "Int64":
-            columns[c] = pd.array(values, dtype="Int64")
-    result = pd.DataFrame(columns, index=pd.RangeIndex(n), columns=list(VERDICT_COLUMNS))
-    return result
+    return typed_frame(columns, VERDICT_COLUMNS, pd.RangeIndex(n))
 
 
 def _limiter_position(lim: np.ndarray) -> np.ndarray:

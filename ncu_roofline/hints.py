@@ -69,7 +69,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
-from .vector import launch_positions, strings, taken
+from .vector import launch_positions, taken, typed_frame
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -1219,21 +1219,7 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         data = {c: np.concatenate(parts[c])[order] for c in HINT_COLUMNS}
     else:
         data = {c: np.array([], dtype=object) for c in HINT_COLUMNS}
-    return _typed(data), _not_checked(notes, f.n)
-
-
-def _typed(data: dict[str, Arr]) -> pd.DataFrame:
-    """HINT_COLUMNS from their arrays, each built in its dtype (text by Arrow in one pass): what
-    ``pd.DataFrame(data).astype(HINT_COLUMNS)`` gives, without a frame of objects converted afterwards."""
-    columns: dict[str, Any] = {}
-    for c, dtype in HINT_COLUMNS.items():
-        if dtype == "string":
-            columns[c] = strings(data[c])
-        elif dtype == "float64":
-            columns[c] = np.asarray(data[c], dtype=np.float64)
-        else:
-            columns[c] = pd.array(data[c], dtype="Int64")
-    return pd.DataFrame(columns, columns=list(HINT_COLUMNS))
+    return typed_frame(data, HINT_COLUMNS), _not_checked(notes, f.n)
 
 
 # ------------------------------------------------------------------------------------------------ building

@@ -1352,10 +1352,10 @@ def recipes(values: pd.DataFrame) -> pd.DataFrame:
     for the Speed Of Light throughputs (``RECORDED``) the metric that gave them.
 
     Takes ``Report.values``; returns one string column per figure of RECIPES and of RECORDED, same index."""
-    return pd.DataFrame(_recipe_texts(values, RECIPES), index=values.index)
+    return pd.DataFrame(recipe_columns(values, RECIPES), index=values.index)
 
 
-def _recipe_texts(values: pd.DataFrame, figures: Iterable[str]) -> dict[str, Any]:
+def recipe_columns(values: pd.DataFrame, figures: Iterable[str]) -> dict[str, Any]:
     """The columns of ``recipes`` for the RECIPES ``figures`` and every RECORDED quantity, by name: each
     string column taken from its few distinct names by codes (``vector.taken``), not converted from objects."""
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -219,3 +219,20 @@ def taken(distinct: Sequence[str | None] | pa.Array, codes: np.ndarray, dtype: A
     texts = distinct if isinstance(distinct, pa.Array) else pa.array(list(distinct), type=pa.large_string())
     out = pc.take(texts, pa.array(codes, mask=codes < 0, type=pa.int64()), memory_pool=pa.system_memory_pool())
     return pd.array(out, dtype=dtype)
+
+
+def typed_frame(columns: dict[str, Any], dtypes: dict[str, str], index: pd.Index | None = None) -> pd.DataFrame:
+    """A frame of the ``dtypes`` columns, in that order, each built in its dtype from ``columns``: an object
+    array of text by Arrow in one pass (``strings``), numbers as float64 or Int64, an extension array as it is.
+    What ``pd.DataFrame(columns).astype(dtypes)`` gives, without a frame of objects converted afterwards."""
+    out: dict[str, Any] = {}
+    for c, dtype in dtypes.items():
+        values = columns[c]
+        if dtype == "string" and isinstance(values, np.ndarray) and values.dtype == object:
+            values = strings(values)
+        elif dtype == "float64":
+            values = np.asarray(values, dtype=np.float64)
+        elif dtype == "Int64":
+            values = pd.array(values, dtype="Int64")
+        out[c] = values
+    return pd.DataFrame(out, index=index, columns=list(dtypes))
