@@ -13,14 +13,17 @@ process's memory after imports, as a multiple of the file size (target < 3).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "tests" / "data"
@@ -31,22 +34,71 @@ def _rows(path: Path) -> tuple[str, list[str]]:
     return lines[0], lines[1:]
 
 
-def build_details(out: Path, launches: int) -> int:
-    """micro_full.details.csv repeated with new IDs; returns the number of data rows."""
+def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
+    """micro_full.details.csv repeated with new IDs; returns the number of data rows.
+
+    ``distinct``: every launch different, as in a real export of many launches: each copy of the 16 launches
+    has its own kernel names (64 variants of each: 1,024 names), and its numbers (metric values and the numbers
+    in ncu's rule messages) scaled by a factor of its own between 0.5 and 1, written as ncu writes them (the same
+    decimals, thousands separators where the original has them). Without it, each copy is the 16 launches again,
+    so that work done once per distinct row does the work of 640 launches at 10,240."""
     header, body = _rows(DATA / "micro_full.details.csv")
     per = 16
     copies = -(-launches // per)
     rows = 0
+    template = _Template(header, body) if distinct else None
     with out.open("w") as fh:
         fh.write(header)
         for k in range(copies):
             base = k * per
+            if template is not None:
+                rows += template.write(fh, base, k)
+                continue
             for line in body:
                 # every record starts with "<ID>","<Process ID>"
                 end = line.index('"', 1)
                 fh.write(f'"{int(line[1:end]) + base}{line[end:]}')
                 rows += 1
     return rows
+
+
+#: A number as ncu writes a metric value: digits, thousands separators, a decimal point.
+_NUMBER = re.compile(r"-?[\d,]*\.?\d+")
+
+
+def _scaled(text: str, factor: float) -> str:
+    """``text`` (a number as ncu writes it) times ``factor``, with its decimals and thousands separators."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return f"{float(text.replace(',', '')) * factor:{',' if ',' in text else ''}.{decimals}f}"
+
+
+class _Template:
+    """The sample's records split into their fields, to write each copy with its own kernel names and numbers."""
+
+    def __init__(self, header: str, body: list[str]) -> None:
+        names = next(csv.reader([header]))
+        self.id, self.kernel = names.index("ID"), names.index("Kernel Name")
+        self.value, self.message = names.index("Metric Value"), names.index("Rule Description")
+        self.records = [next(csv.reader([line])) for line in body]
+
+    def write(self, fh: Any, base: int, copy: int) -> int:
+        factor = 0.5 + 0.5 * ((copy * 7919) % 1000) / 1000
+        for record in self.records:
+            r = list(record)
+            r[self.id] = str(int(r[self.id]) + base)
+            r[self.kernel] = r[self.kernel].replace("(", f"_v{copy % 64}(", 1)
+            if len(r) == self.value + 2:  # a metric row (ragged: it ends after the value and one empty field)
+                if _NUMBER.fullmatch(r[self.value]):
+                    r[self.value] = _scaled(r[self.value], factor)
+                fh.write(",".join(_quoted(f) for f in r[:-1]) + ",\n")
+            else:  # a rule row
+                r[self.message] = re.sub(r"\d+\.\d+", lambda m: _scaled(m.group(0), factor), r[self.message])
+                fh.write(",".join(_quoted(f) for f in r) + "\n")
+        return len(self.records)
+
+
+def _quoted(field: str) -> str:
+    return '"' + field.replace('"', '""') + '"'
 
 
 def build_raw(out: Path, launches: int) -> int:

@@ -7,8 +7,12 @@ RSS (``ru_maxrss``, over the process after its imports) is per measurement; the 
 run on the same file, and every figure is printed as a ratio to it. Prints the growth of each stage from one
 size to the next (linear: the ratio of the launch counts).
 
+The page's launches are the sample's 16 again and again (``--page repeated``, the default, the page the goals
+of issue 12 were set on) or each one different (``--page distinct``: kernel names and numbers of each copy its
+own, as in a real export of many launches; work done once per distinct row gains nothing there).
+
     python benchmarks/pipeline.py [--sizes 1024,10240,102400] [--only pandas,ingest,json,html] [--repeat 1]
-                                  [--keep DIR]
+                                  [--page repeated|distinct] [--keep DIR]
 
 What each measurement is:
 - ``pandas``: ``pandas.read_csv(FILE)``, nothing else (the floor);
@@ -118,6 +122,12 @@ def main() -> None:
     ap.add_argument("--sizes", default="1024,10240", help="launch counts, comma-separated (e.g. 1024,10240,102400)")
     ap.add_argument("--only", default=",".join(KINDS), help=f"measurements, comma-separated, of {', '.join(KINDS)}")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement; the fastest counts")
+    ap.add_argument(
+        "--page",
+        choices=("repeated", "distinct"),
+        default="repeated",
+        help="repeated: the sample's 16 launches again and again; distinct: every launch different (see build_details)",
+    )
     ap.add_argument("--keep", type=Path, help="build the files here and keep them (reused when present)")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -130,17 +140,17 @@ def main() -> None:
         kinds.insert(0, "pandas")  # every ratio is against the bare read of the same run
     work = args.keep or Path(tempfile.mkdtemp(prefix="ncu-roofline-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; {args.page} launches")
     print(f"{'launches':>9} {'MB':>6} {'what':7} {'seconds':>8} {'x read':>7} {'peak MB':>8} {'x file':>7}")
     results: dict[int, dict[str, dict[str, float]]] = {}
     for size in sizes:
-        path = work / f"bench-{size}.details.csv"
+        path = work / (f"bench-{size}.details.csv" if args.page == "repeated" else f"distinct-{size}.details.csv")
         if not path.exists():
-            build_details(path, size)
+            build_details(path, size, distinct=args.page == "distinct")
         mb = path.stat().st_size
         results[size] = {}
         for kind in kinds:
-            out = work / f"bench-{size}.out.{kind}"
+            out = work / f"{path.name.removesuffix('.details.csv')}.out.{kind}"
             r = measure(kind, path, out, args.repeat)
             results[size][kind] = r
             base = results[size]["pandas"]["seconds"]
