@@ -109,11 +109,42 @@ _ENCODERS = {False: _orjson_text, True: _stdlib_text}
 
 
 def _each(values: list[Any], std: bool) -> np.ndarray:
-    """An object array of the JSON text of each value, in the dialect ``std`` says."""
-    encoder = _ENCODERS[std]
+    """An object array of the JSON text of each value, in the dialect ``std`` says (texts, or lists: in one call)."""
     out = np.empty(len(values), dtype=object)
-    out[:] = [encoder(v) for v in values]
+    texts = _in_one(values, std)
+    if texts is None:
+        encoder = _ENCODERS[std]
+        texts = [encoder(v) for v in values]
+    out[:] = texts
     return out
+
+
+#: Per kind of item: the text between two items of a list of them, and what opens and closes one.
+_BETWEEN: dict[type, tuple[bytes, bytes, bytes]] = {str: (b'","', b'"', b'"'), list: (b"],[", b"[", b"]")}
+
+
+def _in_one(values: list[Any], std: bool) -> list[bytes] | None:
+    """The JSON text of each of some texts or lists (None: null), cut from one encoding of the list of them; None
+    where they are of other kinds, where orjson cannot write one of them (each is then written alone), or where the
+    cut does not give one text per value. Inside a JSON string every quote is escaped, so ``","`` in a list of
+    texts lies only between two of them; ``],[`` lies between two lists, and inside one only within a string or a
+    nested list: then it is found more than once per gap, and the cut is not used."""
+    present = [v for v in values if v is not None]  # None: null
+    kind = type(present[0]) if present else None
+    if kind not in _BETWEEN or not all(type(v) is kind for v in present):
+        return None
+    between, opening, closing = _BETWEEN[kind]
+    try:
+        whole = orjson.dumps(present, option=orjson.OPT_SORT_KEYS) if not std else _STDLIB(present).encode("ascii")
+    except orjson.JSONEncodeError:
+        return None
+    pieces = whole[2:-2].split(between)
+    if len(pieces) != len(present):
+        return None
+    if len(present) == len(values):
+        return [opening + t + closing for t in pieces]
+    it = iter(pieces)
+    return [b"null" if v is None else opening + next(it) + closing for v in values]
 
 
 class _Column:
@@ -203,6 +234,8 @@ class _Rows:
         half of the rows are distinct; else None."""
         if not self._checked:
             self._checked = True
+            if any(_many(column, self.n) for column in self.columns.values()):
+                return None  # one column alone has more than half of the rows distinct: so have the rows
             if self.columns:
                 combined, first = distinct_rows(*(column.codes() for column in self.columns.values()))
             else:  # no column: every row alike
@@ -223,6 +256,13 @@ class _Rows:
             self._texts[name, std] = table
         out: list[bytes] = self._texts[name, std][codes[a:b]].tolist()
         return out
+
+
+def _many(column: _Column, n: int) -> bool:
+    """Whether a table's codes take more than ``n`` / 2 distinct values (counted; False for other columns)."""
+    if column.table is None or len(column.table) * 2 <= n:
+        return False
+    return int(np.count_nonzero(np.bincount(column.values.astype(np.int64) + 1))) * 2 > n
 
 
 #: A column's JSON texts by its name (what ``_Rows.texts`` hands its ``make`` function).
@@ -248,7 +288,7 @@ def _a_strs(s: pd.Series) -> _Column:
     """_str over a column: each distinct text once (a string column is factorised), None where missing."""
     if isinstance(s.dtype, pd.StringDtype):
         codes, uniques = pd.factorize(s)
-        return _Column(codes, _with_none(np.array([str(u) for u in uniques], dtype=object)))
+        return _Column(codes, _with_none(uniques.to_numpy(dtype=object)))
     if s.dtype == object:
         obj_codes, obj_uniques = pd.factorize(s.to_numpy())
         if all(type(u) is str for u in obj_uniques):  # text and missing values only: each distinct text once
