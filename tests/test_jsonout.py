@@ -9,6 +9,8 @@ import pytest
 from _analyses import sample
 from click.testing import CliRunner
 from conftest import analysed, data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
@@ -246,3 +248,36 @@ def test_devices_of_a_mixed_report() -> None:
             "missing_peaks": ["l1_bytes_per_s", "dram_bytes_per_s", "l2_bytes_per_s"],  # launch 1, then 7
         },
     ]
+
+
+@pytest.mark.parametrize("std", [False, True])
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["a", "", 'say "hi"', '","', '"",""', "\\", 'x\\",', "]", None, "caf\u00e9", "tab\tnew\nline"],
+        [None, None],
+        [[], [{"metric": "a", "value": 1.5}], None, [{"metric": "],[", "op": ">"}], [1, [2, 3]]],
+        [[[1], [2]], [3]],  # a nested list: "],[" inside an item, so each item is written alone
+        ["a", ["b"], 1],  # mixed kinds: each alone
+        ["\ud800"],  # a lone surrogate: orjson refuses it
+    ],
+)
+def test_items_cut_from_one_encoding_are_each_items_text(values: list[object], std: bool) -> None:
+    each = [jsonout._ENCODERS[std](v) for v in values]
+    assert jsonout._each(values, std).tolist() == each
+
+
+_TRICKY = st.text(alphabet='"\\,[]a\u00e9', max_size=5)
+
+
+@settings(max_examples=400)
+@given(
+    st.lists(st.one_of(st.none(), _TRICKY), max_size=8)
+    | st.lists(
+        st.one_of(st.none(), st.lists(st.one_of(_TRICKY, st.integers(), st.lists(_TRICKY, max_size=2)), max_size=3)),
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_any_items_cut_from_one_encoding_are_each_items_text(values: list[object], std: bool) -> None:
+    assert jsonout._each(values, std).tolist() == [jsonout._ENCODERS[std](v) for v in values]

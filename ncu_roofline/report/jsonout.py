@@ -126,9 +126,10 @@ _BETWEEN: dict[type, tuple[bytes, bytes, bytes]] = {str: (b'","', b'"', b'"'), l
 def _in_one(values: list[Any], std: bool) -> list[bytes] | None:
     """The JSON text of each of some texts or lists (None: null), cut from one encoding of the list of them; None
     where they are of other kinds, where orjson cannot write one of them (each is then written alone), or where the
-    cut does not give one text per value. Inside a JSON string every quote is escaped, so ``","`` in a list of
-    texts lies only between two of them; ``],[`` lies between two lists, and inside one only within a string or a
-    nested list: then it is found more than once per gap, and the cut is not used."""
+    cut may not be between items. In a list of texts, ``","`` is found between two items, and inside one only as
+    an escaped quote, a comma and a quote (``\\","``: the cut is not used where those four bytes are found).
+    ``],[`` lies between two lists, and inside one only within a string or a nested list: then it is found more
+    than once per gap (it cannot overlap itself), and the cut is not used."""
     present = [v for v in values if v is not None]  # None: null
     kind = type(present[0]) if present else None
     if kind not in _BETWEEN or not all(type(v) is kind for v in present):
@@ -137,6 +138,8 @@ def _in_one(values: list[Any], std: bool) -> list[bytes] | None:
     try:
         whole = orjson.dumps(present, option=orjson.OPT_SORT_KEYS) if not std else _STDLIB(present).encode("ascii")
     except orjson.JSONEncodeError:
+        return None
+    if kind is str and b'\\","' in whole:
         return None
     pieces = whole[2:-2].split(between)
     if len(pieces) != len(present):
