@@ -119,8 +119,9 @@ def _each(values: list[Any], std: bool) -> np.ndarray:
     return out
 
 
-#: Per kind of item: the text between two items of a list of them, and what opens and closes one.
-_BETWEEN: dict[type, tuple[bytes, bytes, bytes]] = {str: (b'","', b'"', b'"'), list: (b"],[", b"[", b"]")}
+#: Per kind of item: the text between two items of a list of them, and that text with a NUL (a byte JSON text
+#: never holds: control characters are escaped) where the cut goes.
+_BETWEEN: dict[type, tuple[bytes, bytes]] = {str: (b'","', b'"\0"'), list: (b"],[", b"]\0[")}
 
 
 def _in_one(values: list[Any], std: bool) -> list[bytes] | None:
@@ -134,20 +135,23 @@ def _in_one(values: list[Any], std: bool) -> list[bytes] | None:
     kind = type(present[0]) if present else None
     if kind not in _BETWEEN or not all(type(v) is kind for v in present):
         return None
-    between, opening, closing = _BETWEEN[kind]
+    between, cut = _BETWEEN[kind]
     try:
         whole = orjson.dumps(present, option=orjson.OPT_SORT_KEYS) if not std else _STDLIB(present).encode("ascii")
     except orjson.JSONEncodeError:
         return None
     if kind is str and b'\\","' in whole:
         return None
-    pieces = whole[2:-2].split(between)
+    # from inside the first item (a match at its opening quote would not be a gap), its opening put back
+    pieces = (whole[1:2] + whole[2:-2].replace(between, cut) + whole[-2:-1]).split(b"\0")
     if len(pieces) != len(present):
         return None
     if len(present) == len(values):
-        return [opening + t + closing for t in pieces]
+        return pieces
+    if len(present) == len(values) - 1 and values[-1] is None:  # a table and its None (``_with_none``)
+        return [*pieces, b"null"]
     it = iter(pieces)
-    return [b"null" if v is None else opening + next(it) + closing for v in values]
+    return [b"null" if v is None else next(it) for v in values]
 
 
 class _Column:
