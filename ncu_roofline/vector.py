@@ -8,7 +8,7 @@ one launch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,11 +119,25 @@ def distinct_rows(*columns: Any) -> tuple[np.ndarray, np.ndarray]:
     <NA> - equal to a missing value): per row, the number of its distinct combination, numbered in order of
     first appearance, and the first row of each combination, in that order. Each column is factorized once and
     the codes combined into one number per row, so no tuple is built per row."""
-    n = len(columns[0]) if columns else 0
-    group = np.zeros(n, dtype=np.int64)
+    found = few_distinct_rows(columns)
+    assert found is not None  # no limit
+    return found
+
+
+def few_distinct_rows(columns: Iterable[Any], at_most: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """``distinct_rows(*columns)``, or None as soon as the rows are seen to have more than ``at_most`` distinct
+    combinations: the columns are taken from ``columns`` one at a time, and those after that point are not
+    taken (a generator can leave them unbuilt: put the cheap and the varied ones first)."""
+    group: np.ndarray | None = None
     for column in columns:
         codes, uniques = pd.factorize(column, use_na_sentinel=False)
-        group = pd.factorize(group * (len(uniques) + 1) + codes)[0].astype(np.int64)
+        base = np.zeros(len(codes), dtype=np.int64) if group is None else group
+        combined, seen = pd.factorize(base * (len(uniques) + 1) + codes)
+        group = combined.astype(np.int64)
+        if at_most is not None and len(seen) > at_most:
+            return None
+    if group is None:  # no column: no rows
+        group = np.zeros(0, dtype=np.int64)
     return group, first_of_each(group)
 
 

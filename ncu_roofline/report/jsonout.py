@@ -51,7 +51,7 @@ from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
 from ..summary import LaunchKeys, Summary, summarize
-from ..vector import distinct_rows, first_of_each
+from ..vector import distinct_rows, few_distinct_rows, first_of_each
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
@@ -241,13 +241,11 @@ class _Rows:
         half of the rows are distinct; else None."""
         if not self._checked:
             self._checked = True
-            if any(_many(column, self.n) for column in self.columns.values()):
-                return None  # one column alone has more than half of the rows distinct: so have the rows
-            if self.columns:
-                combined, first = distinct_rows(*(column.codes() for column in self.columns.values()))
+            if self.columns:  # tables' codes first (no hashing), stopped once more than half are distinct
+                ordered = sorted(self.columns.values(), key=lambda column: column.table is None)
+                self._distinct = few_distinct_rows((column.codes() for column in ordered), self.n // 2)
             else:  # no column: every row alike
-                combined, first = np.zeros(self.n, dtype=np.int64), np.zeros(min(self.n, 1), dtype=np.int64)
-            self._distinct = (combined, first) if len(first) * 2 <= self.n else None
+                self._distinct = (np.zeros(self.n, dtype=np.int64), np.zeros(min(self.n, 1), dtype=np.int64))
         return self._distinct
 
     def texts(self, a: int, b: int, std: bool, name: str, make: Callable[[Getter], list[bytes]]) -> list[bytes]:
@@ -263,13 +261,6 @@ class _Rows:
             self._texts[name, std] = table
         out: list[bytes] = self._texts[name, std][codes[a:b]].tolist()
         return out
-
-
-def _many(column: _Column, n: int) -> bool:
-    """Whether a table's codes take more than ``n`` / 2 distinct values (counted; False for other columns)."""
-    if column.table is None or len(column.table) * 2 <= n:
-        return False
-    return int(np.count_nonzero(np.bincount(column.values.astype(np.int64) + 1))) * 2 > n
 
 
 #: A column's JSON texts by its name (what ``_Rows.texts`` hands its ``make`` function).

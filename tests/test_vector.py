@@ -1,0 +1,53 @@
+"""Helpers over columns (ncu_roofline.vector): each against the plain Python it replaces."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ncu_roofline.vector import distinct_rows, few_distinct_rows
+
+_CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]), st.sampled_from([0.0, -0.0, 1.5, float("nan")]))
+
+
+def _by_tuples(rows: list[tuple[object, ...]]) -> tuple[list[int], list[int]]:
+    """Codes in order of first appearance and the first row of each, with tuples (missing equals missing)."""
+    seen: dict[tuple[object, ...], int] = {}
+    codes, first = [], []
+    for i, row in enumerate(rows):
+        key = tuple(None if pd.isna(x) else x for x in row)
+        if key not in seen:
+            seen[key] = len(seen)
+            first.append(i)
+        codes.append(seen[key])
+    return codes, first
+
+
+@given(st.integers(1, 3).flatmap(lambda k: st.lists(st.tuples(*[_CELLS] * k), max_size=12)))
+def test_distinct_rows_are_the_distinct_tuples(rows: list[tuple[object, ...]]) -> None:
+    if not rows:
+        return
+    columns = [np.array([r[j] for r in rows], dtype=object) for j in range(len(rows[0]))]
+    codes, first = distinct_rows(*columns)
+    assert (codes.tolist(), first.tolist()) == _by_tuples(rows)
+
+
+def test_few_distinct_rows_stops_at_the_limit_without_the_columns_after() -> None:
+    taken: list[int] = []
+
+    def columns() -> Iterator[np.ndarray]:
+        for j, column in enumerate((np.array([1, 1, 2, 2]), np.array([5, 6, 7, 8]), np.array([0, 0, 0, 0]))):
+            taken.append(j)
+            yield column
+
+    assert few_distinct_rows(columns(), 2) is None
+    assert taken == [0, 1]  # the third column was never built
+    found = few_distinct_rows(iter([np.array([1, 1, 2, 2]), np.array([0, 0, 0, 0])]), 2)
+    assert found is not None
+    assert found[0].tolist() == [0, 0, 1, 1] and found[1].tolist() == [0, 2]
+    empty = few_distinct_rows(iter([]), 0)
+    assert empty is not None and len(empty[0]) == 0
