@@ -38,10 +38,11 @@ def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
     """micro_full.details.csv repeated with new IDs; returns the number of data rows.
 
     ``distinct``: every launch different, as in a real export of many launches: each copy of the 16 launches
-    has its own kernel names (64 variants of each: 1,024 names), and its numbers (metric values and the numbers
-    in ncu's rule messages) scaled by a factor of its own between 0.5 and 1, written as ncu writes them (the same
-    decimals, thousands separators where the original has them). Without it, each copy is the 16 launches again,
-    so that work done once per distinct row does the work of 640 launches at 10,240."""
+    has its own kernel names (64 variants of each: 1,024 names), and what it measured (``_MEASURED``: times,
+    cycles, counts, throughputs, and the numbers in ncu's rule messages) scaled by a factor of its own between
+    0.5 and 1, written as ncu writes them (the same decimals, thousands separators where the original has them);
+    the device's clocks and the launch configuration stay as they are. Without it, each copy is the 16 launches
+    again, so that work done once per distinct row does the work of 640 launches at 10,240."""
     header, body = _rows(DATA / "micro_full.details.csv")
     per = 16
     copies = -(-launches // per)
@@ -62,6 +63,13 @@ def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
     return rows
 
 
+#: The sections whose values a launch measures (the others: its configuration and the profiler's), and in any
+#: section the metrics that are the device's, not the launch's.
+_MEASURED = re.compile(
+    r"GPU Speed Of Light|Workload Analysis|Scheduler Statistics|Warp State|Instruction Statistics|"
+    r"Workload Distribution|Source Counters|Occupancy/Achieved"
+)
+_DEVICE = re.compile(r"Frequency|Persisting")
 #: A number as ncu writes a metric value: digits, thousands separators, a decimal point.
 _NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 
@@ -80,15 +88,23 @@ class _Template:
         self.id, self.kernel = names.index("ID"), names.index("Kernel Name")
         self.value, self.message = names.index("Metric Value"), names.index("Rule Description")
         self.records = [next(csv.reader([line])) for line in body]
+        section, metric = names.index("Section Name"), names.index("Metric Name")
+        self.measured = [
+            len(r) == self.value + 2
+            and bool(_MEASURED.search(f"{r[section]}/{r[metric]}"))
+            and not _DEVICE.search(r[metric])
+            and bool(_NUMBER.fullmatch(r[self.value]))
+            for r in self.records
+        ]
 
     def write(self, fh: Any, base: int, copy: int) -> int:
         factor = 0.5 + 0.5 * ((copy * 7919) % 1000) / 1000
-        for record in self.records:
+        for record, measured in zip(self.records, self.measured, strict=True):
             r = list(record)
             r[self.id] = str(int(r[self.id]) + base)
             r[self.kernel] = r[self.kernel].replace("(", f"_v{copy % 64}(", 1)
             if len(r) == self.value + 2:  # a metric row (ragged: it ends after the value and one empty field)
-                if _NUMBER.fullmatch(r[self.value]):
+                if measured:
                     r[self.value] = _scaled(r[self.value], factor)
                 fh.write(",".join(_quoted(f) for f in r[:-1]) + ",\n")
             else:  # a rule row
