@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import asdict
+from dataclasses import fields
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -78,10 +78,15 @@ def script_json(obj: Any) -> str:
     )
 
 
+#: The fields of a hint card (``dataclasses.asdict`` without its deep copy: the evidence is rebuilt below and
+#: every other field is a number, a string or None).
+_HINT_FIELDS = tuple(f.name for f in fields(HintItem))
+
+
 def _hint(h: HintItem, advice: dict[str, int]) -> dict[str, Any]:
     """One hint card; its advice (the same text for every kernel with that hint) as an index into
     ``labels.advice``, stored once per page."""
-    d = asdict(h)
+    d = {name: getattr(h, name) for name in _HINT_FIELDS}
     d["evidence"] = [{k: (fmt.number(v) if isinstance(v, float) else v) for k, v in e.items()} for e in h.evidence]
     d["advice"] = None if h.advice is None else advice.setdefault(h.advice, len(advice))
     return d
