@@ -267,10 +267,17 @@ def page_data(view: ReportView) -> dict[str, Any]:
     }
 
 
+#: What stands in the template for a large block (the page's data, plotly.js) until the page is joined: the
+#: template renders without copying them (a ``|safe`` block is copied into a Markup string, then into the page).
+#: No escaped input string holds it ("<" is escaped), and neither does the template.
+_SLOT = "<ncu-roofline-slot {}>"
+
+
 def render_view_html(view: ReportView) -> str:
     """The page for a view model (see :func:`render_html`)."""
     template = _environment().get_template(TEMPLATE)
-    return template.render(
+    blocks = {"data": page_json(page_data(view)), "plotly_js": get_plotlyjs()}  # in the order of the page
+    page = template.render(
         view=view,
         f=fmt,
         vm=vm,
@@ -278,11 +285,17 @@ def render_view_html(view: ReportView) -> str:
         top_ranges=vm.TOP_RANGES,
         top_findings=vm.TOP_FINDINGS,
         any_hint=any(k.first_hint is not None for k in view.kernels),
-        data=page_json(page_data(view)),
         css=_asset("report.css"),
         js=_asset("report.js"),
-        plotly_js=get_plotlyjs(),
+        **{name: Markup(_SLOT.format(name)) for name in blocks},
     )
+    pieces = []
+    for name, text in blocks.items():
+        head, slot, page = page.partition(_SLOT.format(name))
+        if not slot:  # pragma: no cover - the template holds each slot once
+            raise ValueError(f"{TEMPLATE} has no {name} block")
+        pieces += [head, text]
+    return "".join([*pieces, page])
 
 
 def render_html(analysis: Analysis, *, title: str | None = None) -> str:
