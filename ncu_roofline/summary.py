@@ -27,7 +27,7 @@ from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
 from .quantities import BY_NAME
-from .vector import first_of_each, per_distinct
+from .vector import first_of_each, per_distinct, take_rows
 from .vocabulary import SEVERITY_ORDER
 
 #: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
@@ -514,14 +514,6 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     return result, launch_kernel
 
 
-def _pick(values: pd.Series, at: np.ndarray) -> pd.Series:
-    """``values.iloc[at]`` (index dropped), value by value where ``at`` is a small part of a long column: a take on a
-    chunked Arrow column costs a copy of the whole column."""
-    if len(at) * 64 >= len(values):
-        return values.iloc[at].reset_index(drop=True)
-    return pd.Series([values.iat[i] for i in at.tolist()], dtype=values.dtype)
-
-
 def _codes_of(values: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Codes of ``values`` at ``rows`` numbered in order of first appearance there, and the distinct values
     (object array; ``pd.factorize(values.to_numpy()[rows])`` without a Python object per row)."""
@@ -596,7 +588,7 @@ def kernel_hints(
     out["_name"] = hint_rank[out["hint"].to_numpy()]
     out = out.sort_values(["kernel", "_ncu", "_k1", "_k2", "_k3", "_name"], kind="stable")
     at = out["row"].to_numpy()
-    best_severity = _pick(h["severity"], out["severity_row"].to_numpy()).astype("string")
+    best_severity = take_rows(h["severity"], out["severity_row"].to_numpy()).astype("string")
     best_severity = best_severity.where(out["_known"].to_numpy())
     result = pd.DataFrame(
         {
@@ -606,9 +598,9 @@ def kernel_hints(
             "severity": best_severity.to_numpy(),
             "launches": out["launches"].to_numpy(),
             "launch_id": h["launch_id"].iloc[at].astype("Int64").to_numpy(),
-            "message": _pick(h["message"], at).astype("string").to_numpy(),
-            "advice": _pick(h["advice"], at).astype("string").to_numpy(),
-            "evidence": _pick(h["evidence"], at).astype("string").to_numpy(),
+            "message": take_rows(h["message"], at).astype("string").to_numpy(),
+            "advice": take_rows(h["advice"], at).astype("string").to_numpy(),
+            "evidence": take_rows(h["evidence"], at).astype("string").to_numpy(),
             "estimated_speedup": out["estimated_speedup"].to_numpy(),
         }
     )

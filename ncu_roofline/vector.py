@@ -235,6 +235,33 @@ def taken(distinct: Sequence[str | None] | pa.Array, codes: np.ndarray, dtype: A
     return pd.array(out, dtype=dtype)
 
 
+def take_rows(column: pd.Series, at: np.ndarray) -> pd.Series:
+    """``column.iloc[at]`` with the index dropped. An Arrow text column of several chunks is taken chunk by chunk
+    and the rows put back in the order of ``at``: Arrow's take on a chunked array concatenates its chunks first,
+    a copy of the whole column (of every message, say) for the few rows wanted."""
+    at = np.asarray(at, dtype=np.int64)
+    values = column.array
+    arrow = pa.array(values) if isinstance(values, pd.arrays.ArrowStringArray) else None
+    if not isinstance(arrow, pa.ChunkedArray) or arrow.num_chunks < 2 or not len(at):
+        return column.iloc[at].reset_index(drop=True)
+    if at.min() < 0 or at.max() >= len(column):  # counted from the end, or out of range: as iloc reads them
+        return column.iloc[at].reset_index(drop=True)
+    order = np.argsort(at, kind="stable")
+    rows = at[order]  # ascending: each chunk's rows together, chunks in order
+    ends = np.cumsum([len(chunk) for chunk in arrow.chunks])
+    first = np.r_[0, ends[:-1]]  # each chunk's first row
+    bounds: list[int] = np.asarray(np.searchsorted(rows, np.r_[0, ends])).tolist()  # each chunk's rows of ``rows``
+    parts = [
+        pc.take(chunk, pa.array(rows[a:b] - first[i], type=pa.int64()))
+        for i, (chunk, a, b) in enumerate(zip(arrow.chunks, bounds[:-1], bounds[1:], strict=True))
+        if b > a
+    ]
+    back = np.empty(len(at), dtype=np.int64)
+    back[order] = np.arange(len(at))  # each row of ``at`` in the ascending rows
+    out = pc.take(pa.concat_arrays(parts), pa.array(back, type=pa.int64()))
+    return pd.Series(pd.array(out, dtype=column.dtype))
+
+
 def typed_frame(columns: dict[str, Any], dtypes: dict[str, str], index: pd.Index | None = None) -> pd.DataFrame:
     """A frame of the ``dtypes`` columns, in that order, each built in its dtype from ``columns``: an object
     array of text by Arrow in one pass (``strings``), numbers as float64 or Int64, an extension array as it is.

@@ -13,7 +13,7 @@ from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import figures as figures_module
 from ncu_roofline.report.figures import LEVEL_SYMBOLS, figures, roofline_figure, time_figure, time_figure_json
-from ncu_roofline.report.html import page_data, render_html, script_json
+from ncu_roofline.report.html import page_data, page_json, render_html, script_json
 from ncu_roofline.report.viewmodel import build_view
 
 DATA_BLOCK = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
@@ -88,6 +88,30 @@ def test_script_json_escapes_markup() -> None:
     assert json.loads(text) == {"k": "</script><!--<b>&"}
     with pytest.raises(ValueError):
         script_json({"x": float("nan")})
+
+
+def test_page_json_is_script_json() -> None:
+    """orjson's text, its floats respelled (from 1e-5 to 1e-4 written out, below with a one-digit exponent), is the
+    standard library's: numbers of every magnitude, and strings that look like those numbers, next to quotes and
+    backslashes, where nothing may change."""
+    rng = np.random.default_rng(7)
+    floats = [
+        *(rng.uniform(0.5, 1.0, 400) * 10.0 ** rng.integers(-40, 40, 400) * rng.choice([-1, 1], 400)).tolist(),
+        *(10.0 ** np.arange(-12, 20)).tolist(),
+        *[0.0, -0.0, 5e-324, 1e-5, 2.5e-05, 9.999999e-05, 1e-4, 3e-7, 1.5e-9, 1e-10, 1e16, 1.7976931348623157e308],
+    ]
+    texts = ['"', "\\", '\\"', '\\\\"', "e-5,", "0.00002", ":0.00002,", ",3e-7]", "[1e-8}", ",-0.00005,", "<&>"]
+    texts += ["\u2028", "é"]
+    strings = ["".join(rng.choice(texts, 6).tolist()) for _ in range(300)]
+    data = {
+        "floats": floats,
+        "strings": strings,
+        "mixed": [{s: f, "v": [f, s, None, True, 3]} for s, f in zip(strings, floats, strict=False)],
+    }
+    assert page_json(data) == script_json(data)
+    assert "e-05" in page_json(data) and "e-07" in page_json(data)
+    for value in ({"x": "\ud800"}, {"x": 2**70}, {1: 2}, {"x": 3e-7}, {"x": [2e-5]}):  # the standard library's
+        assert page_json(value) == script_json(value)
 
 
 def test_hostile_kernel_name_is_escaped_everywhere() -> None:

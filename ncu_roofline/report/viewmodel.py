@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
+import orjson
 import pandas as pd
 
 from ..analysis import Analysis
@@ -457,9 +458,12 @@ def _evidence(text: Any) -> tuple[dict[str, Any], ...]:
     if not s:
         return ()
     try:
-        data = json.loads(s)
-    except ValueError:
-        return ({"metric": s},)
+        data = orjson.loads(s)
+    except orjson.JSONDecodeError:  # what orjson does not read (an integer beyond 64 bits, NaN): the standard library
+        try:
+            data = json.loads(s)
+        except ValueError:
+            return ({"metric": s},)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
@@ -538,41 +542,77 @@ def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[Ti
     return tuple(out)
 
 
-def _hint_items(rows: list[dict[str, Any]]) -> tuple[tuple[HintItem, ...], tuple[HintItem, ...]]:
-    """Our hints and ncu's rules of one kernel from its ``Summary.kernel_hints`` rows (already in order)."""
-    ours: list[HintItem] = []
-    ncu: list[HintItem] = []
-    for r in rows:
-        hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
-        item = HintItem(
-            hint=hint,
-            label=hint_label(hint),
-            source=source,
-            severity=fmt.text(r.get("severity")),
-            message=fmt.text(r.get("message")),
-            advice=fmt.text(r.get("advice")),
-            evidence=_evidence(r.get("evidence")),
-            estimated_speedup=fmt.number(r.get("estimated_speedup")),
-            launches=fmt.integer(r.get("launches")) or 0,
-            launch_id=fmt.integer(r.get("launch_id")),
-        )
-        (ncu if source == NCU_SOURCE else ours).append(item)
-    return tuple(ours), tuple(ncu)
+def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, ...], tuple[HintItem, ...]]]:
+    """Per kernel (its ``kernel`` number), our hints and ncu's rules from the ``Summary.kernel_hints`` rows (already
+    in order). Each column is formatted as a whole; each distinct hint label and evidence text is made once."""
+    if not len(hints):
+        return {}
+    names = [h or "" for h in _texts(hints, "hint")]
+    sources = [x or "" for x in _texts(hints, "source")]
+    labels = {h: hint_label(h) for h in dict.fromkeys(names)}
+    evidence_texts = _texts(hints, "evidence")
+    evidence = {t: _evidence(t) for t in dict.fromkeys(evidence_texts)}
+    items = map(
+        HintItem,  # the fields in their order
+        names,
+        [labels[h] for h in names],
+        sources,
+        _texts(hints, "severity"),
+        _texts(hints, "message"),
+        _texts(hints, "advice"),
+        [evidence[t] for t in evidence_texts],
+        _numbers(hints, "estimated_speedup"),
+        [x or 0 for x in _integers(hints, "launches")],
+        _integers(hints, "launch_id"),
+    )
+    ours: dict[int, list[HintItem]] = {}
+    ncu: dict[int, list[HintItem]] = {}
+    for kernel, item in zip(hints["kernel"].astype(object).tolist(), items, strict=True):
+        (ncu if item.source == NCU_SOURCE else ours).setdefault(int(kernel), []).append(item)
+    return {k: (tuple(ours.get(k, ())), tuple(ncu.get(k, ()))) for k in dict.fromkeys([*ours, *ncu])}
 
 
-def _utilization(rows: list[dict[str, Any]]) -> tuple[UnitUse, ...]:
-    """One kernel's utilisation rows (unit, source, value) as UnitUse, in UNIT_ORDER."""
-    items = []
-    for r in rows:
-        v = fmt.number(r.get("value"))
-        unit = fmt.text(r.get("unit"))
-        if v is None or unit is None:
+#: A unit's place in UNIT_ORDER (units not in it after every one that is).
+_UNIT_RANK = {u: i for i, u in enumerate(UNIT_ORDER)}
+
+
+def _kernel_utilization(util: pd.DataFrame) -> dict[tuple[str | None, str | None], tuple[UnitUse, ...]]:
+    """Per (report, kernel name) of the ``Summary.kernel_utilization`` rows, their UnitUse in UNIT_ORDER: the
+    rows with a unit and a finite value, less the idle pipes. Each column is formatted as a whole."""
+    if not len(util):
+        return {}
+    units = _texts(util, "unit")
+    labels = {u: unit_label(u) for u in dict.fromkeys(units) if u is not None}
+    of: dict[tuple[str | None, str | None], list[UnitUse]] = {}
+    for key, unit, source, v in zip(
+        zip(_texts(util, "report"), _texts(util, "kernel_name"), strict=True),
+        units,
+        _texts(util, "source"),
+        _numbers(util, "value"),
+        strict=True,
+    ):
+        if v is None or unit is None or (v < IDLE_PIPE and unit.startswith("pipe_")):
             continue
-        if unit.startswith("pipe_") and v < IDLE_PIPE:
-            continue
-        items.append(UnitUse(unit=unit, label=unit_label(unit), source=fmt.text(r.get("source")) or "", value=v))
-    rank = {u: i for i, u in enumerate(UNIT_ORDER)}
-    return tuple(sorted(items, key=lambda u: (rank.get(u.unit, len(rank)), u.unit, u.source)))
+        of.setdefault(key, []).append(UnitUse(unit=unit, label=labels[unit], source=source or "", value=v))
+    last = len(_UNIT_RANK)
+    return {
+        key: tuple(sorted(items, key=lambda u: (_UNIT_RANK.get(u.unit, last), u.unit, u.source)))
+        for key, items in of.items()
+    }
+
+
+def _longest_launches(kernel_of: np.ndarray, durations: Sequence[float | None], kernels: int) -> np.ndarray:
+    """Per kernel, the position of its longest launch (the first of the longest; a launch without a duration
+    counts as 0), -1 for a kernel without launches."""
+    out = np.full(kernels, -1, dtype=np.int64)
+    if not len(kernel_of):
+        return out
+    d = np.array([0.0 if x is None else x for x in durations], dtype=np.float64)
+    order = np.lexsort((np.arange(len(d)), -d, kernel_of))
+    k = kernel_of[order]
+    first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    out[k[first]] = order[first]
+    return out
 
 
 def _positions(
@@ -766,14 +806,6 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _longest(values: Sequence[str | None], rows: Sequence[int], launches: Sequence[LaunchRow]) -> str | None:
-    """``values[j]`` of the longest launch among ``rows``."""
-    if not rows:
-        return None
-    j = max(rows, key=lambda r: launches[r].duration_ns or 0.0)
-    return values[j] if j < len(values) else None
-
-
 def _regime_help() -> str:
     """What the regimes mean, with the classifier's own thresholds (imported, so a renamed one fails mypy)."""
     return (
@@ -840,48 +872,64 @@ def build_view(
         counts = np.bincount(summary.launch_kernel, minlength=len(sk))
         members = [part.tolist() for part in np.split(order, np.cumsum(counts)[:-1])]
 
-    # kernels: the summary's rows, with their utilisation and hints
-    gkey = [(fmt.text(a), fmt.text(b)) for a, b in zip(_col(sk, "report"), _col(sk, "kernel_name"), strict=True)]
-    util_of: dict[tuple[str | None, str | None], list[dict[str, Any]]] = {}
-    for r in _records(summary.kernel_utilization):
-        util_of.setdefault((fmt.text(r.get("report")), fmt.text(r.get("kernel_name"))), []).append(r)
-    hints_of: dict[int, list[dict[str, Any]]] = {}
-    for r in _records(summary.kernel_hints):
-        hints_of.setdefault(int(r["kernel"]), []).append(r)
-    base_names = []
-    for name, kname in zip(_col(sk, "display_name"), _col(sk, "kernel_name"), strict=True):
-        shown = fmt.text(name) or (short_name(kname) if fmt.text(kname) else None) or "(unnamed kernel)"
-        base_names.append(shown)
+    # kernels: the summary's rows, with their utilisation and hints, every column formatted as a whole
+    gkey = list(zip(_texts(sk, "report"), _texts(sk, "kernel_name"), strict=True))
+    util_of = _kernel_utilization(summary.kernel_utilization)
+    hints_of = _kernel_hint_items(summary.kernel_hints)
+    base_names = [
+        name or (short_name(kname) if kname else None) or "(unnamed kernel)"
+        for name, (_, kname) in zip(_texts(sk, "display_name"), gkey, strict=True)
+    ]
     names = _unique_names(base_names)
     nc = _texts(v, "not_checked")
-    kernels = []
-    for i, g in enumerate(_records(sk)):
-        ours, ncu = _hint_items(hints_of.get(i, []))
-        kernels.append(
-            KernelRow(
-                index=i,
-                report=gkey[i][0],
-                kernel_name=gkey[i][1],
-                display_name=names[i],
-                launches=fmt.integer(g.get("launches")) or len(members[i]),
-                duration_ns=fmt.number(g.get("duration_ns")),
-                mean_duration_ns=fmt.number(g.get("mean_duration_ns")),
-                share=fmt.number(g.get("share")),
-                limiter=fmt.text(g.get("limiter")),
-                compute_pipe=fmt.text(g.get("compute_pipe")),
-                regime=fmt.text(g.get("regime")),
-                peak_fraction=fmt.number(g.get("peak_fraction")),
-                reason=fmt.text(g.get("reason")),
-                nvtx=fmt.text(g.get("nvtx")),
-                nvtx_ranges=fmt.integer(g.get("nvtx_ranges")) or 0,
-                hints=ours,
-                ncu_rules=ncu,
-                utilization=_utilization(util_of.get(gkey[i], [])),
-                launch_rows=tuple(members[i]),
-                partial=any(launch_rows[j].partial for j in members[i]),
-                not_checked=_longest(nc, members[i], launch_rows),
+    partial = np.array([r.partial for r in launch_rows], dtype=bool)
+    partial_kernel = np.zeros(len(sk), dtype=bool)
+    partial_kernel[summary.launch_kernel[partial]] = True
+    longest = _longest_launches(summary.launch_kernel, [r.duration_ns for r in launch_rows], len(sk)).tolist()
+    counts_of = _integers(sk, "launches")
+    nvtx_ranges = _integers(sk, "nvtx_ranges")
+    no_hints: tuple[tuple[HintItem, ...], tuple[HintItem, ...]] = ((), ())
+    kernels = [
+        KernelRow(
+            index=i,
+            report=gkey[i][0],
+            kernel_name=gkey[i][1],
+            display_name=names[i],
+            launches=counts_of[i] or len(members[i]),
+            duration_ns=duration_ns,
+            mean_duration_ns=mean_duration_ns,
+            share=share,
+            limiter=limiter,
+            compute_pipe=compute_pipe,
+            regime=regime,
+            peak_fraction=peak_fraction,
+            reason=reason,
+            nvtx=nvtx,
+            nvtx_ranges=nvtx_ranges[i] or 0,
+            hints=hints_of.get(i, no_hints)[0],
+            ncu_rules=hints_of.get(i, no_hints)[1],
+            utilization=util_of.get(gkey[i], ()),
+            launch_rows=tuple(members[i]),
+            partial=bool(partial_kernel[i]),
+            not_checked=None if longest[i] < 0 else nc[longest[i]],
+        )
+        for i, (duration_ns, mean_duration_ns, share, limiter, compute_pipe, regime, peak_fraction, reason, nvtx) in (
+            enumerate(
+                zip(
+                    _numbers(sk, "duration_ns"),
+                    _numbers(sk, "mean_duration_ns"),
+                    _numbers(sk, "share"),
+                    _texts(sk, "limiter"),
+                    _texts(sk, "compute_pipe"),
+                    _texts(sk, "regime"),
+                    _numbers(sk, "peak_fraction"),
+                    _texts(sk, "reason"),
+                    _texts(sk, "nvtx"),
+                    strict=True,
+                )
             )
         )
+    ]
 
     # time
     by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS))
@@ -903,13 +951,21 @@ def build_view(
     )
 
     # findings: each hint across the report, with the kernels holding the most time first
+    kernels_with: dict[tuple[str, str], list[int]] = {}  # (hint, source) -> the kernels with it, in order
+    advice_of: list[dict[str, str]] = []  # per kernel: hint -> the advice of its first item of that hint with one
+    for k in kernels:
+        advice_of.append({})
+        for h in (*k.hints, *k.ncu_rules):
+            with_it = kernels_with.setdefault((h.hint, h.source), [])
+            if not with_it or with_it[-1] != k.index:
+                with_it.append(k.index)
+            if h.advice:
+                advice_of[-1].setdefault(h.hint, h.advice)
     findings = []
     for r in _records(summary.findings):
         hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
-        with_it = [k for k in kernels if any(h.hint == hint and h.source == source for h in (*k.hints, *k.ncu_rules))]
-        advice = next(
-            (h.advice for k in with_it for h in (*k.hints, *k.ncu_rules) if h.hint == hint and h.advice), None
-        )
+        with_it = kernels_with.get((hint, source), [])
+        advice = next((advice_of[i][hint] for i in with_it if hint in advice_of[i]), None)
         findings.append(
             Finding(
                 hint=hint,
@@ -921,7 +977,7 @@ def build_view(
                 duration_ns=fmt.number(r.get("duration_ns")),
                 share=fmt.number(r.get("share")),
                 advice=advice,
-                top_kernels=tuple(k.index for k in with_it[:3]),
+                top_kernels=tuple(with_it[:3]),
                 recoverable_ns=fmt.number(r.get("recoverable_ns")),
                 recoverable_share=fmt.number(r.get("recoverable_share")),
             )
