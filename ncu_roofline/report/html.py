@@ -18,7 +18,6 @@ from importlib import resources
 from typing import Any
 
 import jinja2
-import numpy as np
 import orjson
 from markupsafe import Markup, escape
 from plotly.offline import get_plotlyjs
@@ -76,14 +75,14 @@ def script_json(obj: Any) -> str:
 def page_json(data: dict[str, Any]) -> str:
     """``script_json(data)`` for ``page_data``'s data, whose numbers are all finite (the view model's are
     ``fmt.number``'s, the figures' plotly's, which writes NaN as null), in a sixth of the time on a large page:
-    the text written by orjson, its floats spelled as the standard library spells them (``_repr_floats``); by the
-    standard library where orjson cannot write a value (a lone surrogate, an integer beyond 64 bits, a key that is
-    not a string). Unlike ``script_json`` it does not refuse a NaN: orjson writes it as null."""
+    written by orjson (the same values; a float is spelled as orjson spells it, 1e-05 as 0.00001, as in the JSON
+    output), by the standard library where orjson cannot write a value (a lone surrogate, an integer beyond 64 bits,
+    a key that is not a string). Unlike ``script_json`` it does not refuse a NaN: orjson writes it as null."""
     try:
         text = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:
         return script_json(data)
-    return _script_safe(_repr_floats(text).decode("utf-8"))
+    return _script_safe(text.decode("utf-8"))
 
 
 def _script_safe(text: str) -> str:
@@ -95,75 +94,6 @@ def _script_safe(text: str) -> str:
         .replace("\u2028", "\\u2028")
         .replace("\u2029", "\\u2029")
     )
-
-
-#: orjson's spellings of the floats ``float.__repr__`` spells otherwise, as whole number tokens: from 1e-5 to 1e-4
-#: written out (``0.000025``, repr ``2.5e-05``), and smaller ones down to 1e-9 with a one-digit exponent (``3e-7``,
-#: repr ``3e-07``). Every other float, every integer and every string the two write alike.
-_WRITTEN_OUT = re.compile(rb"(-?)0\.0000([1-9][0-9]*)")
-_SHORT_EXPONENT = re.compile(rb"(-?[0-9](?:\.[0-9]+)?)e-([5-9])")
-#: What precedes and follows a number in compact JSON text.
-_BEFORE_NUMBER, _AFTER_NUMBER = b"[,:", b",]}"
-_NUMBER_BYTES = b"-.0123456789"
-
-
-def _delimited(data: bytes, start: int, end: int) -> bool:
-    """Whether ``data[start:end]`` is a whole value of JSON text: at its start or after ``[``, ``,`` or ``:``, and at
-    its end or before ``,``, ``]`` or ``}``."""
-    return (start == 0 or data[start - 1] in _BEFORE_NUMBER) and (end == len(data) or data[end] in _AFTER_NUMBER)
-
-
-def _repr_floats(data: bytes) -> bytes:
-    """orjson's compact JSON text with each float spelled as ``json.dumps`` spells it (``float.__repr__``): the
-    tokens of ``_WRITTEN_OUT`` and ``_SHORT_EXPONENT`` respelled where they stand outside a string. Candidates are
-    found over the bytes as an array (the "-" of "e-5" to "e-9", the "." of "0.0000" and a digit), each checked as
-    a whole token, and kept outside strings: after an even number of unescaped quotes."""
-    b = np.frombuffer(data, dtype=np.uint8)
-    n = len(b)
-    if n < 4:  # the shortest such token: 1e-5
-        return data
-    dash = np.flatnonzero(b[1 : n - 1] == ord("-")) + 1
-    dash = dash[(b[dash - 1] == ord("e")) & (b[dash + 1] >= ord("5")) & (b[dash + 1] <= ord("9"))]
-    dot = np.flatnonzero(b[1 : max(n - 5, 1)] == ord(".")) + 1
-    dot = dot[(b[dot - 1] == ord("0")) & (b[dot + 5] >= ord("1")) & (b[dot + 5] <= ord("9"))]
-    for k in (1, 2, 3, 4):
-        dot = dot[b[dot + k] == ord("0")]
-    edits: list[tuple[int, int, bytes]] = []
-    for i in dash.tolist():
-        start = i - 1
-        while start > 0 and data[start - 1] in _NUMBER_BYTES:
-            start -= 1
-        m = _SHORT_EXPONENT.fullmatch(data, start, i + 2)
-        if m and _delimited(data, start, i + 2):
-            edits.append((start, i + 2, m[1] + b"e-0" + m[2]))
-    for i in dot.tolist():
-        start = i - 2 if i >= 2 and data[i - 2] == ord("-") else i - 1
-        end = i + 6
-        while end < n and data[end] in b"0123456789":
-            end += 1
-        m = _WRITTEN_OUT.fullmatch(data, start, end)
-        if m and _delimited(data, start, end):
-            digits = m[2]
-            edits.append((start, end, m[1] + digits[:1] + (b"." + digits[1:] if len(digits) > 1 else b"") + b"e-05"))
-    if not edits:
-        return data
-    edits.sort()
-    starts = np.array([start for start, _, _ in edits], dtype=np.int64)
-    quotes = np.searchsorted(np.flatnonzero(b == ord('"')), starts)  # quotes before each token
-    backslash = np.flatnonzero(b[: n - 1] == ord("\\"))
-    for q in (backslash[b[backslash + 1] == ord('"')] + 1).tolist():  # a quote after an odd run of them is escaped
-        run = 1
-        while q - run - 1 >= 0 and data[q - run - 1] == ord("\\"):
-            run += 1
-        quotes[starts > q] -= run % 2
-    pieces = []
-    at = 0
-    for (start, end, text), outside in zip(edits, (quotes % 2 == 0).tolist(), strict=True):
-        if outside:
-            pieces += [data[at:start], text]
-            at = end
-    pieces.append(data[at:])
-    return b"".join(pieces)
 
 
 #: The fields of a hint card (``dataclasses.asdict`` without its deep copy: the evidence is rebuilt below and
