@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
-from .ncurules import RuleRows, rule_rows, text_codes
+from .ncurules import RuleRows, rule_rows
 from .thresholds import (
     ATOMIC_IMBALANCE,
     ATOMIC_SHARE,
@@ -69,7 +69,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
-from .vector import launch_positions, taken, typed_frame
+from .vector import launch_positions, taken, text_codes, typed_frame
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .model import LAUNCH_KEY, launch_index
-from .vector import choose, launch_positions, per_distinct
+from .vector import choose, launch_positions, per_distinct, text_codes
 
 #: Values of ``ncu_bottleneck``: the unit ncu's SOLBottleneck rule names, or the case it reports.
 NCU_BOTTLENECKS = ("dram", "l2", "l1", "compute", "memory", "balanced", "latency", "small_grid")
@@ -114,19 +114,6 @@ def has_rules(rules: pd.DataFrame | RuleRows | None) -> bool:
         return False
     frame = rules.frame if isinstance(rules, RuleRows) else rules
     return bool(len(frame)) and "rule" in frame.columns
-
-
-def text_codes(column: pd.Series) -> tuple[np.ndarray, pa.Array]:
-    """The column dictionary-encoded: per row a code into the distinct texts (-1: missing), and those texts
-    (Arrow text, no copy of the column; the encoding is one pass of Arrow's hash kernel)."""
-    arr = pa.array(column.astype("string").array)
-    encoded = pc.dictionary_encode(arr)
-    if isinstance(encoded, pa.ChunkedArray):  # one dictionary for every chunk
-        if not encoded.num_chunks:
-            return np.zeros(0, dtype=np.int64), pa.array([], type=arr.type)
-        encoded = encoded.combine_chunks()
-    code = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return code, encoded.dictionary
 
 
 def rule_rows(rules: pd.DataFrame | RuleRows, index: pd.Index | None = None) -> RuleRows:

@@ -57,6 +57,21 @@ def strings(values: Any) -> Any:
     return pd.array(arr, dtype="string")
 
 
+def text_codes(column: pd.Series) -> tuple[np.ndarray, pa.Array]:
+    """The column dictionary-encoded: per row a code into the distinct texts, numbered in order of first appearance
+    (-1: missing), and those texts (Arrow text, no copy of the column): ``pd.factorize``'s codes and uniques, by
+    one pass of Arrow's hash kernel. Its table is allocated by the system's allocator: Arrow's own (mimalloc)
+    takes twice the time to grow for the table of a large column of long texts, the first time a process asks."""
+    arr = pa.array(column.astype("string").array)
+    encoded = pc.dictionary_encode(arr, memory_pool=pa.system_memory_pool())
+    if isinstance(encoded, pa.ChunkedArray):  # one dictionary for every chunk
+        if not encoded.num_chunks:
+            return np.zeros(0, dtype=np.int64), pa.array([], type=arr.type)
+        encoded = encoded.combine_chunks(memory_pool=pa.system_memory_pool())
+    code = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return code, encoded.dictionary
+
+
 def as_text(values: np.ndarray) -> np.ndarray:
     """``str`` of each element (an f-string's text), as an object array."""
     out: np.ndarray = np.asarray(values, dtype=object).astype(str).astype(object)

@@ -6,10 +6,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ncu_roofline.vector import distinct_rows, few_distinct_rows
+from ncu_roofline.vector import distinct_rows, few_distinct_rows, text_codes
 
 _CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]), st.sampled_from([0.0, -0.0, 1.5, float("nan")]))
 
@@ -51,3 +52,14 @@ def test_few_distinct_rows_stops_at_the_limit_without_the_columns_after() -> Non
     assert found[0].tolist() == [0, 0, 1, 1] and found[1].tolist() == [0, 2]
     empty = few_distinct_rows(iter([]), 0)
     assert empty is not None and len(empty[0]) == 0
+
+
+@given(st.lists(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", "é", "a b"])), max_size=6), max_size=3))
+def test_text_codes_are_pandas_factorize(chunks: list[list[str | None]]) -> None:
+    """Codes and distinct texts as ``pd.factorize`` gives them, over a column of several Arrow chunks (or none)."""
+    arr = pa.chunked_array([pa.array(c, pa.large_string()) for c in chunks], pa.large_string())
+    column = pd.Series(pd.arrays.ArrowStringArray(arr))
+    codes, distinct = text_codes(column)
+    want_codes, want_uniques = pd.factorize(column)
+    assert codes.tolist() == want_codes.tolist()
+    assert distinct.to_pylist() == list(want_uniques)

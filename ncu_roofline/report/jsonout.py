@@ -51,7 +51,7 @@ from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..model import LAUNCH_KEY
 from ..summary import LaunchKeys, Summary, summarize
-from ..vector import distinct_rows, few_distinct_rows, first_of_each
+from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 
@@ -284,6 +284,9 @@ def _a_nums(s: pd.Series) -> _Column:
 
 def _a_strs(s: pd.Series) -> _Column:
     """_str over a column: each distinct text once (a string column is factorised), None where missing."""
+    if isinstance(s.array, pd.arrays.ArrowStringArray):
+        codes, distinct = text_codes(s)
+        return _Column(codes, _with_none(distinct.to_numpy(zero_copy_only=False)))
     if isinstance(s.dtype, pd.StringDtype):
         codes, uniques = pd.factorize(s)
         return _Column(codes, _with_none(uniques.to_numpy(dtype=object)))
