@@ -88,9 +88,14 @@ class RuleRows:
 
     def messages(self, rows: np.ndarray) -> pa.Array:
         """The message text of ``rows`` (null where a row has none), as large Arrow text: taken from the distinct
-        texts by Arrow (the output's size computed before it is filled)."""
+        texts by Arrow (the output's size computed before it is filled), in memory from the system's allocator (as
+        ``vector.taken``: Arrow's mimalloc is ten times slower to grow for tens of megabytes the first time)."""
         codes = self.text[rows]
-        return self.texts.cast(pa.large_string()).take(pa.array(codes, mask=codes < 0))
+        return pc.take(
+            self.texts.cast(pa.large_string()),
+            pa.array(codes, mask=codes < 0),
+            memory_pool=pa.system_memory_pool(),
+        )
 
     def keys(self, rows: np.ndarray) -> pd.MultiIndex:
         """The LAUNCH_KEY of ``rows`` as a MultiIndex."""
@@ -198,7 +203,8 @@ def _distinct(r: RuleRows, rows: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """The distinct messages of ``rows`` (Arrow text; a null for rows without one) and, per row, the
     position of its message among them: what a rule's patterns are searched over, once per text."""
     used, inverse = np.unique(r.text[rows], return_inverse=True)
-    return np.asarray(inverse, dtype=np.int64).reshape(-1), r.texts.take(pa.array(used, mask=used < 0))
+    texts = pc.take(r.texts, pa.array(used, mask=used < 0), memory_pool=pa.system_memory_pool())
+    return np.asarray(inverse, dtype=np.int64).reshape(-1), texts
 
 
 def parse_sol_bottleneck(text: str) -> str | None:
