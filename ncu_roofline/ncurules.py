@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .model import LAUNCH_KEY, launch_index
-from .vector import choose, launch_positions, per_distinct, text_codes
+from .vector import choose, launch_positions, per_distinct, text_codes, texts_at
 
 #: Values of ``ncu_bottleneck``: the unit ncu's SOLBottleneck rule names, or the case it reports.
 NCU_BOTTLENECKS = ("dram", "l2", "l1", "compute", "memory", "balanced", "latency", "small_grid")
@@ -87,15 +87,9 @@ class RuleRows:
         return np.flatnonzero(self.rule == at[0])
 
     def messages(self, rows: np.ndarray) -> pa.Array:
-        """The message text of ``rows`` (null where a row has none), as large Arrow text: taken from the distinct
-        texts by Arrow (the output's size computed before it is filled), in memory from the system's allocator (as
-        ``vector.taken``: Arrow's mimalloc is ten times slower to grow for tens of megabytes the first time)."""
-        codes = self.text[rows]
-        return pc.take(
-            self.texts.cast(pa.large_string()),
-            pa.array(codes, mask=codes < 0),
-            memory_pool=pa.system_memory_pool(),
-        )
+        """The message text of ``rows`` (null where a row has none), as large Arrow text taken from the distinct
+        texts (``vector.texts_at``)."""
+        return texts_at(self.texts.cast(pa.large_string()), self.text[rows])
 
     def keys(self, rows: np.ndarray) -> pd.MultiIndex:
         """The LAUNCH_KEY of ``rows`` as a MultiIndex."""
@@ -203,8 +197,7 @@ def _distinct(r: RuleRows, rows: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """The distinct messages of ``rows`` (Arrow text; a null for rows without one) and, per row, the
     position of its message among them: what a rule's patterns are searched over, once per text."""
     used, inverse = np.unique(r.text[rows], return_inverse=True)
-    texts = pc.take(r.texts, pa.array(used, mask=used < 0), memory_pool=pa.system_memory_pool())
-    return np.asarray(inverse, dtype=np.int64).reshape(-1), texts
+    return np.asarray(inverse, dtype=np.int64).reshape(-1), texts_at(r.texts, used)
 
 
 def parse_sol_bottleneck(text: str) -> str | None:
