@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa
 
@@ -1103,6 +1104,16 @@ def _json_distinct(values: Arr) -> tuple[Arr, Arr]:
     u = bits.view(np.float64)
     text: Arr = np.where(np.isfinite(u), u.astype(str), "null").astype(object)
     return text, np.asarray(inverse).reshape(-1)
+
+
+def read_evidence(text: str) -> Any:
+    """An evidence text (a JSON list, as ``_evidence_json`` writes it; or several joined into one list) as Python
+    values: by orjson, else by the standard library (what orjson does not read: an integer beyond 64 bits, NaN).
+    ValueError where neither reads it."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:

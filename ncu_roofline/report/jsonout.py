@@ -49,6 +49,7 @@ import pandas as pd
 from .. import __version__
 from ..analysis import Analysis
 from ..classify import LIMITERS, records
+from ..hints import read_evidence
 from ..model import LAUNCH_KEY
 from ..summary import LaunchKeys, Summary, summarize
 from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
@@ -399,12 +400,7 @@ def _evidence(texts: list[str | None]) -> list[Any]:
     present = [t for t in texts if t]
     if not present:
         return [[] for _ in texts]
-    joined = "[" + ",".join(present) + "]"
-    try:
-        values = orjson.loads(joined)
-    except orjson.JSONDecodeError:  # what orjson does not read (an integer beyond 64 bits): the standard library
-        values = json.loads(joined)
-    parsed = iter(values)
+    parsed = iter(read_evidence("[" + ",".join(present) + "]"))
     return [next(parsed) if t else [] for t in texts]
 
 
@@ -676,7 +672,7 @@ class _Launches:
             raise _NotPlain("evidence")
         if std not in evidence.texts:
             if self.evidence is None:
-                self.evidence = [_parse(t) if t else [] for t in evidence.table.tolist()]
+                self.evidence = [read_evidence(t) if t else [] for t in evidence.table.tolist()]
             evidence.texts[std] = _each(self.evidence, std)
         return self.hints.json(lo, hi, HINT_ITEM, std)
 
@@ -709,14 +705,6 @@ class _Launches:
             self.split_texts[name, std] = _each(_split_cached(column.table.tolist(), sep, strip), std)
         out: list[bytes] = self.split_texts[name, std][column.values[start:stop]].tolist()
         return out
-
-
-def _parse(text: str) -> Any:
-    """A JSON text as ``_evidence`` reads it: by orjson, else by the standard library."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
 
 
 class _NotPlain(Exception):

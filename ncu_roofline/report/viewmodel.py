@@ -8,18 +8,17 @@ become None; strings from the input are kept as they are (escaping is the render
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
 from ..device import peaks_note
+from ..hints import read_evidence
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..quantities import BY_NAME, WORK_SECTIONS
@@ -458,12 +457,9 @@ def _evidence(text: Any) -> tuple[dict[str, Any], ...]:
     if not s:
         return ()
     try:
-        data = orjson.loads(s)
-    except orjson.JSONDecodeError:  # what orjson does not read (an integer beyond 64 bits, NaN): the standard library
-        try:
-            data = json.loads(s)
-        except ValueError:
-            return ({"metric": s},)
+        data = read_evidence(s)
+    except ValueError:
+        return ({"metric": s},)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
