@@ -884,48 +884,37 @@ def build_view(
     longest = _longest_launches(summary.launch_kernel, [r.duration_ns for r in launch_rows], len(sk)).tolist()
     counts_of = _integers(sk, "launches")
     nvtx_ranges = _integers(sk, "nvtx_ranges")
+    num = {c: _numbers(sk, c) for c in ("duration_ns", "mean_duration_ns", "share", "peak_fraction")}
+    txt = {c: _texts(sk, c) for c in ("limiter", "compute_pipe", "regime", "reason", "nvtx")}
     no_hints: tuple[tuple[HintItem, ...], tuple[HintItem, ...]] = ((), ())
-    kernels = [
-        KernelRow(
-            index=i,
-            report=gkey[i][0],
-            kernel_name=gkey[i][1],
-            display_name=names[i],
-            launches=counts_of[i] or len(members[i]),
-            duration_ns=duration_ns,
-            mean_duration_ns=mean_duration_ns,
-            share=share,
-            limiter=limiter,
-            compute_pipe=compute_pipe,
-            regime=regime,
-            peak_fraction=peak_fraction,
-            reason=reason,
-            nvtx=nvtx,
-            nvtx_ranges=nvtx_ranges[i] or 0,
-            hints=hints_of.get(i, no_hints)[0],
-            ncu_rules=hints_of.get(i, no_hints)[1],
-            utilization=util_of.get(gkey[i], ()),
-            launch_rows=tuple(members[i]),
-            partial=bool(partial_kernel[i]),
-            not_checked=None if longest[i] < 0 else nc[longest[i]],
-        )
-        for i, (duration_ns, mean_duration_ns, share, limiter, compute_pipe, regime, peak_fraction, reason, nvtx) in (
-            enumerate(
-                zip(
-                    _numbers(sk, "duration_ns"),
-                    _numbers(sk, "mean_duration_ns"),
-                    _numbers(sk, "share"),
-                    _texts(sk, "limiter"),
-                    _texts(sk, "compute_pipe"),
-                    _texts(sk, "regime"),
-                    _numbers(sk, "peak_fraction"),
-                    _texts(sk, "reason"),
-                    _texts(sk, "nvtx"),
-                    strict=True,
-                )
+    kernels = []
+    for i in range(len(sk)):
+        ours, ncu = hints_of.get(i, no_hints)
+        kernels.append(
+            KernelRow(
+                index=i,
+                report=gkey[i][0],
+                kernel_name=gkey[i][1],
+                display_name=names[i],
+                launches=counts_of[i] or len(members[i]),
+                duration_ns=num["duration_ns"][i],
+                mean_duration_ns=num["mean_duration_ns"][i],
+                share=num["share"][i],
+                limiter=txt["limiter"][i],
+                compute_pipe=txt["compute_pipe"][i],
+                regime=txt["regime"][i],
+                peak_fraction=num["peak_fraction"][i],
+                reason=txt["reason"][i],
+                nvtx=txt["nvtx"][i],
+                nvtx_ranges=nvtx_ranges[i] or 0,
+                hints=ours,
+                ncu_rules=ncu,
+                utilization=util_of.get(gkey[i], ()),
+                launch_rows=tuple(members[i]),
+                partial=bool(partial_kernel[i]),
+                not_checked=None if longest[i] < 0 else nc[longest[i]],
             )
         )
-    ]
 
     # time
     by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS))
