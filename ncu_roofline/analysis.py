@@ -62,13 +62,6 @@ class Analysis:
         return f"<Analysis of {self.report!r}: {len(self.launches)} launches of {kernels} kernels, {t}>"
 
 
-def device_names(report: Report) -> pd.Series:
-    """The GPU name per launch, index LAUNCH_KEY: ``device__attribute_display_name`` (or the session page),
-    else the built-in table entry the device attributes identify (``ncu_roofline.device.identify``)."""
-    names: pd.Series = identify(report)["device_name"]
-    return names
-
-
 def report_quantities(report: Report, index: pd.MultiIndex | None = None) -> pd.DataFrame:
     """The quantities of every launch (``ncu_roofline.quantities``), index LAUNCH_KEY in launch order
     (``index``: that index, when the caller has it).

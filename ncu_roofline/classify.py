@@ -213,7 +213,6 @@ UNIT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("pipe_tex", "pipe", "TEX pipe"),
     ("pipe_shared", "pipe", "shared pipe (FP64 + tensor dispatch)"),
 )
-UNIT_SOURCE: dict[str, str] = {name: source for name, source, _ in UNIT_COLUMNS}
 
 _QUANTITY_OF_UNIT: dict[str, str] = {
     "sm": "sm_throughput_pct",

@@ -463,15 +463,10 @@ def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
     return out
 
 
-def report_bandwidth(values: pd.DataFrame) -> pd.Series:
+def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
     """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
     width / 8 [byte/s]; NaN without them. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value
     already in Hz (above 1e8) is taken as such."""
-    return pd.Series(_bandwidth_values(values), index=values.index)
-
-
-def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
-    """``report_bandwidth`` as a float array (numpy, not Series arithmetic)."""
     clock = _first_values(values, MEMORY_CLOCKS)
     with np.errstate(invalid="ignore"):
         clock_hz = np.where(clock > 1e8, clock, clock * 1e3)

@@ -54,10 +54,6 @@ _FP_ROOF = re.compile(
 )
 
 
-#: Rows per block of copied messages (``RuleRows.messages``): about a megabyte of ncu's rule text.
-MESSAGE_BLOCK = 2048
-
-
 @dataclass(frozen=True)
 class RuleRows:
     """ncu's rule rows (``Report.rules``: RULE_COLUMNS) read once for the analysis, by integer codes.

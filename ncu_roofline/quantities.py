@@ -1212,7 +1212,6 @@ BY_NAME: dict[str, Quantity] = {q.name: q for q in QUANTITIES}
 RECIPES: dict[str, tuple[Recipe, ...]] = {
     q.name: q.recipes for q in TABLE if q.role in (TIME, WORK, TRAFFIC) and not q.template
 }
-RECIPE_FIGURES: tuple[str, ...] = tuple(RECIPES)
 #: Peak figures (columns of ``ncu_roofline.device.PEAK_COLUMNS``): figure -> recipes, best first.
 PEAK_RECIPES: dict[str, tuple[Recipe, ...]] = {q.name: q.recipes for q in TABLE if q.role == PEAK and not q.template}
 #: Per tensor series: the achieved operations and the roof (template rows).

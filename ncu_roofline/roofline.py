@@ -118,14 +118,9 @@ def achieved_traffic(values: pd.DataFrame, level: str) -> pd.Series:
     return pd.Series(derive(values, f"{level}_bytes_per_s")[0], index=values.index)
 
 
-def tensor_estimate(values: pd.DataFrame, cc: pd.Series | None) -> pd.Series:
-    """Estimated tensor FLOP/s from tensor-pipe instruction counts x the architecture's FLOP per instruction
-    (``TENSOR_FLOP_PER_INSTRUCTION``); NaN where either is unknown."""
-    return _tensor_estimate(values, cc, derive(values, "tensor_inst_per_s")[0])
-
-
 def _tensor_estimate(values: pd.DataFrame, cc: pd.Series | None, per_s: np.ndarray) -> pd.Series:
-    """``tensor_estimate`` from the tensor-pipe instructions per second already derived (``per_s``)."""
+    """Estimated tensor FLOP/s from the tensor-pipe instructions per second (``per_s``, derived by the caller) x
+    the architecture's FLOP per instruction (``TENSOR_FLOP_PER_INSTRUCTION``); NaN where either is unknown."""
     inst = pd.Series(per_s, index=values.index)
     if cc is None:
         return inst * np.nan

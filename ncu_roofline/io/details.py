@@ -549,9 +549,8 @@ class _Stream:
     sections, fields and units, the numeric metric cells (launch, section, field, body item?, value in base
     units) and the rule rows. Anything unusual is a Fallback to the careful reader."""
 
-    def __init__(self, row_identity: list[str], body: bool) -> None:
+    def __init__(self, row_identity: list[str]) -> None:
         self.row_identity = row_identity
-        self.has_body_column = body
         self.launch_row: dict[int, int] = {}
         self.lid: list[np.ndarray] = []
         self.pid: list[np.ndarray] = []
@@ -691,7 +690,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     types.update({"ID": pa.int64(), "Process ID": pa.int64(), "Metric Value": pa.string(), "__trailing__": pa.string()})
     rule_keep = [c for c in RULE_KEEP if c in header]
     rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
-    stream = _Stream(row_identity, "Body Item Label" in names)
+    stream = _Stream(row_identity)
     prepare = functools.partial(_prepare, first_spec=(names, rest))
     for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=prepare):
         stream.add(block)
