@@ -160,30 +160,47 @@ def child(kind: str, path: str) -> None:
     print(json.dumps({"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}))
 
 
-def fastest(script: str, args: list[str], repeat: int) -> dict[str, float]:
-    """The fastest of ``repeat`` runs of ``script --child ARGS``, each in a fresh process (its last stdout line is
-    a JSON result with ``seconds``); a failed run ends the benchmark with its stderr."""
-    best: dict[str, float] | None = None
-    for _ in range(repeat):
-        proc = subprocess.run([sys.executable, script, "--child", *args], check=False, capture_output=True, text=True)
-        if proc.returncode:
-            sys.exit(f"{' '.join(args)} failed:\n{proc.stderr[-2000:]}")
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        if best is None or result["seconds"] < best["seconds"]:
-            best = result
-    assert best is not None
-    return best
+def in_rounds(script: str, runs: list[list[str]], repeat: int) -> list[dict[str, float]]:
+    """Per ``runs`` entry (the ``--child`` arguments of one measurement), the fastest of ``repeat`` rounds, each
+    round running every measurement once in the order given, each in a fresh process: measurements taken side by
+    side, so a slow spell of the machine (or memory left warm or cold by the run before) falls on all of them."""
+    best: list[dict[str, float] | None] = [None] * len(runs)
+    for _ in range(max(1, repeat)):
+        for i, args in enumerate(runs):
+            proc = subprocess.run(
+                [sys.executable, script, "--child", *args], check=False, capture_output=True, text=True
+            )
+            if proc.returncode:
+                sys.exit(f"{' '.join(args)} failed:\n{proc.stderr[-2000:]}")
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            prior = best[i]
+            if prior is None or result["seconds"] < prior["seconds"]:
+                best[i] = result
+    return [b for b in best if b is not None]
 
 
-def measure(kind: str, path: Path, repeat: int) -> dict[str, float]:
-    """The fastest of ``repeat`` runs of one reader measurement."""
-    return fastest(__file__, [kind, str(path)], repeat)
+def touch_cost(mib: int = 256) -> tuple[float, float]:
+    """Microseconds per 4 KiB page to write ``mib`` MiB of new memory in a fresh process, the first time and again
+    after freeing it. On a virtual machine the host may back a page only when the guest first touches it, which
+    can cost ten times an ordinary page fault; how much of that a run pays depends on what ran before it."""
+    code = (
+        "import time, numpy as np\n"
+        "def t():\n"
+        f"    s = time.perf_counter(); a = np.ones({mib} << 17); d = time.perf_counter() - s; del a; return d\n"
+        "print(t(), t())"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    first, again = (float(x) for x in proc.stdout.split())
+    pages = mib << 8
+    return first / pages * 1e6, again / pages * 1e6
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--launches", type=int, default=10_240)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="rounds of every measurement side by side; the fastest counts"
+    )
     ap.add_argument("--keep", type=Path, help="write the generated files here and keep them")
     ap.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -199,15 +216,17 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     print(f"details: {details.stat().st_size / 1e6:,.0f} MB, {n_rows:,} rows, {args.launches:,}+ launches")
     print(f"raw:     {raw.stat().st_size / 1e6:,.0f} MB, {n_raw:,} launches x 2,240 columns\n")
+    first, again = touch_cost()
+    print(f"fresh memory: {first:.1f} us per 4 KiB page the first time, {again:.1f} us again\n")
     print(f"{'file':8} {'what':14} {'seconds':>8} {'vs pandas':>9} {'peak MB':>8} {'x file':>7}")
     for name, path, kinds in (
         ("details", details, ("pandas", "read", "read+values")),
         ("raw", raw, ("pandas", "read", "read+values", "read+metrics")),
     ):
         size = path.stat().st_size
-        base = measure("pandas", path, args.repeat)
-        for kind in kinds:
-            r = base if kind == "pandas" else measure(kind, path, args.repeat)
+        results = in_rounds(__file__, [[kind, str(path)] for kind in kinds], args.repeat)
+        base = results[0]
+        for kind, r in zip(kinds, results, strict=True):
             print(
                 f"{name:8} {kind:14} {r['seconds']:8.2f} {r['seconds'] / base['seconds']:9.2f} "
                 f"{r['peak_bytes'] / 1e6:8.0f} {r['peak_bytes'] / size:7.2f}"

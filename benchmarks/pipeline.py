@@ -39,7 +39,6 @@ import itertools
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 # the page builder and the fresh-process runner are the reader benchmark's (run as scripts: this folder is on sys.path)
-from ingest import build_details, fastest
+from ingest import build_details, in_rounds, touch_cost
 
 KINDS = ("pandas", "ingest", "json", "html")
 #: The stages of ``stages``, in order.
@@ -119,26 +118,6 @@ def _stages(path: str, out: str) -> dict[str, float]:
     return took
 
 
-def measure(kind: str, path: Path, out: Path) -> dict[str, float]:
-    """One run, in a fresh process."""
-    return fastest(__file__, [kind, str(path), str(out)], 1)
-
-
-def touch_cost(mib: int = 256) -> tuple[float, float]:
-    """Microseconds per 4 KiB page to write ``mib`` MiB of new memory in a fresh process, the first time and again
-    after freeing it (what a page fault costs on this machine, with and without the host backing new pages)."""
-    code = (
-        "import time, numpy as np\n"
-        "def t():\n"
-        f"    s = time.perf_counter(); a = np.ones({mib} << 17); d = time.perf_counter() - s; del a; return d\n"
-        "print(t(), t())"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    first, again = (float(x) for x in proc.stdout.split())
-    pages = mib << 8
-    return first / pages * 1e6, again / pages * 1e6
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1024,10240", help="launch counts, comma-separated (e.g. 1024,10240,102400)")
@@ -174,14 +153,11 @@ def main() -> None:
         if not path.exists():
             build_details(path, size, distinct=args.page == "distinct")
         mb = path.stat().st_size
-        results[size] = {}
-        for _ in range(max(1, args.repeat)):  # rounds: each measurement once per round, the fastest kept
-            for kind in kinds:
-                out = work / f"{path.name.removesuffix('.details.csv')}.out.{kind}"
-                r = measure(kind, path, out)
-                out.unlink(missing_ok=True)
-                if kind not in results[size] or r["seconds"] < results[size][kind]["seconds"]:
-                    results[size][kind] = r
+        outs = [work / f"{path.name.removesuffix('.details.csv')}.out.{kind}" for kind in kinds]
+        runs = [[kind, str(path), str(out)] for kind, out in zip(kinds, outs, strict=True)]
+        results[size] = dict(zip(kinds, in_rounds(__file__, runs, args.repeat), strict=True))
+        for out in outs:
+            out.unlink(missing_ok=True)
         base = results[size]["pandas"]["seconds"]
         for kind in kinds:
             r = results[size][kind]
