@@ -480,7 +480,7 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = N
         cyc = cpi["ncu_stall_cycles"]
         said = what != ""
         missing[said] = (
-            "stalls (ncu's CPIStall rule): " + formatted(cyc[said], "%.1f")
+            "stalls (ncu's CPIStall rule): " + formatted(cyc[said], "{:.1f}")
             + " cycles per instruction " + what[said]
         )  # fmt: skip
     if not cols:

@@ -70,7 +70,7 @@ from .thresholds import (
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
-from .vector import launch_positions, taken, text_codes, typed_frame
+from .vector import formatted, launch_positions, taken, text_codes, typed_frame
 from .vocabulary import MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
@@ -230,11 +230,8 @@ class Text:
         self.idx = idx
 
     def f(self, values: Arr, spec: str) -> Arr:
-        vals = np.asarray(values, dtype=np.float64)[self.idx]
-        # each distinct value formatted once (repeated launches of a kernel share most figures)
-        uniq, inverse = np.unique(vals, return_inverse=True)
-        text = np.array([format(float(v), spec) for v in uniq], dtype=object)
-        out: Arr = text[np.asarray(inverse).reshape(-1)] if len(uniq) else text
+        """``format(v, spec)`` per firing launch, each distinct value formatted once."""
+        out: Arr = formatted(np.asarray(values, dtype=np.float64)[self.idx], "{:" + spec + "}")
         return out
 
     def pick(self, cond: Arr, yes: str | Arr, no: str | Arr) -> Arr:

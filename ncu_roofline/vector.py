@@ -36,8 +36,8 @@ def percent(v: np.ndarray) -> np.ndarray:
     small = known & (np.abs(v) < 0.1)
     large = known & ~small
     # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
-    text[small] = formatted(v[small] * 100.0, "%.1f%%")
-    text[large] = formatted(v[large] * 100.0, "%.0f%%")
+    text[small] = formatted(v[small] * 100.0, "{:.1f}%")
+    text[large] = formatted(v[large] * 100.0, "{:.0f}%")
     return text
 
 
@@ -218,12 +218,12 @@ def _in_order(keys: pd.DataFrame, index: pd.MultiIndex) -> bool:
     return True
 
 
-def formatted(values: np.ndarray, spec: str) -> np.ndarray:
-    """``spec % v`` of each element (``np.char.mod(spec, values)``), as an object array; each distinct value
-    (by its bits: -0.0 is not 0.0) is formatted once."""
+def formatted(values: np.ndarray, template: str) -> np.ndarray:
+    """``template.format(v)`` of each element (e.g. ``"{:.1f}%"``, ``"{:,.0f}"``), as an object array; each
+    distinct value (by its bits: -0.0 is not 0.0) is formatted once."""
     v = np.ascontiguousarray(values, dtype=np.float64)
     bits, inverse = np.unique(v.view(np.int64), return_inverse=True)
-    text = np.array([spec % x for x in bits.view(np.float64).tolist()], dtype=object)
+    text = np.array([template.format(x) for x in bits.view(np.float64).tolist()], dtype=object)
     out: np.ndarray = text[np.asarray(inverse).reshape(-1)] if len(bits) else np.zeros(0, dtype=object)
     return out
 

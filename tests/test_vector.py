@@ -10,7 +10,7 @@ import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ncu_roofline.vector import distinct_rows, few_distinct_rows, text_codes
+from ncu_roofline.vector import distinct_rows, few_distinct_rows, formatted, text_codes
 
 _CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]), st.sampled_from([0.0, -0.0, 1.5, float("nan")]))
 
@@ -63,3 +63,12 @@ def test_text_codes_are_pandas_factorize(chunks: list[list[str | None]]) -> None
     want_codes, want_uniques = pd.factorize(column)
     assert codes.tolist() == want_codes.tolist()
     assert distinct.to_pylist() == list(want_uniques)
+
+
+@given(
+    st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0])), max_size=20),
+    st.sampled_from(["{:.1f}%", "{:.0f}", "{:,.0f}", "{:.0%}", "{:.2f}"]),
+)
+def test_formatted_is_format_of_each_value(values: list[float], template: str) -> None:
+    # each value by itself, -0.0 and 0.0 each as it is (the hints' messages used to format one of them for both)
+    assert formatted(np.array(values, dtype=np.float64), template).tolist() == [template.format(v) for v in values]
