@@ -47,6 +47,10 @@ def _units_row(loc: Located) -> list[str]:
     return fields
 
 
+#: Cells of a raw page parsed as one text array (a run of whole columns; the runs go to one thread per core).
+GROUP_CELLS = 1 << 18
+
+
 def read_raw(loc: Located, report: str) -> Page:
     """Launches, wide metrics, skipped lines and units not understood of a raw page.
 
@@ -109,12 +113,20 @@ def read_raw(loc: Located, report: str) -> Page:
         for u, cols in unknown.items()
     ]
 
-    def convert(j: int) -> None:  # pyarrow compute releases the GIL: columns convert side by side
-        parsed = parse_numbers(column(table, metric_cols[j]), style)
-        values[:, j] = parsed.to_numpy(zero_copy_only=False) * factors[j]
+    def convert(cols: range) -> None:
+        """A run of metric columns parsed as one text array (one pass, not one per column: a raw page of a few
+        launches has thousands of short columns), in base units."""
+        text = pa.concat_arrays([column(table, metric_cols[j]) for j in cols])
+        parsed = parse_numbers(text, style).to_numpy(zero_copy_only=False).reshape(len(cols), n)
+        values[:, cols.start : cols.stop] = parsed.T * np.asarray(factors[cols.start : cols.stop])
 
-    with ThreadPoolExecutor(MAX_CHUNKS) as pool:
-        list(pool.map(convert, range(len(metric_cols))))
+    width = max(1, GROUP_CELLS // max(n, 1))  # columns per run
+    runs = [range(j, min(j + width, len(metric_cols))) for j in range(0, len(metric_cols), width)]
+    if len(runs) > 1:  # pyarrow compute releases the GIL: runs convert side by side
+        with ThreadPoolExecutor(MAX_CHUNKS) as pool:
+            list(pool.map(convert, runs))
+    elif runs:
+        convert(runs[0])
     keys = pd.DataFrame(
         {
             "report": [report] * n,
