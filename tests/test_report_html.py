@@ -12,7 +12,14 @@ import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import figures as figures_module
-from ncu_roofline.report.figures import LEVEL_SYMBOLS, figures, roofline_figure, time_figure, time_figure_json
+from ncu_roofline.report.figures import (
+    LEVEL_SYMBOLS,
+    figures,
+    roofline_figure,
+    roofline_figure_json,
+    time_figure,
+    time_figure_json,
+)
 from ncu_roofline.report.html import page_data, page_json, render_html, script_json
 from ncu_roofline.report.viewmodel import build_view
 
@@ -183,6 +190,26 @@ def test_the_time_figure_without_plotly_is_plotlys(name: str) -> None:
 
     for view in (build_view(sample(name)), build_view(no_launches(sample(name)))):
         assert time_figure_json(view) == json.loads(pio.to_json(time_figure(view), validate=False))
+
+
+@pytest.mark.parametrize("webgl", [False, True])
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "train_step.raw.csv", "llm_full.raw.csv.gz"])
+def test_the_roofline_figures_without_plotly_are_plotlys(
+    name: str, webgl: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each roofline chart, built as plain JSON (typed arrays, template and all), is what plotly writes for the
+    figure, with SVG markers and with WebGL ones."""
+    import plotly.io as pio
+
+    if webgl:
+        monkeypatch.setattr(figures_module, "WEBGL_THRESHOLD", 10)
+    view = build_view(sample(name))
+    panels = [p for p in view.rooflines if len(p.points)]
+    assert panels
+    for panel in panels:
+        assert roofline_figure_json(panel, view) == json.loads(
+            pio.to_json(roofline_figure(panel, view), validate=False)
+        )
 
 
 @pytest.mark.parametrize("name", ["llm_full.raw.csv.gz", "micro_full.raw.csv", "train_step.raw.csv.gz"])

@@ -13,6 +13,7 @@ made here, and they are visual.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
@@ -22,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 
 from ..vocabulary import LEVEL_LABELS, LEVELS, LIMITERS, Level
 from . import fmt
@@ -162,14 +162,15 @@ def place_ridge_labels(
     return out, yr
 
 
-def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
-    """The hierarchical roofline chart of one precision (see the module docstring)."""
+def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The traces (each a dict of a plotly trace's properties, its ``type`` included) and the layout of the
+    hierarchical roofline chart of one precision (see the module docstring)."""
     pts = panel.points
     n = len(pts)
     gl = n > WEBGL_THRESHOLD
     launches_drawn = panel.launches
-    scatter = go.Scattergl if gl else go.Scatter
-    fig = go.Figure()
+    scatter = "scattergl" if gl else "scatter"
+    traces: list[dict[str, Any]] = []
 
     xs = [*pts.intensity]
     ys = [*pts.flops]
@@ -189,8 +190,9 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
         ridges = [m.ridge_intensity for m in roof.memory if m.ridge_intensity]
         left = min(ridges) if ridges else x_lo
         peak_text = f"{roof.label} peak {fmt.si(roof.peak_flops, 'FLOP/s')}"
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=[left, x_hi],
                 y=[roof.peak_flops, roof.peak_flops],
                 mode="lines",
@@ -218,8 +220,9 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
         for m in roof.memory:
             ridge = m.ridge_intensity or roof.peak_flops / m.peak_bytes_per_s
             bw_text = f"{m.label} {fmt.si(m.peak_bytes_per_s, 'B/s')}"
-            fig.add_trace(
-                go.Scatter(
+            traces.append(
+                dict(
+                    type="scatter",
                     x=[x_lo, ridge],
                     y=[m.peak_bytes_per_s * x_lo, roof.peak_flops],
                     mode="lines",
@@ -231,8 +234,9 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                     hovertemplate=_e(bw_text) + "<extra></extra>",
                 )
             )
-            fig.add_trace(
-                go.Scatter(
+            traces.append(
+                dict(
+                    type="scatter",
                     x=[ridge],
                     y=[roof.peak_flops],
                     mode="markers",
@@ -275,8 +279,9 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                 ly.append(math.nan)
             lx.append(pts.intensity[i])
             ly.append(pts.flops[i])
-        fig.add_trace(
-            scatter(
+        traces.append(
+            dict(
+                type=scatter,
                 x=np.array(lx),
                 y=np.array(ly),
                 mode="lines",
@@ -304,8 +309,9 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
                 if not idx:
                     continue
                 level_label = LEVEL_LABELS.get(level, level)
-                fig.add_trace(
-                    scatter(
+                traces.append(
+                    dict(
+                        type=scatter,
                         x=np.array([pts.intensity[i] for i in idx]),
                         y=np.array([pts.flops[i] for i in idx]),
                         mode="markers",
@@ -403,8 +409,62 @@ def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
             "uirevision": panel.precision,
         }
     )
+    return traces, layout
+
+
+def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:
+    """The hierarchical roofline chart of one precision (see the module docstring), as a plotly figure."""
+    traces, layout = _roofline_spec(panel, view)
+    fig = go.Figure()
+    for trace in traces:
+        kind = go.Scattergl if trace["type"] == "scattergl" else go.Scatter
+        fig.add_trace(kind(**{k: v for k, v in trace.items() if k != "type"}))
     fig.update_layout(layout)
     return fig
+
+
+def roofline_figure_json(panel: RooflinePanel, view: ReportView) -> dict[str, Any]:
+    """``roofline_figure(panel, view)`` as plotly writes it in JSON (``json.loads(plotly.io.to_json(fig))``),
+    built without plotly's figure objects, whose validation of every property took 0.2-0.3 s per page (0.5 s
+    more the first time in a process): numpy arrays as plotly.js typed arrays (``_typed_array``), the named
+    template from plotly's package data. ``tests/test_report_html.py`` checks the two are equal."""
+    traces, layout = _roofline_spec(panel, view)
+    layout["template"] = _template(layout["template"])
+    data = [{k: _typed_array(v) if isinstance(v, np.ndarray) else _typed_arrays(v) for k, v in t.items()}
+            for t in traces]  # fmt: skip
+    return {"data": data, "layout": layout}
+
+
+#: numpy dtype -> plotly.js typed array type (plotly's ``_plotly_utils.utils.plotlyjsShortTypes``, the ones used).
+_TYPED = {"float64": "f8", "float32": "f4", "int32": "i4", "int16": "i2", "int8": "i1", "uint8": "u1"}
+
+
+def _typed_array(v: np.ndarray) -> Any:
+    """A numpy array as plotly (6 and later) writes it in a figure's JSON: a typed array spec (dtype, base64
+    bytes, shape if not flat) for the types plotly.js reads, int64 narrowed to the smallest int type that holds
+    it as plotly does; an empty array as an empty list."""
+    if v.size == 0:
+        return []
+    if v.dtype == np.int64:
+        lo, hi = int(v.min()), int(v.max())
+        for t in (np.int8, np.int16, np.int32):
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max:
+                v = v.astype(t)
+                break
+    kind = _TYPED.get(str(v.dtype))
+    if kind is None:
+        return v.tolist()
+    out: dict[str, Any] = {"dtype": kind, "bdata": base64.b64encode(np.ascontiguousarray(v).tobytes()).decode("ascii")}
+    if v.ndim > 1:
+        out["shape"] = str(v.shape)[1:-1]
+    return out
+
+
+def _typed_arrays(value: Any) -> Any:
+    """``value`` with the numpy arrays in its dicts turned into typed array specs (``_typed_array``)."""
+    if isinstance(value, dict):
+        return {k: _typed_array(v) if isinstance(v, np.ndarray) else _typed_arrays(v) for k, v in value.items()}
+    return value
 
 
 def _bar_traces(row: str, shares: tuple[TimeShare, ...]) -> list[dict[str, Any]]:
@@ -497,11 +557,10 @@ def figures(view: ReportView) -> dict[str, go.Figure]:
 
 
 def figures_json(view: ReportView) -> dict[str, Any]:
-    """``figures(view)``, each as plotly writes it in JSON (the time figure without plotly: ``time_figure_json``)."""
+    """``figures(view)``, each as plotly writes it in JSON, built without plotly's figure objects
+    (``time_figure_json``, ``roofline_figure_json``)."""
     out = {"fig-time": time_figure_json(view)}
     for panel in view.rooflines:
         if len(panel.points):
-            out[f"fig-roofline-{panel.precision}"] = json.loads(
-                pio.to_json(roofline_figure(panel, view), validate=False)
-            )
+            out[f"fig-roofline-{panel.precision}"] = roofline_figure_json(panel, view)
     return out
