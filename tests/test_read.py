@@ -117,6 +117,26 @@ def test_spot_values_match_the_files() -> None:
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "micro_full.raw-base.csv"])
+def test_raw_values_do_not_depend_on_how_the_columns_are_grouped(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A raw page's metric columns are parsed as numbers in runs of whole columns (``raw.GROUP_CELLS`` cells a run):
+    runs of one column, of a few and of them all give the same values, bit for bit (NaN where no number), and the
+    value of a cell is the cell's own text read as a number in base units."""
+    from ncu_roofline.io import raw
+
+    whole = read_shared(data(name)).values
+    for cells in (1, 40):  # one column a run (16 launches); three columns a run, the last run shorter
+        monkeypatch.setattr(raw, "GROUP_CELLS", cells)
+        pd.testing.assert_frame_equal(read_shared(data(name)).values, whole, check_exact=True)
+    path = data(name)
+    with gzip.open(path, "rt", newline="") if path.suffix == ".gz" else path.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    col = rows[0].index("gpu__time_duration.sum")
+    unit = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3}[rows[1][col]]
+    expected = [float(r[col].replace(",", "")) * unit for r in rows[2:]]
+    assert whole["gpu__time_duration.sum"].to_numpy().tolist() == pytest.approx(expected, rel=1e-12)
+
+
 def test_string_metrics_keep_their_text() -> None:
     m = read_shared(data("micro_full.details.csv")).metrics
     row = m[(m["launch_id"] == 0) & (m["metric"] == "launch__func_cache_config")].iloc[0]
