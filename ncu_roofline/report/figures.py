@@ -430,9 +430,7 @@ def roofline_figure_json(panel: RooflinePanel, view: ReportView) -> dict[str, An
     template from plotly's package data. ``tests/test_report_html.py`` checks the two are equal."""
     traces, layout = _roofline_spec(panel, view)
     layout["template"] = _template(layout["template"])
-    data = [{k: _typed_array(v) if isinstance(v, np.ndarray) else _typed_arrays(v) for k, v in t.items()}
-            for t in traces]  # fmt: skip
-    return {"data": data, "layout": layout}
+    return {"data": [_typed_arrays(t) for t in traces], "layout": layout}
 
 
 #: numpy dtype -> plotly.js typed array type (plotly's ``_plotly_utils.utils.plotlyjsShortTypes``, the ones used).
@@ -461,9 +459,14 @@ def _typed_array(v: np.ndarray) -> Any:
 
 
 def _typed_arrays(value: Any) -> Any:
-    """``value`` with the numpy arrays in its dicts turned into typed array specs (``_typed_array``)."""
+    """``value`` with every numpy array in it (in dicts and lists, at any depth) a typed array spec
+    (``_typed_array``), as plotly's ``convert_to_base64`` turns them."""
+    if isinstance(value, np.ndarray):
+        return _typed_array(value)
     if isinstance(value, dict):
-        return {k: _typed_array(v) if isinstance(v, np.ndarray) else _typed_arrays(v) for k, v in value.items()}
+        return {k: _typed_arrays(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed_arrays(v) for v in value]
     return value
 
 
