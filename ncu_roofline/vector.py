@@ -35,7 +35,7 @@ def percent(v: np.ndarray) -> np.ndarray:
     known = ~np.isnan(v)
     small = known & (np.abs(v) < 0.1)
     large = known & ~small
-    # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "%.1f%%" % (v * 100)
+    # Python's "%" presentation multiplies by 100 and formats as "f": f"{v:.1%}" == "{:.1f}%".format(v * 100)
     text[small] = formatted(v[small] * 100.0, "{:.1f}%")
     text[large] = formatted(v[large] * 100.0, "{:.0f}%")
     return text
