@@ -548,19 +548,32 @@ def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, .
     labels = {h: hint_label(h) for h in dict.fromkeys(names)}
     evidence_texts = _texts(hints, "evidence")
     evidence = {t: _evidence(t) for t in dict.fromkeys(evidence_texts)}
-    items = map(
-        HintItem,  # the fields in their order
-        names,
-        [labels[h] for h in names],
-        sources,
-        _texts(hints, "severity"),
-        _texts(hints, "message"),
-        _texts(hints, "advice"),
-        [evidence[t] for t in evidence_texts],
-        _numbers(hints, "estimated_speedup"),
-        [x or 0 for x in _integers(hints, "launches")],
-        _integers(hints, "launch_id"),
-    )
+    items = [
+        HintItem(
+            hint=hint,
+            label=labels[hint],
+            source=source,
+            severity=severity,
+            message=message,
+            advice=advice,
+            evidence=evidence[ev],
+            estimated_speedup=speedup,
+            launches=launches or 0,
+            launch_id=launch_id,
+        )
+        for hint, source, severity, message, advice, ev, speedup, launches, launch_id in zip(
+            names,
+            sources,
+            _texts(hints, "severity"),
+            _texts(hints, "message"),
+            _texts(hints, "advice"),
+            evidence_texts,
+            _numbers(hints, "estimated_speedup"),
+            _integers(hints, "launches"),
+            _integers(hints, "launch_id"),
+            strict=True,
+        )
+    ]
     ours: dict[int, list[HintItem]] = {}
     ncu: dict[int, list[HintItem]] = {}
     for kernel, item in zip(hints["kernel"].astype(object).tolist(), items, strict=True):
