@@ -7,13 +7,21 @@ Each measurement runs in its own process (peak RSS is per process); the baseline
 run on the same file. Prints wall time, the ratio read/pandas (target <= 1.0), and peak memory over the
 process's memory after imports, as a multiple of the file size (target < 3).
 
-    python benchmarks/ingest.py [--launches 10240] [--keep DIR] [--repeat 3]
+``--alternatives`` also times Polars (``pip install polars``; not a dependency of ncu-roofline) on the details
+page, parse only, into Arrow: ``polars`` with the columns ncu-roofline's reader converts on every row (the launch
+keys; kernel name, block and grid size for the one-identity-per-launch check; section, label and unit as
+dictionaries; the value and the rule rows' fields as text), ``polars-floor`` with the launch ID, section, label,
+unit and value only (no identity check, no rule rows: the floor quoted in issue 12). Neither checks or converts
+anything after the parse, as ``read`` does.
+
+    python benchmarks/ingest.py [--launches 10240] [--keep DIR] [--repeat 3] [--alternatives]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import os
 import re
@@ -153,11 +161,39 @@ def child(kind: str, path: str) -> None:
     elif kind == "read+values":
         report = ncu_roofline.read(path)
         n = report.values.shape[1]
+    elif kind in POLARS:
+        n = _polars(path, POLARS[kind])
     else:
         raise SystemExit(kind)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}))
+
+
+#: The --alternatives measurements: the columns Polars parses, and how (``_polars``).
+POLARS = {
+    "polars": {
+        **{c: "int" for c in ("ID", "Process ID")},
+        **{c: "dict" for c in ("Kernel Name", "Block Size", "Grid Size", "Section Name", "Metric Name", "Metric Unit")},
+        **{c: "text" for c in ("Metric Value", "Rule Name", "Rule Type", "Rule Description")},
+        **{c: "text" for c in ("Estimated Speedup Type", "Estimated Speedup")},
+    },
+    "polars-floor": {"ID": "int", "Section Name": "dict", "Metric Name": "dict", "Metric Unit": "dict",
+                     "Metric Value": "text"},
+}  # fmt: skip
+
+
+def _polars(path: str, columns: dict[str, str]) -> int:
+    """Parse the ``columns`` of a details page with Polars (a metric row's missing rule fields padded with
+    nulls) and hand them over as Arrow, as a reader would; the number of rows."""
+    import polars as pl  # only for --alternatives
+
+    kinds = {"int": pl.Int64, "dict": pl.Categorical, "text": pl.String}
+    with Path(path).open() as fh:
+        have = set(next(csv.reader([fh.readline()])))
+    types = {c: kinds[k] for c, k in columns.items() if c in have}
+    table = pl.read_csv(path, columns=list(types), schema_overrides=types, infer_schema=False).to_arrow()
+    return int(table.num_rows)
 
 
 def in_rounds(script: str, runs: list[list[str]], repeat: int) -> list[dict[str, float]]:
@@ -202,6 +238,7 @@ def main() -> None:
         "--repeat", type=int, default=3, help="rounds of every measurement side by side; the fastest counts"
     )
     ap.add_argument("--keep", type=Path, help="write the generated files here and keep them")
+    ap.add_argument("--alternatives", action="store_true", help="also time Polars' parse of the details page")
     ap.add_argument("--child", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -218,9 +255,15 @@ def main() -> None:
     print(f"raw:     {raw.stat().st_size / 1e6:,.0f} MB, {n_raw:,} launches x 2,240 columns\n")
     first, again = touch_cost()
     print(f"fresh memory: {first:.1f} us per 4 KiB page the first time, {again:.1f} us again\n")
+    alternatives: tuple[str, ...] = ()
+    if args.alternatives:
+        if importlib.util.find_spec("polars") is None:
+            print("--alternatives: polars is not installed (pip install polars); measured without it\n")
+        else:
+            alternatives = tuple(POLARS)
     print(f"{'file':8} {'what':14} {'seconds':>8} {'vs pandas':>9} {'peak MB':>8} {'x file':>7}")
     for name, path, kinds in (
-        ("details", details, ("pandas", "read", "read+values")),
+        ("details", details, ("pandas", "read", "read+values", *alternatives)),
         ("raw", raw, ("pandas", "read", "read+values", "read+metrics")),
     ):
         size = path.stat().st_size
