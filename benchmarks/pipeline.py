@@ -118,6 +118,44 @@ def _stages(path: str, out: str) -> dict[str, float]:
     return took
 
 
+#: Issue 12's goals: (what, launches, measurement, limit), the measurement a ratio to the bare read of the same
+#: size ("x read"), to the file's size ("x file"), to the same measurement at 10,240 launches ("x 10,240"), or
+#: peak bytes ("bytes").
+GOALS = (
+    ("JSON run <= 2.0x the bare read", 10_240, ("json", "x read"), 2.0),
+    ("HTML run <= 2.0x the bare read", 10_240, ("html", "x read"), 2.0),
+    ("ingest <= 1.0x the bare read", 10_240, ("ingest", "x read"), 1.0),
+    ("ingest peak < 2x the file", 10_240, ("ingest", "x file"), 2.0),
+    ("JSON run <= 10.5x its 10,240-launch time", 102_400, ("json", "x 10,240"), 10.5),
+    ("HTML run <= 10.5x its 10,240-launch time", 102_400, ("html", "x 10,240"), 10.5),
+    ("JSON run peak < 4 GB", 102_400, ("json", "bytes"), 4e9),
+    ("HTML run peak < 4 GB", 102_400, ("html", "bytes"), 4e9),
+)
+
+
+def goals(results: dict[int, dict[str, dict[str, float]]], sizes: dict[int, int]) -> list[tuple[str, float, bool]]:
+    """Each of GOALS that this run measured: (what, the figure, met?). ``results``: launches -> measurement ->
+    seconds and peak_bytes; ``sizes``: launches -> the file's bytes. A limit is met at or under it ("<=") or
+    under it ("<")."""
+    out: list[tuple[str, float, bool]] = []
+    for what, launches, (kind, measure), limit in GOALS:
+        r = results.get(launches, {})
+        if kind not in r:
+            continue
+        if measure == "x read":
+            figure = r[kind]["seconds"] / r["pandas"]["seconds"]
+        elif measure == "x file":
+            figure = r[kind]["peak_bytes"] / sizes[launches]
+        elif measure == "bytes":
+            figure = r[kind]["peak_bytes"]
+        else:  # x 10,240
+            if kind not in results.get(10_240, {}):
+                continue
+            figure = r[kind]["seconds"] / results[10_240][kind]["seconds"]
+        out.append((what, figure, figure <= limit if "<=" in what else figure < limit))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1024,10240", help="launch counts, comma-separated (e.g. 1024,10240,102400)")
@@ -148,11 +186,12 @@ def main() -> None:
     print(f"fresh memory: {first:.1f} us per 4 KiB page the first time, {again:.1f} us again")
     print(f"{'launches':>9} {'MB':>6} {'what':7} {'seconds':>8} {'x read':>7} {'peak MB':>8} {'x file':>7}")
     results: dict[int, dict[str, dict[str, float]]] = {}
+    file_bytes: dict[int, int] = {}
     for size in sizes:
         path = work / (f"bench-{size}.details.csv" if args.page == "repeated" else f"distinct-{size}.details.csv")
         if not path.exists():
             build_details(path, size, distinct=args.page == "distinct")
-        mb = path.stat().st_size
+        mb = file_bytes[size] = path.stat().st_size
         outs = [work / f"{path.name.removesuffix('.details.csv')}.out.{kind}" for kind in kinds]
         runs = [[kind, str(path), str(out)] for kind, out in zip(kinds, outs, strict=True)]
         results[size] = dict(zip(kinds, in_rounds(__file__, runs, args.repeat), strict=True))
@@ -180,6 +219,12 @@ def main() -> None:
                 if results[a][k]["seconds"]
             )
             print(f"  {a:,} -> {b:,} launches ({b / a:.1f}x): {row}")
+    measured = goals(results, file_bytes)
+    if measured:
+        print(f"\nissue 12's goals ({args.page} launches, this run)")
+        for what, figure, met in measured:
+            shown = f"{figure / 1e9:.2f} GB" if "GB" in what else f"{figure:.2f}x"
+            print(f"  {what:42} {shown:>8}  {'met' if met else 'not met'}")
     if not args.keep:
         work.rmdir()
 

@@ -1,0 +1,50 @@
+"""benchmarks/pipeline.py's verdict on issue 12's goals: each limit read the way the issue writes it ("<=" or "<"),
+against the measurement it names, and goals whose measurements a run did not take left out."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.fixture
+def pipeline(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))  # the scripts import each other, as when run from that folder
+    monkeypatch.delitem(sys.modules, "pipeline", raising=False)
+    return importlib.import_module("pipeline")
+
+
+def _m(seconds: float, peak: float = 0.0) -> dict[str, float]:
+    return {"seconds": seconds, "peak_bytes": peak}
+
+
+def test_goals_at_their_limits(pipeline: ModuleType) -> None:
+    size = 300_000_000
+    results = {
+        10_240: {"pandas": _m(0.5), "ingest": _m(0.5, 2 * size), "json": _m(1.0), "html": _m(1.01)},
+        102_400: {"pandas": _m(5.0), "json": _m(10.5, 4e9), "html": _m(10.6, 3.9e9)},
+    }
+    got = {what: (round(figure, 6), met) for what, figure, met in pipeline.goals(results, {10_240: size})}
+    assert got == {
+        "JSON run <= 2.0x the bare read": (2.0, True),  # at the limit: "<=" holds
+        "HTML run <= 2.0x the bare read": (2.02, False),
+        "ingest <= 1.0x the bare read": (1.0, True),
+        "ingest peak < 2x the file": (2.0, False),  # at the limit: "<" does not
+        "JSON run <= 10.5x its 10,240-launch time": (10.5, True),
+        "HTML run <= 10.5x its 10,240-launch time": (round(10.6 / 1.01, 6), True),
+        "JSON run peak < 4 GB": (4e9, False),
+        "HTML run peak < 4 GB": (3.9e9, True),
+    }
+
+
+def test_goals_of_measurements_not_taken_are_left_out(pipeline: ModuleType) -> None:
+    # only the JSON run, and 102,400 launches without 10,240: no ratio to an unmeasured time is made up
+    results = {102_400: {"pandas": _m(5.0), "json": _m(20.0, 3e9)}}
+    assert [what for what, _, _ in pipeline.goals(results, {102_400: 3 * 10**9})] == ["JSON run peak < 4 GB"]
+    assert pipeline.goals({1_024: {"pandas": _m(0.1), "json": _m(0.5)}}, {1_024: 10**7}) == []
