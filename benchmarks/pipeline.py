@@ -118,27 +118,26 @@ def _stages(path: str, out: str) -> dict[str, float]:
     return took
 
 
-#: Issue 12's goals: (what, launches, measurement, limit), the measurement a ratio to the bare read of the same
-#: size ("x read"), to the file's size ("x file"), to the same measurement at 10,240 launches ("x 10,240"), or
-#: peak bytes ("bytes").
+#: Issue 12's goals: (what, launches, measurement, how it is measured, comparison, limit), the measurement a ratio to
+#: the bare read of the same size ("x read"), to the file's size ("x file"), to the same measurement at 10,240
+#: launches ("x 10,240"), or peak bytes ("bytes"); met at or under the limit ("<=") or under it ("<").
 GOALS = (
-    ("JSON run <= 2.0x the bare read", 10_240, ("json", "x read"), 2.0),
-    ("HTML run <= 2.0x the bare read", 10_240, ("html", "x read"), 2.0),
-    ("ingest <= 1.0x the bare read", 10_240, ("ingest", "x read"), 1.0),
-    ("ingest peak < 2x the file", 10_240, ("ingest", "x file"), 2.0),
-    ("JSON run <= 10.5x its 10,240-launch time", 102_400, ("json", "x 10,240"), 10.5),
-    ("HTML run <= 10.5x its 10,240-launch time", 102_400, ("html", "x 10,240"), 10.5),
-    ("JSON run peak < 4 GB", 102_400, ("json", "bytes"), 4e9),
-    ("HTML run peak < 4 GB", 102_400, ("html", "bytes"), 4e9),
+    ("JSON run <= 2.0x the bare read", 10_240, "json", "x read", "<=", 2.0),
+    ("HTML run <= 2.0x the bare read", 10_240, "html", "x read", "<=", 2.0),
+    ("ingest <= 1.0x the bare read", 10_240, "ingest", "x read", "<=", 1.0),
+    ("ingest peak < 2x the file", 10_240, "ingest", "x file", "<", 2.0),
+    ("JSON run <= 10.5x its 10,240-launch time", 102_400, "json", "x 10,240", "<=", 10.5),
+    ("HTML run <= 10.5x its 10,240-launch time", 102_400, "html", "x 10,240", "<=", 10.5),
+    ("JSON run peak < 4 GB", 102_400, "json", "bytes", "<", 4e9),
+    ("HTML run peak < 4 GB", 102_400, "html", "bytes", "<", 4e9),
 )
 
 
 def goals(results: dict[int, dict[str, dict[str, float]]], sizes: dict[int, int]) -> list[tuple[str, float, bool]]:
     """Each of GOALS that this run measured: (what, the figure, met?). ``results``: launches -> measurement ->
-    seconds and peak_bytes; ``sizes``: launches -> the file's bytes. A limit is met at or under it ("<=") or
-    under it ("<")."""
+    seconds and peak_bytes; ``sizes``: launches -> the file's bytes."""
     out: list[tuple[str, float, bool]] = []
-    for what, launches, (kind, measure), limit in GOALS:
+    for what, launches, kind, measure, comparison, limit in GOALS:
         r = results.get(launches, {})
         if kind not in r:
             continue
@@ -152,7 +151,7 @@ def goals(results: dict[int, dict[str, dict[str, float]]], sizes: dict[int, int]
             if kind not in results.get(10_240, {}):
                 continue
             figure = r[kind]["seconds"] / results[10_240][kind]["seconds"]
-        out.append((what, figure, figure <= limit if "<=" in what else figure < limit))
+        out.append((what, figure, figure <= limit if comparison == "<=" else figure < limit))
     return out
 
 
@@ -222,8 +221,11 @@ def main() -> None:
     measured = goals(results, file_bytes)
     if measured:
         print(f"\nissue 12's goals ({args.page} launches, this run)")
+        if args.repeat < 3:
+            rounds = "1 round" if args.repeat == 1 else f"{args.repeat} rounds"
+            print(f"  ({rounds}: one slow bare read moves every ratio; judge the goals from --repeat 3)")
         for what, figure, met in measured:
-            shown = f"{figure / 1e9:.2f} GB" if "GB" in what else f"{figure:.2f}x"
+            shown = f"{figure / 1e9:.2f} GB" if what.endswith("GB") else f"{figure:.2f}x"
             print(f"  {what:42} {shown:>8}  {'met' if met else 'not met'}")
     if not args.keep:
         work.rmdir()
