@@ -278,7 +278,7 @@ def take_rows(column: pd.Series, at: np.ndarray) -> pd.Series:
     back = np.empty(len(at), dtype=np.int64)
     back[order] = np.arange(len(at))  # each row of ``at`` in the ascending rows
     out = pc.take(pa.concat_arrays(parts), pa.array(back, type=pa.int64()))
-    return pd.Series(pd.array(out, dtype=column.dtype))
+    return pd.Series(pd.array(out, dtype=column.dtype), name=column.name)
 
 
 def typed_frame(columns: dict[str, Any], dtypes: dict[str, str], index: pd.Index | None = None) -> pd.DataFrame:

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 from _analyses import sample
 from conftest import data
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.summary import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, time_by, top_kernels
-from ncu_roofline.vector import take_rows
 
 
 @pytest.fixture(scope="module")
@@ -105,23 +103,6 @@ def test_json_terminal_and_page_read_one_summary(train: Analysis) -> None:
     # ncu's own durations: the summary's GPU time is the sum of gpu__time_duration.sum over the launches
     assert s.gpu_time_ns == pytest.approx(float(train.quantities["duration"].sum()) * 1e9)
     assert repr(s).startswith("<Summary: 382 launches of 48 kernels")
-
-
-def test_take_rows_of_a_chunked_text_column_is_iloc() -> None:
-    """Rows taken chunk by chunk (Arrow's take would concatenate the chunks first) are iloc's, in its order."""
-    rng = np.random.default_rng(1)
-    sizes = [5, 0, 17, 3, 40]
-    texts = [[None if rng.random() < 0.2 else f"t{i}-{j}" for j in range(n)] for i, n in enumerate(sizes)]
-    chunks = [pa.array(t, type=pa.large_string()) for t in texts]
-    for dtype in ("string", pd.StringDtype("pyarrow")):
-        column = pd.Series(pd.array(pa.chunked_array(chunks), dtype=dtype))
-        assert pa.array(column.array).num_chunks == len(sizes)
-        for at in [rng.integers(0, len(column), n) for n in (0, 1, 7, 65, 200)]:
-            taken = take_rows(column, at)
-            assert taken.dtype == column.dtype
-            pd.testing.assert_series_equal(taken, column.iloc[at].reset_index(drop=True))
-    with pytest.raises(IndexError):
-        take_rows(column, np.array([len(column)]))
 
 
 def test_print_of_a_report_or_analysis_is_one_short_line() -> None:

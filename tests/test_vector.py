@@ -7,10 +7,11 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ncu_roofline.vector import distinct_rows, few_distinct_rows, formatted, text_codes
+from ncu_roofline.vector import distinct_rows, few_distinct_rows, formatted, take_rows, text_codes
 
 _CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]), st.sampled_from([0.0, -0.0, 1.5, float("nan")]))
 
@@ -72,3 +73,20 @@ def test_text_codes_are_pandas_factorize(chunks: list[list[str | None]]) -> None
 def test_formatted_is_format_of_each_value(values: list[float], template: str) -> None:
     # each value by itself, -0.0 and 0.0 each as it is (the hints' messages used to format one of them for both)
     assert formatted(np.array(values, dtype=np.float64), template).tolist() == [template.format(v) for v in values]
+
+
+def test_take_rows_of_a_chunked_text_column_is_iloc() -> None:
+    """Rows taken chunk by chunk (Arrow's take would concatenate the chunks first) are iloc's, in its order."""
+    rng = np.random.default_rng(1)
+    sizes = [5, 0, 17, 3, 40]
+    texts = [[None if rng.random() < 0.2 else f"t{i}-{j}" for j in range(n)] for i, n in enumerate(sizes)]
+    chunks = [pa.array(t, type=pa.large_string()) for t in texts]
+    for dtype in ("string", pd.StringDtype("pyarrow")):
+        column = pd.Series(pd.array(pa.chunked_array(chunks), dtype=dtype), name="message")
+        assert pa.array(column.array).num_chunks == len(sizes)
+        for at in [rng.integers(0, len(column), n) for n in (0, 1, 7, 65, 200)]:
+            taken = take_rows(column, at)
+            assert taken.dtype == column.dtype
+            pd.testing.assert_series_equal(taken, column.iloc[at].reset_index(drop=True))
+    with pytest.raises(IndexError):
+        take_rows(column, np.array([len(column)]))
