@@ -6,7 +6,10 @@ Counts come from the export itself (its rows of each width, read with the csv mo
 from __future__ import annotations
 
 import csv
+import gzip
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import data
@@ -71,3 +74,138 @@ def test_ncu_message_between_rows_is_skipped_with_its_line(small_blocks: None, t
     assert report.source["skipped_lines"].iloc[0] == 1
     assert f"line {n}" in report.source["skipped"].iloc[0]
     assert int(report.source["metric_rows"].iloc[0]) == WIDTHS.count(18)
+
+
+# ------------------------------------------------------------------------------------------ rows by prefix
+# A launch's metric and rule rows repeat its identity: records._by_prefix parses it once per run of lines that begin
+# alike and the rest of each line on its own. What it gives must be what parsing every line whole gives, and any
+# block it cannot prove that for is parsed whole (the reader's answer, frames or error, then unchanged).
+
+
+def _spied(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each call of records._by_prefix gave rows (True) or left the block to the whole parse (False)."""
+    taken: list[bool] = []
+    real = records._by_prefix
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        taken.append(out is not None)
+        return out
+
+    monkeypatch.setattr(records, "_by_prefix", spy)
+    return taken
+
+
+def _read_both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, list[bool]]:
+    """(the page read with rows by prefix, read with every row parsed whole, which blocks went by prefix)."""
+    taken = _spied(monkeypatch)
+    fast = ncu_roofline.read(path)
+    taken = list(taken)
+    with monkeypatch.context() as whole:
+        whole.setattr(records, "_HAS_VIEWS", False)
+        slow = ncu_roofline.read(path)
+    return fast, slow, taken
+
+
+def _assert_same(a: Any, b: Any) -> None:
+    for name in ("launches", "rules", "values", "metrics"):
+        assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "micro_full.details.csv",
+        "micro_full.details-nvtx.csv.gz",
+        "llm_full.details.csv.gz",
+        "train_step.details.csv.gz",
+    ],
+)
+def test_rows_by_prefix_are_the_rows_parsed_whole(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = data(name)
+    if path.suffix == ".gz":  # the streamed reader reads plain files (a .gz is read whole)
+        plain = tmp_path / path.stem
+        plain.write_bytes(gzip.decompress(path.read_bytes()))
+        path = plain
+    fast, slow, taken = _read_both(path, monkeypatch)
+    assert taken and all(taken)  # metric rows and rule rows of every block
+    _assert_same(fast, slow)
+
+
+def test_rows_by_prefix_in_small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records, "STREAM_BLOCK", 4096)  # a launch's rows, and single rows, across blocks
+    fast, slow, taken = _read_both(DETAILS, monkeypatch)
+    assert len(taken) > 100 and all(taken)
+    _assert_same(fast, slow)
+
+
+def _edited(tmp_path: Path, edit: Callable[[int, list[str]], list[str]]) -> Path:
+    """micro_full.details.csv with each record's fields passed through ``edit(line number, fields)`` and written
+    as ncu writes them (every field quoted, quotes doubled; a metric row's trailing empty field unquoted)."""
+    out = [LINES[0]]
+    for n, line in enumerate(LINES[1:], start=2):
+        fields = edit(n, next(csv.reader([line])))
+        metric = fields[-1] == "" and len(fields) == 18
+        body = ",".join('"' + f.replace('"', '""') + '"' for f in (fields[:-1] if metric else fields))
+        out.append(body + ("," if metric else "") + "\n")
+    path = tmp_path / "edited.csv"
+    path.write_text("".join(out))
+    return path
+
+
+KERNEL = LINES[0].split('","').index("Kernel Name")
+
+
+def test_quotes_and_separators_inside_an_identity_field(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = _edited(tmp_path, lambda _n, f: [*f[:KERNEL], f[KERNEL] + ' "a","b"', *f[KERNEL + 1 :]])
+    fast, slow, taken = _read_both(path, monkeypatch)
+    assert all(taken)
+    assert fast.launches["kernel_name"].str.endswith(' "a","b"').all()
+    _assert_same(fast, slow)
+
+
+def test_an_unquoted_identity_field_is_parsed_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    path = tmp_path / "unquoted.csv"
+    path.write_text(LINES[0] + "".join(line.replace('"microbench"', "microbench", 1) for line in LINES[1:]))
+    fast, slow, taken = _read_both(path, monkeypatch)
+    assert taken and not any(taken)  # the prefix is not what ncu writes for those fields: whole
+    _assert_same(fast, slow)
+    assert (fast.launches["process_name"] == "microbench").all()
+
+
+def test_launches_alike_in_their_first_bytes_are_parsed_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # the first launch twice, with 16-digit IDs: every line begins with the same 16 bytes ('"100000000000000') and
+    # has the same length, but the second launch's prefix is not the first's
+    first = [line for line in LINES[1:] if line.startswith('"0",')]
+    path = tmp_path / "alike.csv"
+    path.write_text(LINES[0] + "".join(f'"{10**15 + i}",' + line[4:] for i in (0, 1) for line in first))
+    fast, slow, taken = _read_both(path, monkeypatch)
+    assert taken and not any(taken)
+    _assert_same(fast, slow)
+    assert fast.launches["launch_id"].tolist() == [10**15, 10**15 + 1]
+
+
+def test_a_prefix_that_is_not_what_ncu_writes_is_parsed_whole(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # one section's rows only, so that every line also begins with the same bytes after a wrongly placed prefix
+    rows = [line for line in LINES[1:] if '"GPU Speed Of Light Throughput","' in line and line.startswith('"0",')]
+    path = tmp_path / "unquoted.csv"
+    path.write_text(LINES[0] + "".join(line.replace('"microbench"', "microbench", 1) for line in rows))
+    fast, slow, taken = _read_both(path, monkeypatch)
+    assert taken == [False]
+    _assert_same(fast, slow)
+    assert set(fast.metrics["section"]) == {"GPU Speed Of Light Throughput"}
+
+
+def test_a_launch_whose_identity_changes_is_left_to_the_whole_parse(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    grid = LINES[0].split('","').index("Grid Size")
+    path = _edited(tmp_path, lambda n, f: [*f[:grid], "(1, 1, 1)", *f[grid + 1 :]] if n == 40 else f)
+    taken = _spied(monkeypatch)
+    with pytest.raises(ParseError, match="two different 'Grid Size' values") as fast:
+        ncu_roofline.read(path)
+    assert False in taken
+    monkeypatch.setattr(records, "_HAS_VIEWS", False)
+    with pytest.raises(ParseError) as slow:
+        ncu_roofline.read(path)
+    assert str(fast.value) == str(slow.value) and fast.value.line == slow.value.line

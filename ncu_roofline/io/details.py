@@ -46,6 +46,7 @@ from .records import (
     Block,
     Fallback,
     OddRows,
+    all_digits,
     categorical,
     check_nonempty,
     classify_odd_rows,
@@ -399,7 +400,7 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
     if block.rules is not None and block.rules.num_rows:
         for c in ("ID", "Process ID"):
             keys = column(block.rules, c)
-            if not _digits(keys):
+            if not all_digits(keys):
                 raise Fallback("a rule row without integer keys")
             try:
                 keys = pc.cast(keys, pa.int64())
@@ -458,6 +459,9 @@ def _first_rest(block: Block, first: np.ndarray, names: list[str], rest: list[st
     """The ``rest`` columns (as strings) of the lines of the given metric rows."""
     if not rest:
         return None
+    if block.heads is not None:  # the columns before Section Name of each run's first line, parsed already
+        heads, run = block.heads
+        return heads.select(rest).take(pa.array(run[first]))
     text = text_of(block.lines.take(pa.array(block.metric_line[first])))
     table = pacsv.read_csv(
         pa.BufferReader(text),
@@ -506,23 +510,6 @@ def _text_bytes(arr: pa.Array) -> int:
     kind = np.int64 if arr.type == pa.large_string() else np.int32
     offsets = np.frombuffer(arr.buffers()[1], dtype=kind)
     return int(offsets[arr.offset + len(arr)] - offsets[arr.offset])
-
-
-#: Byte -> whether it is an ASCII digit.
-_DIGIT = np.zeros(256, dtype=bool)
-_DIGIT[list(b"0123456789")] = True
-
-
-def _digits(arr: pa.Array) -> bool:
-    """Whether every cell of a string array is a non-empty run of ASCII digits (as ``^\\d+$`` would say)."""
-    if arr.null_count:
-        return False
-    if not len(arr):
-        return True
-    kind = np.int64 if arr.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
-    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return bool((np.diff(offsets) > 0).all() and _DIGIT[data].all())
 
 
 def _small(codes: np.ndarray, words: list[str]) -> np.ndarray:
@@ -692,7 +679,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
     stream = _Stream(row_identity)
     prepare = functools.partial(_prepare, first_spec=(names, rest))
-    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=prepare):
+    for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=prepare, prefix_until="Section Name"):
         stream.add(block)
     if not stream.rows:
         raise Fallback("no metric rows")

@@ -441,13 +441,17 @@ class Block:
     ``metric``: the rows ending in the empty field after ``Metric Value`` (the metric rows of a ragged page);
     ``rules``: every other non-blank row, parsed at the header's full width (rule rows), or None;
     ``lines``: the block's lines (only while ``prepare`` runs: the bytes are reused);
-    ``metric_line``: the line of each metric row."""
+    ``metric_line``: the line of each metric row;
+    ``heads``: see below."""
 
     metric: pa.Table
     rules: pa.Table | None
     lines: pa.Array
     metric_line: np.ndarray
     extra: Any = None  # what the caller's ``prepare`` computed from the block, on the parsing thread
+    #: (the columns before ``prefix_until`` of each run's first line, as strings; each metric row's run) where
+    #: the metric rows were parsed by :func:`_by_prefix`, else None
+    heads: tuple[pa.Table, np.ndarray] | None = None
 
 
 def _parse_group(
@@ -552,6 +556,7 @@ def split_blocks(
     rules: tuple[list[str], dict[str, pa.DataType], list[str]],
     block_bytes: int | None = None,
     prepare: Callable[[Block], Any] | None = None,
+    prefix_until: str | None = None,
 ) -> Iterator[Block]:
     """The records after the header, ``block_bytes`` at a time, parsed on one thread per core and handed over in
     file order; at most one block per core more than the caller holds is in memory (never the whole file).
@@ -560,7 +565,11 @@ def split_blocks(
     ``metric``/``rules``: (column names, types, columns kept) of the two kinds of rows. Lines are told apart by
     their last byte: a metric row of a ragged page ends with the separator before its empty last field, a rule
     row with the closing quote of its last field. Blank lines are skipped (as the careful reader does); any other
-    line ends up in a group where it does not fit, and that is a Fallback."""
+    line ends up in a group where it does not fit, and that is a Fallback.
+
+    ``prefix_until``: a column of ``metric`` before which every column is the same on all of a launch's rows (the
+    launch's identity): the metric rows are then parsed from that column on, and the columns before it once per
+    run of lines that start alike (:func:`_by_prefix`)."""
     workers = MAX_CHUNKS
     step = block_bytes or STREAM_BLOCK
     size = loc.path.stat().st_size
@@ -575,7 +584,7 @@ def split_blocks(
         def work(i: int) -> Block:
             a = bounds[i]
             data, final = _read_range(fd, a, min(a + step, size), size, first=i == 0)
-            block = _block(data, metric, rules, final, prepare)
+            block = _block(data, metric, rules, final, prepare, prefix_until)
             block.lines = pa.array([], pa.large_string())  # a view of the mapped range: let the pages go
             return block
 
@@ -605,9 +614,11 @@ def _block(
     rules: tuple[list[str], dict[str, pa.DataType], list[str]],
     final: bool,
     prepare: Callable[[Block], Any] | None = None,
+    prefix_until: str | None = None,
 ) -> Block:
     """Parse one block: the rule rows and the metric rows are each copied out and parsed once, with no callback
-    (parsing the metric rows where they lie, with the rule rows blanked, cost pyarrow more than the copy)."""
+    (parsing the metric rows where they lie, with the rule rows blanked, cost pyarrow more than the copy); the
+    metric rows by :func:`_by_prefix` where ``prefix_until`` is given and the block allows it."""
     buf = pa.py_buffer(data)
     if not valid_utf8(buf):
         raise Fallback("not UTF-8")
@@ -632,12 +643,173 @@ def _block(
     if is_rule.any():
         if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
             raise Fallback("a line that is not a record")
-        rule_table = _parse_group(text_of(lines.filter(pa.array(is_rule))), *rules, rows=int(is_rule.sum()))
-    if is_metric.any():
-        table = _parse_group(text_of(lines.filter(pa.array(is_metric))), *metric, rows=int(is_metric.sum()))
+        rule_line = np.flatnonzero(is_rule)
+        rule_prefix = None
+        if prefix_until is not None:
+            rule_prefix = _by_prefix(data, buf, starts[rule_line], ends[rule_line], rules, prefix_until)
+        if rule_prefix is not None:
+            rule_table = rule_prefix[0]
+        else:
+            rule_table = _parse_group(text_of(lines.filter(pa.array(is_rule))), *rules, rows=len(rule_line))
+    metric_line = np.flatnonzero(is_metric)
+    by_prefix = None
+    if prefix_until is not None and len(metric_line):
+        by_prefix = _by_prefix(data, buf, starts[metric_line], ends[metric_line], metric, prefix_until)
+    if by_prefix is not None:
+        table = by_prefix[0]
+    elif len(metric_line):
+        table = _parse_group(text_of(lines.filter(pa.array(is_metric))), *metric, rows=len(metric_line))
     else:  # pyarrow calls a buffer without records an error
         table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
-    block = Block(table, rule_table, lines, np.flatnonzero(is_metric))
+    block = Block(table, rule_table, lines, metric_line, heads=None if by_prefix is None else by_prefix[1:])
     if prepare is not None:
         block.extra = prepare(block)
     return block
+
+
+# ------------------------------------------------------------------------------------------ rows by prefix
+
+#: Leading bytes of each line compared with the line before to find where one launch's lines end: ncu's ``"ID",
+#: "Process ID",`` fields are in them (two launches alike in these bytes only cost a check, see _by_prefix).
+RUN_HEAD = 16
+#: Arrow's binary view (16 bytes per value: length, first 4 bytes, buffer, offset; values over 12 bytes point into
+#: the buffer): a view of byte ranges of a block without copying them (pyarrow 16 and later).
+_VIEW = np.dtype([("length", "<i4"), ("prefix", "V4"), ("buffer", "<i4"), ("offset", "<i4")])
+_HAS_VIEWS = hasattr(pa, "binary_view")
+
+
+def _bytes_at(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes from each offset ``at`` (each within the data), one fixed-size value per offset."""
+    whole = np.ndarray(shape=(len(data) - width + 1,), dtype=f"V{width}", buffer=data, strides=(1,))
+    out: np.ndarray = whole[at]
+    return out
+
+
+def _views(data: np.ndarray, buf: pa.Buffer, at: np.ndarray, length: np.ndarray) -> pa.Array:
+    """The byte ranges [at, at + length) of a block (each longer than 12 bytes) as one binary-view array over its
+    buffer, nothing copied."""
+    views = np.empty(len(at), dtype=_VIEW)
+    views["length"] = length
+    views["prefix"] = _bytes_at(data, at, 4)
+    views["buffer"] = 0
+    views["offset"] = at
+    return pa.Array.from_buffers(pa.binary_view(), len(at), [None, pa.py_buffer(views), buf])
+
+
+def _copied(views: pa.Array) -> pa.Buffer:
+    """The bytes of a binary-view array's values, back to back (one copy)."""
+    return text_of(views.cast(pa.large_binary()))
+
+
+def all_digits(arr: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether every cell of a string array is a non-empty run of ASCII digits (as ``^\\d+$`` would say)."""
+    if isinstance(arr, pa.ChunkedArray):
+        return all(all_digits(chunk) for chunk in arr.chunks)
+    if arr.null_count:
+        return False
+    if not len(arr):
+        return True
+    kind = np.int64 if arr.type in (pa.large_string(), pa.large_binary()) else np.int32
+    offsets = np.frombuffer(arr.buffers()[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
+    data = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return bool((np.diff(offsets) > 0).all() and _DIGIT[data].all())
+
+
+#: Byte -> whether it is an ASCII digit.
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[list(b"0123456789")] = True
+
+
+def _by_prefix(
+    data: np.ndarray,
+    buf: pa.Buffer,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    spec: tuple[list[str], dict[str, pa.DataType], list[str]],
+    until: str,
+) -> tuple[pa.Table, pa.Table, np.ndarray] | None:
+    """Metric rows parsed as pyarrow would parse them whole (the table of ``spec``: names, types, columns kept),
+    reading the columns before ``until`` once per run of lines that begin with the same bytes: (table, those
+    columns of each run's first line as strings, each row's run). None where the block does not allow it (the
+    caller parses the rows whole, and says what is wrong if anything is).
+
+    A launch's rows repeat its identity (``"ID","Process ID",...,"CC",``, four fifths of a row's bytes): lines
+    are cut into runs where their first RUN_HEAD bytes change; each run's first line is parsed whole, and its
+    prefix (the fields before ``until``) must be exactly what ncu writes for those fields (each quoted, quotes
+    doubled, a separator after each). Every line of the run must begin with those same bytes, so that it has the
+    same fields before ``until``; the rest of each line, from the opening quote of ``until`` on, is parsed as a
+    record of the remaining columns. A line is then read as if parsed whole: the prefix leaves the parser
+    between fields. Two launches whose lines begin alike, a launch whose rows differ before ``until``, a field
+    not quoted, keys that are not plain digits: None."""
+    names, types, include = spec
+    if not _HAS_VIEWS or until not in names[1:] or len(data) >= 1 << 31:
+        return None
+    k = names.index(until)
+    width = ends - starts
+    if not len(starts) or width.min() <= RUN_HEAD + 12:
+        return None
+    head = _bytes_at(data, starts, RUN_HEAD).view("<u8").reshape(len(starts), RUN_HEAD // 8)
+    new = np.ones(len(starts), dtype=bool)
+    np.any(head[1:] != head[:-1], axis=1, out=new[1:])
+    first = np.flatnonzero(new)
+    run = np.cumsum(new) - 1
+    lead = names[:k]
+    try:
+        heads = pacsv.read_csv(
+            pa.BufferReader(_copied(_views(data, buf, starts[first], width[first]))),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=text_cells(dict.fromkeys(names, pa.string()), lead, check_utf8=False),
+        ).combine_chunks()
+        if heads.num_rows != len(first):
+            return None
+        fields = [heads.column(c) for c in lead]
+        quoted = [pc.binary_join_element_wise('"', pc.replace_substring(f, '"', '""'), '"', "") for f in fields]
+        written = pc.binary_join_element_wise(*quoted, pa.scalar("", pa.string()), ",")  # ends in a separator
+        size = pc.binary_length(written).to_numpy(zero_copy_only=False).astype(np.int64)
+        if ((width[first] - size) <= 12).any():
+            return None
+        prefix = _views(data, buf, starts[first], size).cast(pa.large_binary())
+        if not pc.all(pc.equal(prefix, pc.cast(written, pa.large_binary()))).as_py():
+            return None  # a field ncu would have quoted otherwise, or no separator after the prefix
+        at = size[run]
+        if (width - at <= 12).any():
+            return None
+        same = pc.equal(_views(data, buf, starts, at), _views(data, buf, starts[first][run], at))
+        if same.null_count or not pc.all(same).as_py():
+            return None  # two launches alike in their first bytes, or a launch whose identity changes
+        for c in ("ID", "Process ID"):
+            if c in lead and not all_digits(heads.column(c)):
+                return None
+        rest = names[k:]
+        table = pacsv.read_csv(
+            pa.BufferReader(_copied(_views(data, buf, starts + at, width - at))),
+            read_options=pacsv.ReadOptions(column_names=rest, use_threads=False, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=text_cells(
+                {c: types[c] for c in rest}, [c for c in include if c in rest], check_utf8=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_rows != len(starts):
+        return None
+    columns: dict[str, pa.Array] = {}
+    taken = pa.array(run)
+    for c in include:
+        if c in rest:
+            columns[c] = column(table, c)
+            continue
+        cells = heads.column(c).chunk(0) if heads.column(c).num_chunks else pa.array([], pa.string())
+        kind = types[c]
+        if pa.types.is_integer(kind):
+            try:
+                columns[c] = pc.cast(cells, kind).take(taken)
+            except pa.ArrowInvalid:  # more digits than the type holds
+                return None
+        elif isinstance(kind, pa.DictionaryType):
+            coded = cells.dictionary_encode()
+            columns[c] = pa.DictionaryArray.from_arrays(coded.indices.take(taken), coded.dictionary)
+        else:
+            columns[c] = cells.take(taken)
+    return pa.table(columns), heads, run
