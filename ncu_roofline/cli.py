@@ -46,6 +46,7 @@ from .files import (
 )
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
+from .io.records import use_system_allocator
 from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
@@ -561,6 +562,7 @@ def main() -> None:
     Exit codes: 0 ok, 1 `diff --fail-if-slower` tripped, 2 usage, 3 input,
     4 analysis, 5 output, 6 missing extra, 70 internal error, 130 interrupted.
     """
+    use_system_allocator()
 
 
 #: ``--format`` values: the renderer registries' names (``ncu_roofline.report.registry``).

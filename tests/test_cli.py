@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 import shutil
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -604,3 +604,37 @@ def test_devices_table_and_sources() -> None:
     bad = run("devices", "Voodoo 5")
     assert bad.exit_code == EXIT_USAGE
     assert "unknown device 'Voodoo 5'" in one_error_line(bad)
+
+
+@pytest.fixture()
+def arrow_pool() -> Iterator[None]:
+    """Arrow's default memory pool put back as it was after the test."""
+    import pyarrow as pa
+
+    before = pa.default_memory_pool()
+    yield
+    pa.set_memory_pool(before)
+
+
+def test_the_command_line_takes_arrow_buffers_from_malloc(
+    arrow_pool: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pyarrow as pa
+
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    pa.set_memory_pool(pa.mimalloc_memory_pool())
+    result = run(data("micro_full.details.csv"), "--format", "json", "-o", tmp_path / "out.json")
+    assert result.exit_code == 0, result.output
+    assert pa.default_memory_pool().backend_name == "system"
+
+
+def test_a_pool_the_user_chose_is_kept(arrow_pool: None) -> None:
+    import pyarrow as pa
+
+    from ncu_roofline.io.records import use_system_allocator
+
+    pa.set_memory_pool(pa.mimalloc_memory_pool())
+    assert not use_system_allocator({"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"})
+    assert pa.default_memory_pool().backend_name == "mimalloc"
+    assert use_system_allocator({})
+    assert pa.default_memory_pool().backend_name == "system"
