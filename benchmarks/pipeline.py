@@ -26,10 +26,10 @@ What each measurement is:
 - ``json``: ``ncu-roofline FILE --format json -o OUT`` in process (read, analyse, write);
 - ``html``: ``ncu-roofline FILE --format html -o OUT`` in process (read, analyse, write);
 - ``stages`` (asked for by name, not in the default set): the JSON and HTML runs' stages one after the other in
-  one process, each timed: ``read`` (``ncu_roofline.read``), ``analyse`` (``analyze``), ``summary``
-  (``summarize``), ``json`` (the JSON writer, its bytes to a file as the command line writes them), ``view``
-  (the HTML view model, with the summary's per-kernel tables it builds on first use) and ``page`` (the HTML
-  page from the view model, to a file).
+  one process, each timed, Arrow's buffers from malloc as the command line takes them: ``read``
+  (``ncu_roofline.read``), ``analyse`` (``analyze``), ``summary`` (``summarize``), ``json`` (the JSON writer, its
+  bytes to a file as the command line writes them), ``view`` (the HTML view model, with the summary's per-kernel
+  tables it builds on first use) and ``page`` (the HTML page from the view model, to a file).
 """
 
 from __future__ import annotations
@@ -91,10 +91,12 @@ def _stages(path: str, out: str) -> dict[str, float]:
     """Seconds of each of STAGES, run one after the other in this process."""
     import ncu_roofline
     from ncu_roofline.analysis import analyze
+    from ncu_roofline.io.records import use_system_allocator
     from ncu_roofline.report.html import HTML
     from ncu_roofline.report.jsonout import json_bytes
     from ncu_roofline.report.registry import Options, Run
 
+    use_system_allocator()  # as the command line does (the JSON and HTML runs' stages)
     took: dict[str, float] = {}
 
     def timed(stage: str, f: Any) -> Any:

@@ -700,12 +700,14 @@ def _bytes_at(data: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def _views(data: np.ndarray, buf: pa.Buffer, at: np.ndarray, length: np.ndarray) -> pa.Array:
+def _views(
+    data: np.ndarray, buf: pa.Buffer, at: np.ndarray, length: np.ndarray, first4: np.ndarray | None = None
+) -> pa.Array:
     """The byte ranges [at, at + length) of a block (each longer than 12 bytes) as one binary-view array over its
-    buffer, nothing copied."""
+    buffer, nothing copied. ``first4``: the first 4 bytes of each range, where the caller has them."""
     views = np.empty(len(at), dtype=_VIEW)
     views["length"] = length
-    views["prefix"] = _bytes_at(data, at, 4)
+    views["prefix"] = _bytes_at(data, at, 4) if first4 is None else first4
     views["buffer"] = 0
     views["offset"] = at
     return pa.Array.from_buffers(pa.binary_view(), len(at), [None, pa.py_buffer(views), buf])
@@ -763,7 +765,9 @@ def _by_prefix(
     width = ends - starts
     if not len(starts) or width.min() <= RUN_HEAD + 12:
         return None
-    head = _bytes_at(data, starts, RUN_HEAD).view("<u8").reshape(len(starts), RUN_HEAD // 8)
+    lead4 = _bytes_at(data, starts, RUN_HEAD)
+    head = lead4.view("<u8").reshape(len(starts), RUN_HEAD // 8)
+    lead4 = lead4.view("V4").reshape(len(starts), RUN_HEAD // 4)[:, 0]  # the first 4 bytes of each line
     new = np.ones(len(starts), dtype=bool)
     np.any(head[1:] != head[:-1], axis=1, out=new[1:])
     first = np.flatnonzero(new)
@@ -771,7 +775,7 @@ def _by_prefix(
     lead = names[:k]
     try:
         heads = pacsv.read_csv(
-            pa.BufferReader(_copied(_views(data, buf, starts[first], width[first]))),
+            pa.BufferReader(_copied(_views(data, buf, starts[first], width[first], lead4[first]))),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=text_cells(dict.fromkeys(names, pa.string()), lead, check_utf8=False),
@@ -784,13 +788,14 @@ def _by_prefix(
         size = pc.binary_length(written).to_numpy(zero_copy_only=False).astype(np.int64)
         if ((width[first] - size) <= 12).any():
             return None
-        prefix = _views(data, buf, starts[first], size).cast(pa.large_binary())
+        prefix = _views(data, buf, starts[first], size, lead4[first]).cast(pa.large_binary())
         if not pc.all(pc.equal(prefix, pc.cast(written, pa.large_binary()))).as_py():
             return None  # a field ncu would have quoted otherwise, or no separator after the prefix
         at = size[run]
         if (width - at <= 12).any():
             return None
-        same = pc.equal(_views(data, buf, starts, at), _views(data, buf, starts[first][run], at))
+        # (a run's lines begin with the same RUN_HEAD bytes: the same first 4 bytes as the run's first line)
+        same = pc.equal(_views(data, buf, starts, at, lead4), _views(data, buf, starts[first][run], at, lead4))
         if same.null_count or not pc.all(same).as_py():
             return None  # two launches alike in their first bytes, or a launch whose identity changes
         for c in ("ID", "Process ID"):
