@@ -459,7 +459,7 @@ def _first_rest(block: Block, first: np.ndarray, names: list[str], rest: list[st
     """The ``rest`` columns (as strings) of the lines of the given metric rows."""
     if not rest:
         return None
-    if block.heads is not None:  # the columns before Section Name of each run's first line, parsed already
+    if block.heads is not None and set(rest) <= set(block.heads[0].column_names):  # parsed already, once a run
         heads, run = block.heads
         return heads.select(rest).take(pa.array(run[first]))
     text = text_of(block.lines.take(pa.array(block.metric_line[first])))

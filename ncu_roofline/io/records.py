@@ -745,10 +745,10 @@ def _by_prefix(
     spec: tuple[list[str], dict[str, pa.DataType], list[str]],
     until: str,
 ) -> tuple[pa.Table, pa.Table, np.ndarray] | None:
-    """Metric rows parsed as pyarrow would parse them whole (the table of ``spec``: names, types, columns kept),
-    reading the columns before ``until`` once per run of lines that begin with the same bytes: (table, those
-    columns of each run's first line as strings, each row's run). None where the block does not allow it (the
-    caller parses the rows whole, and says what is wrong if anything is).
+    """Rows of one kind (metric or rule rows) parsed as pyarrow would parse them whole (the table of ``spec``:
+    names, types, columns kept), reading the columns before ``until`` once per run of lines that begin with the
+    same bytes: (table, those columns of each run's first line as strings, each row's run). None where the block
+    does not allow it (the caller parses the rows whole, and says what is wrong if anything is).
 
     A launch's rows repeat its identity (``"ID","Process ID",...,"CC",``, four fifths of a row's bytes): lines
     are cut into runs where their first RUN_HEAD bytes change; each run's first line is parsed whole, and its
@@ -765,9 +765,9 @@ def _by_prefix(
     width = ends - starts
     if not len(starts) or width.min() <= RUN_HEAD + 12:
         return None
-    lead4 = _bytes_at(data, starts, RUN_HEAD)
-    head = lead4.view("<u8").reshape(len(starts), RUN_HEAD // 8)
-    lead4 = lead4.view("V4").reshape(len(starts), RUN_HEAD // 4)[:, 0]  # the first 4 bytes of each line
+    head = _bytes_at(data, starts, RUN_HEAD)
+    first4 = head.view("V4").reshape(len(starts), RUN_HEAD // 4)[:, 0]  # each line's first 4 bytes
+    head = head.view("<u8").reshape(len(starts), RUN_HEAD // 8)
     new = np.ones(len(starts), dtype=bool)
     np.any(head[1:] != head[:-1], axis=1, out=new[1:])
     first = np.flatnonzero(new)
@@ -775,7 +775,7 @@ def _by_prefix(
     lead = names[:k]
     try:
         heads = pacsv.read_csv(
-            pa.BufferReader(_copied(_views(data, buf, starts[first], width[first], lead4[first]))),
+            pa.BufferReader(_copied(_views(data, buf, starts[first], width[first], first4[first]))),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=text_cells(dict.fromkeys(names, pa.string()), lead, check_utf8=False),
@@ -788,14 +788,14 @@ def _by_prefix(
         size = pc.binary_length(written).to_numpy(zero_copy_only=False).astype(np.int64)
         if ((width[first] - size) <= 12).any():
             return None
-        prefix = _views(data, buf, starts[first], size, lead4[first]).cast(pa.large_binary())
+        prefix = _views(data, buf, starts[first], size, first4[first]).cast(pa.large_binary())
         if not pc.all(pc.equal(prefix, pc.cast(written, pa.large_binary()))).as_py():
             return None  # a field ncu would have quoted otherwise, or no separator after the prefix
         at = size[run]
         if (width - at <= 12).any():
             return None
         # (a run's lines begin with the same RUN_HEAD bytes: the same first 4 bytes as the run's first line)
-        same = pc.equal(_views(data, buf, starts, at, lead4), _views(data, buf, starts[first][run], at, lead4))
+        same = pc.equal(_views(data, buf, starts, at, first4), _views(data, buf, starts[first][run], at, first4))
         if same.null_count or not pc.all(same).as_py():
             return None  # two launches alike in their first bytes, or a launch whose identity changes
         for c in ("ID", "Process ID"):
