@@ -209,3 +209,23 @@ def test_a_launch_whose_identity_changes_is_left_to_the_whole_parse(
     with pytest.raises(ParseError) as slow:
         ncu_roofline.read(path)
     assert str(fast.value) == str(slow.value) and fast.value.line == slow.value.line
+
+
+def test_a_page_smaller_than_a_block_is_shared_by_the_parsing_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes: list[int] = []
+    real = records._block
+
+    def spy(data: Any, *args: Any, **kwargs: Any) -> Any:
+        sizes.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(records, "_block", spy)
+    monkeypatch.setattr(records, "MAX_CHUNKS", 4)
+    monkeypatch.setattr(records, "MIN_STREAM_BLOCK", 64 << 10)  # the page is 400 KB: one block per thread
+    whole = ncu_roofline.read(DETAILS)
+    assert len(sizes) == 4 and sum(sizes) == DETAILS.stat().st_size - len(LINES[0].encode())
+    assert max(sizes) < 2 * min(sizes)
+    monkeypatch.setattr(records, "MIN_STREAM_BLOCK", 1 << 30)  # blocks no smaller than that: one
+    sizes.clear()
+    _assert_same(whole, ncu_roofline.read(DETAILS))
+    assert len(sizes) == 1
