@@ -590,8 +590,8 @@ def split_blocks(
     line ends up in a group where it does not fit, and that is a Fallback.
 
     ``prefix_until``: a column of ``metric`` before which every column is the same on all of a launch's rows (the
-    launch's identity): the metric rows are then parsed from that column on, and the columns before it once per
-    run of lines that start alike (:func:`_by_prefix`)."""
+    launch's identity): the rows of both kinds are then parsed from that column on, and the columns before it once
+    per run of lines that start alike (:func:`_by_prefix`)."""
     workers = MAX_CHUNKS
     step = block_bytes or STREAM_BLOCK
     size = loc.path.stat().st_size
@@ -641,8 +641,8 @@ def _block(
     prefix_until: str | None = None,
 ) -> Block:
     """Parse one block: the rule rows and the metric rows are each copied out and parsed once, with no callback
-    (parsing the metric rows where they lie, with the rule rows blanked, cost pyarrow more than the copy); the
-    metric rows by :func:`_by_prefix` where ``prefix_until`` is given and the block allows it."""
+    (parsing the metric rows where they lie, with the rule rows blanked, cost pyarrow more than the copy); each
+    kind by :func:`_by_prefix` instead where ``prefix_until`` is given and the block allows it."""
     buf = pa.py_buffer(data)
     if not valid_utf8(buf):
         raise Fallback("not UTF-8")
@@ -664,28 +664,28 @@ def _block(
     offsets = np.append(starts, ends[-1] if len(ends) else 0)
     lines = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), buf)
     rule_table = None
+
+    def parsed(
+        kind: np.ndarray, spec: tuple[list[str], dict[str, pa.DataType], list[str]]
+    ) -> tuple[pa.Table, tuple[pa.Table, np.ndarray] | None]:
+        """(table, the runs' heads or None) of the lines of one kind: by runs where the block allows it, else
+        copied out and parsed whole."""
+        at = np.flatnonzero(kind)
+        by_prefix = None if prefix_until is None else _by_prefix(data, buf, starts[at], ends[at], spec, prefix_until)
+        if by_prefix is not None:
+            return by_prefix[0], by_prefix[1:]
+        return _parse_group(text_of(lines.filter(pa.array(kind))), *spec, rows=len(at)), None
+
     if is_rule.any():
         if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
             raise Fallback("a line that is not a record")
-        rule_line = np.flatnonzero(is_rule)
-        rule_prefix = None
-        if prefix_until is not None:
-            rule_prefix = _by_prefix(data, buf, starts[rule_line], ends[rule_line], rules, prefix_until)
-        if rule_prefix is not None:
-            rule_table = rule_prefix[0]
-        else:
-            rule_table = _parse_group(text_of(lines.filter(pa.array(is_rule))), *rules, rows=len(rule_line))
-    metric_line = np.flatnonzero(is_metric)
-    by_prefix = None
-    if prefix_until is not None and len(metric_line):
-        by_prefix = _by_prefix(data, buf, starts[metric_line], ends[metric_line], metric, prefix_until)
-    if by_prefix is not None:
-        table = by_prefix[0]
-    elif len(metric_line):
-        table = _parse_group(text_of(lines.filter(pa.array(is_metric))), *metric, rows=len(metric_line))
+        rule_table = parsed(is_rule, rules)[0]
+    heads = None
+    if is_metric.any():
+        table, heads = parsed(is_metric, metric)
     else:  # pyarrow calls a buffer without records an error
         table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
-    block = Block(table, rule_table, lines, metric_line, heads=None if by_prefix is None else by_prefix[1:])
+    block = Block(table, rule_table, lines, np.flatnonzero(is_metric), heads=heads)
     if prepare is not None:
         block.extra = prepare(block)
     return block
