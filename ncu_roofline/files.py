@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import glob
 import os
+import queue
 import shutil
 import struct
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import InputError, OutputError
 
@@ -172,8 +175,10 @@ def write_text(path: Path, text: str | Iterable[str] | Iterable[bytes], force: b
     try:
         try:
             with tmp.open("xb") as fh:
-                for piece in [text] if isinstance(text, str) else text:
-                    fh.write(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
+                if isinstance(text, str):
+                    fh.write(text.encode("utf-8"))
+                else:
+                    write_behind(fh, text)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -181,6 +186,42 @@ def write_text(path: Path, text: str | Iterable[str] | Iterable[bytes], force: b
     except OSError as exc:
         raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     return path
+
+
+#: Pieces made but not yet written that :func:`write_behind` holds at most (besides the one being written).
+WRITE_AHEAD = 2
+
+
+def write_behind(fh: BinaryIO, pieces: Iterable[str] | Iterable[bytes]) -> None:
+    """Write ``pieces`` (text as UTF-8, or bytes) to ``fh`` in order, on a thread of its own while the caller's
+    iterator makes the next ones: the kernel's work of writing a piece (page-cache pages for it, which a virtual
+    machine's host may back only then) runs beside the making of the next. At most ``WRITE_AHEAD`` pieces wait.
+    The first error of either side is raised here, after the writing thread has stopped; nothing is written
+    after it."""
+    waiting: queue.Queue[bytes | None] = queue.Queue(maxsize=WRITE_AHEAD)
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        while (piece := waiting.get()) is not None:
+            if failed:
+                continue  # keep taking pieces: the maker never waits on a full queue
+            try:
+                fh.write(piece)
+            except BaseException as exc:  # raised again on the caller's thread
+                failed.append(exc)
+
+    writer = threading.Thread(target=drain, name="ncu-roofline-write", daemon=True)
+    writer.start()
+    try:
+        for piece in pieces:
+            if failed:
+                break
+            waiting.put(piece if isinstance(piece, bytes) else piece.encode("utf-8"))
+    finally:
+        waiting.put(None)
+        writer.join()
+    if failed:
+        raise failed[0]
 
 
 def prepare_folder(folder: Path, force: bool = False) -> Path:

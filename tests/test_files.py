@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
+import io
 import shutil
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import data
 
+from ncu_roofline import files
 from ncu_roofline.errors import InputError, OutputError
 from ncu_roofline.files import (
     default_output,
@@ -16,6 +21,7 @@ from ncu_roofline.files import (
     input_stem,
     prepare_folder,
     uncompressed_size,
+    write_behind,
     write_text,
     written_by_us,
 )
@@ -131,6 +137,68 @@ def test_what_the_tool_wrote_is_recognised_by_its_marker(tmp_path: Path) -> None
     assert written_by_us(data)
     (data / "mine.txt").write_text("x")
     assert not written_by_us(data)
+
+
+def test_pieces_are_written_in_order_on_a_thread_of_their_own(tmp_path: Path) -> None:
+    writers: set[str] = set()
+
+    class Recording(io.BytesIO):
+        def write(self, b: bytes) -> int:  # type: ignore[override]
+            writers.add(threading.current_thread().name)
+            return super().write(b)
+
+    fh = Recording()
+    pieces = ["{", "\u00b5s", ",", *(str(i) for i in range(100)), "}"]
+    write_behind(fh, pieces)
+    assert fh.getvalue() == "".join(pieces).encode("utf-8")
+    write_behind(fh, [b"and", b" bytes"])
+    assert fh.getvalue().endswith(b"99}and bytes")
+    assert writers == {"ncu-roofline-write"}  # not the caller's thread
+    target = tmp_path / "out.json"
+    write_text(target, iter(pieces))
+    assert target.read_text(encoding="utf-8") == "".join(pieces)
+
+
+def test_a_failed_write_stops_the_maker_and_is_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class Full(io.BytesIO):
+        def write(self, b: bytes) -> int:  # type: ignore[override]
+            if self.tell() >= 3:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return super().write(b)
+
+    made: list[int] = []
+
+    def pieces() -> Iterator[bytes]:
+        for i in range(10_000):
+            made.append(i)
+            yield b"x"
+
+    with pytest.raises(OSError, match="No space left"):
+        write_behind(Full(), pieces())
+    assert len(made) < 100  # the maker stopped soon after the failure, not at the end of its pieces
+    # through write_text: a clear error naming the file, and no temporary file left
+    target = tmp_path / "out.json"
+    monkeypatch.setattr(files, "write_behind", lambda fh, parts: write_behind(Full(), parts))
+    with pytest.raises(OutputError, match=r"out\.json: cannot write: No space left on device"):
+        write_text(target, pieces())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_error_while_making_the_pieces_stops_the_writer_and_is_raised(tmp_path: Path) -> None:
+    def pieces() -> Iterator[str]:
+        yield "a"
+        yield "b"
+        raise ValueError("bad launch")
+
+    fh = io.BytesIO()
+    with pytest.raises(ValueError, match="bad launch"):
+        write_behind(fh, pieces())
+    assert fh.getvalue() == b"ab"  # what came before the error, and the writing thread gone
+    assert not [t for t in threading.enumerate() if t.name == "ncu-roofline-write"]
+    target = tmp_path / "out.json"
+    with pytest.raises(ValueError, match="bad launch"):
+        write_text(target, pieces())
+    assert list(tmp_path.iterdir()) == []  # neither the output nor the temporary file
 
 
 def test_write_text_into_a_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
