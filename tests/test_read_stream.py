@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -241,3 +242,41 @@ def test_a_page_smaller_than_a_block_is_shared_by_the_parsing_threads(monkeypatc
     sizes.clear()
     _assert_same(whole, ncu_roofline.read(DETAILS))
     assert len(sizes) == 1
+
+
+def test_the_kernel_is_asked_to_read_each_block_ahead_once_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every byte after the header is asked for once (POSIX_FADV_WILLNEED), in file order, in pieces no larger
+    than READ_AHEAD_STEP, and never more than READ_AHEAD_BLOCKS blocks beyond those queued for parsing: a file not
+    in the page cache is read while earlier blocks are parsed, and one larger than the memory is not read twice."""
+    if not hasattr(os, "posix_fadvise"):
+        pytest.skip("no posix_fadvise here")
+    asked: list[tuple[int, int]] = []
+    queued: list[int] = []  # the bytes asked for when each block began to be parsed
+    real_advise, real_block = os.posix_fadvise, records._block
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        assert advice == os.POSIX_FADV_WILLNEED
+        asked.append((offset, length))
+        real_advise(fd, offset, length, advice)
+
+    def block(data: Any, *args: Any, **kwargs: Any) -> Any:
+        queued.append(sum(n for _, n in asked))
+        return real_block(data, *args, **kwargs)
+
+    expected = ncu_roofline.read(DETAILS)
+    monkeypatch.setattr(os, "posix_fadvise", advise)
+    monkeypatch.setattr(records, "_block", block)
+    monkeypatch.setattr(records, "MAX_CHUNKS", 1)  # one parsing thread: blocks begin in file order
+    monkeypatch.setattr(records, "STREAM_BLOCK", 16 << 10)
+    monkeypatch.setattr(records, "READ_AHEAD_STEP", 5000)
+    report = ncu_roofline.read(DETAILS)
+    asked, queued = list(asked), list(queued)  # (the long frame, asked for below, reads the file again)
+    _assert_same(report, expected)
+    start = len(LINES[0].encode())
+    assert asked[0][0] == start and all(a + n == b for (a, n), (b, _) in itertools.pairwise(asked))  # in order, once
+    assert sum(n for _, n in asked) == DETAILS.stat().st_size - start  # every byte
+    assert max(n for _, n in asked) <= 5000
+    assert len(queued) > 10
+    for i, seen in enumerate(queued):  # block i began with blocks up to i + 1 + READ_AHEAD_BLOCKS asked for, no more
+        assert seen <= (i + 2 + records.READ_AHEAD_BLOCKS) * (16 << 10)
+    assert queued[0] < DETAILS.stat().st_size - start  # not the whole file at once

@@ -525,16 +525,15 @@ _LIBC = _libc()
 
 
 def _mapped(fd: int, offset: int, length: int) -> np.ndarray:
-    """``length`` bytes of the file from ``offset``, mapped read-only and paged in at once (no copy: the page cache's
-    own pages; unmapped when the last view of them goes)."""
+    """``length`` bytes of the file from ``offset``, mapped read-only (no copy: the page cache's own pages;
+    unmapped when the last view of them goes). Paged in as they are first read, by the line-break scan, whose
+    numpy loop lets the other threads run: not by ``MAP_POPULATE``, during which Python's ``mmap`` holds the
+    interpreter lock (CPython 3.11), every other thread stopped while a block not in the page cache is read from
+    disk (0.16 s for 256 MB here)."""
     if length <= 0:
         return np.zeros(0, dtype=np.uint8)
     base = offset - offset % mmap.ALLOCATIONGRANULARITY
-    if hasattr(mmap, "MAP_POPULATE"):
-        mm = mmap.mmap(fd, length + offset - base, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE, prot=mmap.PROT_READ,
-                       offset=base)  # fmt: skip
-    else:  # pragma: no cover - not Linux
-        mm = mmap.mmap(fd, length + offset - base, access=mmap.ACCESS_READ, offset=base)
+    mm = mmap.mmap(fd, length + offset - base, access=mmap.ACCESS_READ, offset=base)
     view = np.frombuffer(mm, dtype=np.uint8)[offset - base :]
     view.flags.writeable = False  # the pages are mapped read-only
     return view
@@ -614,7 +613,11 @@ def split_blocks(
 
         queue: deque[Future[Block]] = deque()
         try:
+            asked = 0  # blocks whose bytes the kernel has been asked to read ahead
             for i in range(len(bounds)):
+                for j in range(asked, min(len(bounds), i + 1 + READ_AHEAD_BLOCKS)):
+                    read_ahead(fd, bounds[j], min(bounds[j] + step, size) - bounds[j])
+                    asked = j + 1
                 queue.append(pool.submit(work, i))
                 if len(queue) > workers:
                     yield queue.popleft().result()
@@ -623,6 +626,32 @@ def split_blocks(
         finally:
             for task in queue:
                 task.cancel()
+
+
+#: Blocks beyond the one queued for parsing whose bytes the kernel is asked to read ahead (``read_ahead``): a file
+#: not in the page cache is read from disk while the blocks before are parsed; a bounded window, so that a file
+#: larger than the memory is not read twice.
+READ_AHEAD_BLOCKS = 2
+
+
+def read_ahead(fd: int, offset: int, length: int) -> None:
+    """Ask the kernel to read ``length`` bytes of the file from ``offset`` into the page cache now, without
+    waiting for them (``POSIX_FADV_WILLNEED``). Nothing where the system has no such advice; a file already
+    cached costs a look-up of its pages."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:  # pragma: no cover - not POSIX
+        return
+    try:
+        for at in range(offset, offset + length, READ_AHEAD_STEP):
+            advise(fd, at, min(READ_AHEAD_STEP, offset + length - at), os.POSIX_FADV_WILLNEED)
+    except OSError:  # pragma: no cover - advice only: a file system that takes none
+        pass
+
+
+#: Bytes asked for by one ``read_ahead`` advice: Linux reads at most the device's readahead or largest request
+#: (``read_ahead_kb``, ``max_sectors_kb``: 128 KB to a few MB) per advice, so a block is asked for a piece at a
+#: time (a cached 306 MB file: 1 ms of advice in 1 MB pieces, 23 ms in 128 KB ones).
+READ_AHEAD_STEP = 1 << 20
 
 
 def _line_breaks(data: np.ndarray) -> np.ndarray:
