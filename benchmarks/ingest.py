@@ -56,7 +56,8 @@ def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
     copies = -(-launches // per)
     rows = 0
     template = _Template(header, body) if distinct else None
-    with out.open("w") as fh:
+    part = out.with_name(out.name + ".part")  # renamed when whole: an interrupted build leaves no page to reuse
+    with part.open("w") as fh:
         fh.write(header)
         for k in range(copies):
             base = k * per
@@ -68,6 +69,7 @@ def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
                 end = line.index('"', 1)
                 fh.write(f'"{int(line[1:end]) + base}{line[end:]}')
                 rows += 1
+    part.replace(out)
     return rows
 
 

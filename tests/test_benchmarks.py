@@ -48,3 +48,33 @@ def test_goals_of_measurements_not_taken_are_left_out(pipeline: ModuleType) -> N
     results = {102_400: {"pandas": _m(5.0), "json": _m(20.0, 3e9)}}
     assert [what for what, _, _ in pipeline.goals(results, {102_400: 3 * 10**9})] == ["JSON run peak < 4 GB"]
     assert pipeline.goals({1_024: {"pandas": _m(0.1), "json": _m(0.5)}}, {1_024: 10**7}) == []
+
+
+def test_an_interrupted_build_leaves_no_page_to_reuse(
+    pipeline: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--keep`` reuses a page that is there: a build stopped half-way (Ctrl-C, a killed run) must not leave one
+    with fewer launches than its name says."""
+    ingest = sys.modules["ingest"]
+    out = tmp_path / "bench-32.details.csv"
+    sample = (ingest.DATA / "micro_full.details.csv").read_text().count("\n") - 1  # its 16 launches' rows
+    assert ingest.build_details(out, 32) == 2 * sample  # two copies of the sample
+    assert out.read_text().count("\n") == 1 + 2 * sample and [p.name for p in tmp_path.iterdir()] == [out.name]
+    out.unlink()
+
+    class Stop(Exception):
+        pass
+
+    real = ingest._Template.write
+    calls = []
+
+    def interrupted(self: object, fh: object, base: int, k: int) -> int:
+        calls.append(k)
+        if k == 1:
+            raise Stop
+        return int(real(self, fh, base, k))
+
+    monkeypatch.setattr(ingest._Template, "write", interrupted)
+    with pytest.raises(Stop):
+        ingest.build_details(out, 32, distinct=True)
+    assert calls == [0, 1] and not out.exists()
