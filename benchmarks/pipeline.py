@@ -91,7 +91,7 @@ def _stages(path: str, out: str) -> dict[str, float]:
     """Seconds of each of STAGES, run one after the other in this process."""
     import ncu_roofline
     from ncu_roofline.analysis import analyze
-    from ncu_roofline.io.records import use_system_allocator
+    from ncu_roofline.arrowpool import use_system_allocator
     from ncu_roofline.report.html import HTML
     from ncu_roofline.report.jsonout import json_bytes
     from ncu_roofline.report.registry import Options, Run

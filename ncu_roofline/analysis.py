@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .arrowpool import malloc_arrow
 from .chart import chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
@@ -89,6 +90,7 @@ def rules_for(rules: pd.DataFrame, report: str) -> pd.DataFrame:
     return out
 
 
+@malloc_arrow
 def analyze(
     report: Report,
     *,

@@ -24,6 +24,7 @@ import click
 
 from . import __version__
 from .analysis import Analysis, analyze
+from .arrowpool import use_system_allocator
 from .errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -46,7 +47,6 @@ from .files import (
 )
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
-from .io.records import use_system_allocator
 from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run

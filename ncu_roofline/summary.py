@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .analysis import Analysis
+from .arrowpool import malloc_arrow
 from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
@@ -767,6 +768,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
 # ------------------------------------------------------------------------------------------- the stage
 
 
+@malloc_arrow
 def summarize(analysis: Analysis) -> Summary:
     """The whole-program Summary of ``analysis`` (see the module docstring): computed once per run, read by
     every renderer."""

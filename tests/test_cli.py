@@ -631,7 +631,7 @@ def test_the_command_line_takes_arrow_buffers_from_malloc(
 def test_a_pool_the_user_chose_is_kept(arrow_pool: None) -> None:
     import pyarrow as pa
 
-    from ncu_roofline.io.records import use_system_allocator
+    from ncu_roofline.arrowpool import use_system_allocator
 
     pa.set_memory_pool(pa.mimalloc_memory_pool())
     assert not use_system_allocator({"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"})

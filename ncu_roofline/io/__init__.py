@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..arrowpool import malloc_arrow
 from ..errors import InputError
 from ..model import (
     LAUNCH_COLUMNS,
@@ -193,6 +194,7 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
     return out
 
 
+@malloc_arrow
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
     """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, .ncu-rep).
 

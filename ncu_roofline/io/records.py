@@ -14,7 +14,7 @@ import mmap
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -496,21 +496,6 @@ def release_memory() -> None:
     pa.default_memory_pool().release_unused()
     if _LIBC is not None:
         _LIBC.malloc_trim(0)
-
-
-def use_system_allocator(environ: Mapping[str, str] | None = None) -> bool:
-    """Arrow's buffers from the C library's allocator (``malloc``) for the rest of the process, instead of the
-    mimalloc pool pyarrow ships, unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses a pool. Whether it was switched.
-
-    The command line calls this (its process is its own; the library leaves the choice to its caller). Measured on
-    the 10,240-launch details page, side by side, 3 rounds: the JSON run 1.21-1.40 s against 1.41-1.55 s, the HTML
-    run 1.18-1.20 s against 1.29-1.37 s, peak 15 % lower: mimalloc's arenas take fresh pages where ``malloc``
-    reuses those freed moments before, and fresh pages are what a virtual machine's host backs slowly
-    (docs/performance.md)."""
-    if (os.environ if environ is None else environ).get("ARROW_DEFAULT_MEMORY_POOL"):
-        return False
-    pa.set_memory_pool(pa.system_memory_pool())
-    return True
 
 
 def _libc() -> ctypes.CDLL | None:
