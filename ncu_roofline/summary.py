@@ -28,7 +28,7 @@ from .classify import agreement
 from .io.identity import nvtx_op
 from .model import LAUNCH_KEY
 from .quantities import BY_NAME
-from .vector import first_of_each, per_distinct, take_rows
+from .vector import first_of_each, key_runs, per_distinct, run_lengths, take_rows
 from .vocabulary import SEVERITY_ORDER
 
 #: What makes launches "the same kernel" for the rollup: the demangled name (launch shape may differ).
@@ -437,14 +437,19 @@ class LaunchKeys:
 
 def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
     """Per frame, one int64 per row that is equal where LAUNCH_KEY is equal (across the frames; a missing value
-    equals a missing value): keys compared as numbers, each key column factorised once over all the frames."""
-    sizes = [len(f) for f in frames]
-    combined = np.zeros(sum(sizes), dtype=np.int64)
+    equals a missing value), numbered from 0 in order of first appearance over the frames in turn: keys compared
+    as numbers, each key column factorised once over all the frames. Only the first row of each run of rows
+    with one key is factorised (``vector.key_runs``; the per-launch frames are launch-major, so about one row per
+    launch, not 30) and its code given to the run: the same codes, as every value first appears at a run's
+    first row."""
+    runs = [key_runs(f) for f in frames]
+    combined = np.zeros(sum(len(r) for r in runs), dtype=np.int64)
     for c in LAUNCH_KEY:
-        col = pd.concat([f[c].reset_index(drop=True) for f in frames], ignore_index=True)
+        col = pd.concat([f[c].iloc[r] for f, r in zip(frames, runs, strict=True)], ignore_index=True)
         codes, uniques = pd.factorize(col, use_na_sentinel=False)
         combined = pd.factorize(combined * max(len(uniques), 1) + codes)[0].astype(np.int64)
-    return np.split(combined, np.cumsum(sizes)[:-1])
+    parts = np.split(combined, np.cumsum([len(r) for r in runs])[:-1]) if runs else []
+    return [np.repeat(k, run_lengths(r, len(f))) for k, r, f in zip(parts, runs, frames, strict=True)]
 
 
 def _launch_positions(lf: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray | None:

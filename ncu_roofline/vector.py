@@ -157,6 +157,22 @@ def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
     Consecutive rows of one launch (a roofline frame has one per precision and level) are looked up once;
     where those runs are the launches of ``index`` in its order (a roofline, verdicts, rules of every
     launch), no lookup is needed at all."""
+    if not len(frame):
+        return np.zeros(0, dtype=np.int64)
+    first = key_runs(frame)
+    keys = frame[list(LAUNCH_KEY)].iloc[first]  # the key columns only: a frame's text is not copied
+    if isinstance(index, pd.MultiIndex) and _in_order(keys, index):
+        found = np.arange(len(index), dtype=np.int64)
+    else:
+        found = np.asarray(index.get_indexer(launch_index(keys)), dtype=np.int64)
+    out: np.ndarray = np.repeat(found, run_lengths(first, len(frame)))
+    return out
+
+
+def key_runs(frame: pd.DataFrame) -> np.ndarray:
+    """The first row of each run of consecutive rows with one LAUNCH_KEY (missing equals missing), in row order;
+    empty for an empty frame. A per-launch frame (roofline, utilization, hints) is launch-major, so its runs are
+    about as many as its launches, and what is computed per key can be computed per run."""
     n = len(frame)
     if not n:
         return np.zeros(0, dtype=np.int64)
@@ -164,27 +180,30 @@ def launch_positions(frame: pd.DataFrame, index: pd.Index) -> np.ndarray:
     start[0] = True
     for k in LAUNCH_KEY:
         start[1:] |= _changes(frame[k])
-    first = np.flatnonzero(start)
-    keys = frame[list(LAUNCH_KEY)].iloc[first]  # the key columns only: a frame's text is not copied
-    if isinstance(index, pd.MultiIndex) and _in_order(keys, index):
-        found = np.arange(len(index), dtype=np.int64)
-    else:
-        found = np.asarray(index.get_indexer(launch_index(keys)), dtype=np.int64)
-    out: np.ndarray = found[np.cumsum(start) - 1]
-    return out
+    return np.flatnonzero(start)
+
+
+def run_lengths(first: np.ndarray, n: int) -> np.ndarray:
+    """The length of each run of ``n`` rows, from the first row of each (``key_runs``)."""
+    return np.diff(np.append(first, n))
 
 
 def _changes(column: pd.Series) -> np.ndarray:
     """Per row after the first: whether its value differs from the row before (missing equals missing)."""
     values = column.array
+    if isinstance(values, pd.arrays.NumpyExtensionArray) and values.dtype.kind in "biuf":
+        plain = np.asarray(values)
+        changed: np.ndarray = plain[1:] != plain[:-1]
+        if plain.dtype.kind == "f":  # NaN equals NaN
+            changed &= ~(np.isnan(plain[1:]) & np.isnan(plain[:-1]))
+        return changed
     if isinstance(values, pd.arrays.IntegerArray):
         data = values.to_numpy(dtype=np.int64, na_value=0)
         mask = np.asarray(values.isna())
         out: np.ndarray = ((data[1:] != data[:-1]) & ~(mask[1:] & mask[:-1])) | (mask[1:] != mask[:-1])
         return out
     if isinstance(values, pd.arrays.ArrowStringArray):  # text compared by Arrow, no codes built
-        arr = pa.array(values)
-        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        arr = pa.array(values)  # chunks compared as they are (Arrow aligns them), not copied into one
         after, before = arr.slice(1), arr.slice(0, len(arr) - 1)
         differ = pc.fill_null(pc.not_equal(after, before), False)
         one_missing = pc.xor(pc.is_null(after), pc.is_null(before))

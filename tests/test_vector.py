@@ -90,3 +90,43 @@ def test_take_rows_of_a_chunked_text_column_is_iloc() -> None:
             pd.testing.assert_series_equal(taken, column.iloc[at].reset_index(drop=True))
     with pytest.raises(IndexError):
         take_rows(column, np.array([len(column)]))
+
+
+_KEY_ROW = st.tuples(st.sampled_from(["r1", "r2", None]), st.sampled_from([7, 1 << 40, None]), st.integers(0, 3))
+
+
+def _key_frame(rows: list[tuple[str | None, int | None, int]], kind: str) -> pd.DataFrame:
+    """LAUNCH_KEY columns as the analysis frames hold them (string and Int64), or as plain numpy columns."""
+    report = pd.array([r[0] for r in rows], dtype="string")
+    if kind == "numpy":
+        return pd.DataFrame(
+            {
+                "report": np.array([r[0] for r in rows], dtype=object),
+                "process_id": np.array([np.nan if r[1] is None else float(r[1]) for r in rows]),
+                "launch_id": np.array([r[2] for r in rows], dtype=np.int64),
+            }
+        )
+    return pd.DataFrame(
+        {
+            "report": report,
+            "process_id": pd.array([r[1] for r in rows], dtype="Int64"),
+            "launch_id": pd.array([r[2] for r in rows], dtype="Int64"),
+        }
+    )
+
+
+@given(st.lists(st.lists(_KEY_ROW, max_size=12), min_size=1, max_size=4), st.sampled_from(["pandas", "numpy"]))
+def test_key_codes_are_the_keys_numbered_in_order_of_first_appearance(
+    frames_rows: list[list[tuple[str | None, int | None, int]]], kind: str
+) -> None:
+    """``summary.key_codes``, which numbers only each run's first row, against numbering every row's key tuple
+    over the frames in turn (missing equals missing): runs of one key, keys back and forth, frames of no rows."""
+    from ncu_roofline.summary import key_codes
+
+    frames = [_key_frame(rows, kind) for rows in frames_rows]
+    codes = key_codes(*frames)
+    flat = [row for rows in frames_rows for row in rows]
+    want, _ = _by_tuples(flat)
+    assert [len(c) for c in codes] == [len(r) for r in frames_rows]
+    assert np.concatenate(codes).tolist() == want
+    assert all(c.dtype == np.int64 for c in codes)
