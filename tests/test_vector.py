@@ -7,10 +7,12 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ncu_roofline import vector
 from ncu_roofline.vector import distinct_rows, few_distinct_rows, formatted, take_rows, text_codes
 
 _CELLS = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]), st.sampled_from([0.0, -0.0, 1.5, float("nan")]))
@@ -90,6 +92,51 @@ def test_take_rows_of_a_chunked_text_column_is_iloc() -> None:
             pd.testing.assert_series_equal(taken, column.iloc[at].reset_index(drop=True))
     with pytest.raises(IndexError):
         take_rows(column, np.array([len(column)]))
+
+
+_TEXTS = st.lists(
+    st.one_of(st.none(), st.text(max_size=20), st.sampled_from(["", "a", "twelve bytes", "thirteen byte"]))
+)
+
+
+@given(_TEXTS.filter(len), st.data(), st.sampled_from([pa.string(), pa.large_string()]), st.integers(0, 2))
+def test_texts_gathered_through_views_are_arrows_take(
+    texts: list[str | None], data: st.DataObject, kind: pa.DataType, offset: int
+) -> None:
+    """``texts[codes]`` through views, for texts short (inline in the view) and long, missing, empty, non-ASCII,
+    of either text type and sliced (an offset into the buffers): what Arrow's take gives, of the same type."""
+    arr = pa.array(["pad"] * offset + texts, type=kind).slice(offset)
+    codes = np.array(data.draw(st.lists(st.integers(-1, len(texts) - 1), min_size=1, max_size=40)), dtype=np.int64)
+    want = pc.take(arr, pa.array(codes, mask=codes < 0, type=pa.int64()))
+    got = vector._gathered(arr, codes)
+    assert got.type == arr.type
+    assert got.equals(want)
+    assert got.null_count == want.null_count
+
+
+def test_texts_at_gathers_through_views_from_view_rows_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From VIEW_ROWS rows, ``texts_at`` gathers through views (this pyarrow can), with the text written once into
+    a buffer of its size; below, and for a code out of range, Arrow's take (which names the bad index)."""
+    assert vector._VIEWS_GATHER  # pyarrow >= 25, as CI installs
+    texts = pa.array(["a text of some forty bytes, more than 12", None, "short"], type=pa.large_string())
+    calls: list[int] = []
+    real = vector._gathered
+
+    def counting(t: pa.Array, codes: np.ndarray) -> pa.Array:
+        calls.append(len(codes))
+        return real(t, codes)
+
+    monkeypatch.setattr(vector, "_gathered", counting)
+    many = np.tile(np.array([0, 1, 2, -1]), vector.VIEW_ROWS // 4)
+    out = vector.texts_at(texts, many)
+    assert calls == [len(many)]
+    assert out.equals(pc.take(texts, pa.array(many, mask=many < 0, type=pa.int64())))
+    assert out.buffers()[2].size == 40 * (len(many) // 4) + 5 * (len(many) // 4)  # exactly the text's bytes
+    assert vector.texts_at(texts, many[:8]).to_pylist() == [texts[0].as_py(), None, "short", None] * 2
+    assert calls == [len(many)]  # few rows: Arrow's take
+    with pytest.raises(pa.ArrowIndexError):
+        vector.texts_at(texts, np.full(vector.VIEW_ROWS, 3))
+    assert calls == [len(many)]
 
 
 _KEY_ROW = st.tuples(st.sampled_from(["r1", "r2", None]), st.sampled_from([7, 1 << 40, None]), st.integers(0, 3))
