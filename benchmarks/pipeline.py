@@ -92,6 +92,7 @@ def _stages(path: str, out: str) -> dict[str, float]:
     import ncu_roofline
     from ncu_roofline.analysis import analyze
     from ncu_roofline.arrowpool import use_system_allocator
+    from ncu_roofline.files import write_text
     from ncu_roofline.report.html import HTML
     from ncu_roofline.report.jsonout import json_bytes
     from ncu_roofline.report.registry import Options, Run
@@ -105,16 +106,14 @@ def _stages(path: str, out: str) -> dict[str, float]:
         took[stage] = time.perf_counter() - t
         return value
 
-    def write(pieces: Any, mode: str = "w") -> None:
-        with open(out, mode, encoding=None if "b" in mode else "utf-8") as fh:
-            for piece in pieces:
-                fh.write(piece)
+    def write(pieces: Any) -> None:
+        write_text(Path(out), pieces, force=True)  # as the command line writes its output
 
     report = timed("read", lambda: ncu_roofline.read(path))
     analysis = timed("analyse", lambda: analyze(report))
     run = Run(analysis)
     summary = timed("summary", lambda: run.summary)
-    timed("json", lambda: write(json_bytes(analysis, summary), "wb"))  # bytes, as the command line writes it
+    timed("json", lambda: write(json_bytes(analysis, summary)))
     timed("view", lambda: run.view)
     timed("page", lambda: write([str(HTML.render(run, Options()))]))
     return took

@@ -229,3 +229,91 @@ def test_uncompressed_size_reads_the_gzip_trailer(tmp_path: Path) -> None:
         assert uncompressed_size(gz) == len(fh.read())
     plain = data("micro_full.raw.csv")
     assert uncompressed_size(plain) == plain.stat().st_size
+
+
+def _recorded_drop_behind(monkeypatch: pytest.MonkeyPatch) -> tuple[list[files.DropBehind], list[tuple[int, int]]]:
+    """DropBehind made by write_behind, and the advice it gives (start, length), with the advice recorded."""
+    made: list[files.DropBehind] = []
+    advised: list[tuple[int, int]] = []
+    real_init = files.DropBehind.__init__
+
+    def init(self: files.DropBehind, fd: int) -> None:
+        real_init(self, fd)
+        made.append(self)
+
+    def advise(fd: int, offset: int, length: int, advice: int) -> None:
+        assert advice == files.os.POSIX_FADV_DONTNEED
+        advised.append((offset, length))
+
+    monkeypatch.setattr(files.DropBehind, "__init__", init)
+    monkeypatch.setattr(files.os, "posix_fadvise", advise)
+    return made, advised
+
+
+def _closes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors os.close is called with, from now on."""
+    closed: list[int] = []
+    real_close = files.os.close
+
+    def close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
+
+    monkeypatch.setattr(files.os, "close", close)
+    return closed
+
+
+@pytest.mark.skipif(not hasattr(files.os, "posix_fadvise"), reason="no posix_fadvise on this system")
+def test_drop_behind_lets_the_pages_past_the_first_bytes_go_once_written_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each piece past KEEP_CACHED is given to the kernel when written (write it back) and again DROP_LAG pieces
+    later (drop its pages); the first bytes and the last pieces are left cached; the file is whole."""
+    monkeypatch.setattr(files, "KEEP_CACHED", 10)
+    made, advised = _recorded_drop_behind(monkeypatch)
+    closed = _closes(monkeypatch)
+    pieces = [b"a" * 4, b"b" * 8, b"c" * 8, b"d" * 8, b"e" * 8]
+    target = tmp_path / "out.json"
+    write_text(target, iter(pieces))
+    assert target.read_bytes() == b"".join(pieces)
+    assert len(made) == 1
+    made[0].thread.join(5)
+    assert not made[0].thread.is_alive()
+    # bytes 0-9 kept; 10-11 of the second piece, then each piece; each again two pieces on
+    assert advised == [(10, 2), (12, 8), (20, 8), (10, 2), (28, 8), (12, 8)]
+    assert made[0].fd in closed  # its own descriptor closed
+    # a small file: no advice at all
+    advised.clear()
+    monkeypatch.setattr(files, "KEEP_CACHED", 1 << 20)
+    write_text(target, iter(pieces), force=True)
+    made[-1].thread.join(5)
+    assert advised == []
+
+
+@pytest.mark.skipif(not hasattr(files.os, "posix_fadvise"), reason="no posix_fadvise on this system")
+def test_drop_behind_on_a_file_that_takes_no_advice_writes_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pipe refuses the advice (ESPIPE): the pieces all arrive, the helper thread ends and closes its
+    descriptor; a file object without one gets no helper at all."""
+    monkeypatch.setattr(files, "KEEP_CACHED", 0)
+    made: list[files.DropBehind] = []
+    real_init = files.DropBehind.__init__
+
+    def init(self: files.DropBehind, fd: int) -> None:
+        real_init(self, fd)
+        made.append(self)
+
+    monkeypatch.setattr(files.DropBehind, "__init__", init)
+    closed = _closes(monkeypatch)
+    read_end, write_end = files.os.pipe()
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(files.os.fdopen(read_end, "rb").read()))
+    reader.start()
+    with files.os.fdopen(write_end, "wb") as fh:
+        write_behind(fh, [b"x" * 1000] * 50)
+    reader.join(5)
+    assert got == [b"x" * 50_000]
+    made[0].thread.join(5)
+    assert not made[0].thread.is_alive()
+    assert made[0].fd in closed
+    write_behind(io.BytesIO(), [b"no descriptor"])
+    assert len(made) == 1
