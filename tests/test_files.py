@@ -268,7 +268,8 @@ def test_drop_behind_lets_the_pages_past_the_first_bytes_go_once_written_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each piece past KEEP_CACHED is given to the kernel when written (write it back) and again DROP_LAG pieces
-    later (drop its pages); the first bytes and the last pieces are left cached; the file is whole."""
+    later with all before it (drop their pages); the first bytes and the last pieces are left cached; the file
+    is whole."""
     monkeypatch.setattr(files, "KEEP_CACHED", 10)
     made, advised = _recorded_drop_behind(monkeypatch)
     closed = _closes(monkeypatch)
@@ -279,8 +280,8 @@ def test_drop_behind_lets_the_pages_past_the_first_bytes_go_once_written_back(
     assert len(made) == 1
     made[0].thread.join(5)
     assert not made[0].thread.is_alive()
-    # bytes 0-9 kept; 10-11 of the second piece, then each piece; each again two pieces on
-    assert advised == [(10, 2), (12, 8), (20, 8), (10, 2), (28, 8), (12, 8)]
+    # bytes 0-9 kept; 10-11 of the second piece, then each piece; two pieces on, all before it again
+    assert advised == [(10, 2), (12, 8), (20, 8), (10, 2), (28, 8), (10, 10)]
     assert made[0].fd in closed  # its own descriptor closed
     # a small file: no advice at all
     advised.clear()
