@@ -255,10 +255,11 @@ class DropBehind:
     takes none (a pipe), nothing is done."""
 
     def __init__(self, fd: int) -> None:
-        self.fd = os.dup(fd)
+        self.file = fd  # the writer's descriptor, duplicated for the thread when a piece first passes KEEP_CACHED
+        self.fd: int | None = None
         self.ranges: queue.SimpleQueue[tuple[int, int] | None] = queue.SimpleQueue()
-        self.thread = threading.Thread(target=self._run, name="ncu-roofline-drop-behind", daemon=True)
-        self.thread.start()
+        self.thread: threading.Thread | None = None  # none for a small file
+        self.off = False
 
     @classmethod
     def of(cls, fh: BinaryIO) -> DropBehind | None:
@@ -271,35 +272,49 @@ class DropBehind:
             return None
 
     def written(self, start: int, stop: int) -> None:
-        """Bytes ``start`` to ``stop`` of the file were written (only those past ``KEEP_CACHED`` are let go)."""
+        """Bytes ``start`` to ``stop`` of the file were written (only those past ``KEEP_CACHED`` are let go; the
+        thread starts with the first of them)."""
         start = max(start, KEEP_CACHED)
-        if stop > start:
-            self.ranges.put((start, stop))
+        if stop <= start or self.off:
+            return
+        if self.thread is None:
+            try:
+                self.fd = os.dup(self.file)
+            except OSError:  # no descriptor to spare: the pages stay, as without this
+                self.off = True
+                return
+            self.thread = threading.Thread(target=self._run, args=(self.fd,), name="ncu-roofline-drop-behind")
+            self.thread.daemon = True
+            self.thread.start()
+        self.ranges.put((start, stop))
 
     def close(self) -> None:
         """Nothing more is written: the thread gives the kernel what it has and ends (the last pieces stay
         cached, written back by the kernel as any file's pages are)."""
-        self.ranges.put(None)
+        if self.thread is not None:
+            self.ranges.put(None)
 
-    def _run(self) -> None:
+    def _run(self, fd: int) -> None:
         behind: list[tuple[int, int]] = []
         first: int | None = None
         try:
             while (written := self.ranges.get()) is not None:
-                self._advise(*written)  # write back now
+                _let_go(fd, *written)  # write back now
                 first = written[0] if first is None else first
                 behind.append(written)
                 if len(behind) > DROP_LAG:
                     # written back by now: drop, and again what was still being written back before (a range
                     # already let go costs the kernel a look at an empty stretch of the file's cache)
-                    self._advise(first, behind.pop(0)[1])
+                    _let_go(fd, first, behind.pop(0)[1])
         except OSError:
             pass  # a file that takes no advice: its pages stay, as without this
         finally:
-            os.close(self.fd)
+            os.close(fd)
 
-    def _advise(self, start: int, stop: int) -> None:
-        os.posix_fadvise(self.fd, start, stop - start, os.POSIX_FADV_DONTNEED)
+
+def _let_go(fd: int, start: int, stop: int) -> None:
+    """Bytes ``start`` to ``stop`` of the file: dirty pages written back (started), clean ones dropped."""
+    os.posix_fadvise(fd, start, stop - start, os.POSIX_FADV_DONTNEED)
 
 
 def prepare_folder(folder: Path, force: bool = False) -> Path:

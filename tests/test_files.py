@@ -278,16 +278,18 @@ def test_drop_behind_lets_the_pages_past_the_first_bytes_go_once_written_back(
     write_text(target, iter(pieces))
     assert target.read_bytes() == b"".join(pieces)
     assert len(made) == 1
-    made[0].thread.join(5)
-    assert not made[0].thread.is_alive()
+    thread = made[0].thread
+    assert thread is not None
+    thread.join(5)
+    assert not thread.is_alive()
     # bytes 0-9 kept; 10-11 of the second piece, then each piece; two pieces on, all before it again
     assert advised == [(10, 2), (12, 8), (20, 8), (10, 2), (28, 8), (10, 10)]
     assert made[0].fd in closed  # its own descriptor closed
-    # a small file: no advice at all
+    # a small file: no advice at all, and no thread
     advised.clear()
     monkeypatch.setattr(files, "KEEP_CACHED", 1 << 20)
     write_text(target, iter(pieces), force=True)
-    made[-1].thread.join(5)
+    assert len(made) == 2 and made[1].thread is None and made[1].fd is None
     assert advised == []
 
 
@@ -313,8 +315,10 @@ def test_drop_behind_on_a_file_that_takes_no_advice_writes_everything(monkeypatc
         write_behind(fh, [b"x" * 1000] * 50)
     reader.join(5)
     assert got == [b"x" * 50_000]
-    made[0].thread.join(5)
-    assert not made[0].thread.is_alive()
+    thread = made[0].thread
+    assert thread is not None
+    thread.join(5)
+    assert not thread.is_alive()
     assert made[0].fd in closed
     write_behind(io.BytesIO(), [b"no descriptor"])
     assert len(made) == 1
