@@ -448,7 +448,7 @@ def key_codes(*frames: pd.DataFrame) -> list[np.ndarray]:
         col = pd.concat([f[c].iloc[r] for f, r in zip(frames, runs, strict=True)], ignore_index=True)
         codes, uniques = pd.factorize(col, use_na_sentinel=False)
         combined = pd.factorize(combined * max(len(uniques), 1) + codes)[0].astype(np.int64)
-    parts = np.split(combined, np.cumsum([len(r) for r in runs])[:-1]) if runs else []
+    parts = np.split(combined, np.cumsum([len(r) for r in runs])[:-1])
     return [np.repeat(k, run_lengths(r, len(f))) for k, r, f in zip(parts, runs, frames, strict=True)]
 
 
