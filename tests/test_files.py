@@ -231,23 +231,36 @@ def test_uncompressed_size_reads_the_gzip_trailer(tmp_path: Path) -> None:
     assert uncompressed_size(plain) == plain.stat().st_size
 
 
-def _recorded_drop_behind(monkeypatch: pytest.MonkeyPatch) -> tuple[list[files.DropBehind], list[tuple[int, int]]]:
-    """DropBehind made by write_behind, and the advice it gives (start, length), with the advice recorded."""
+def _made_drop_behinds(monkeypatch: pytest.MonkeyPatch) -> list[files.DropBehind]:
+    """Every DropBehind that write_behind makes from now on."""
     made: list[files.DropBehind] = []
-    advised: list[tuple[int, int]] = []
     real_init = files.DropBehind.__init__
 
     def init(self: files.DropBehind, fd: int) -> None:
         real_init(self, fd)
         made.append(self)
 
+    monkeypatch.setattr(files.DropBehind, "__init__", init)
+    return made
+
+
+def _recorded_drop_behind(monkeypatch: pytest.MonkeyPatch) -> tuple[list[files.DropBehind], list[tuple[int, int]]]:
+    """DropBehind made by write_behind, and the advice it gives (start, length), with the advice recorded."""
+    advised: list[tuple[int, int]] = []
+
     def advise(fd: int, offset: int, length: int, advice: int) -> None:
         assert advice == files.os.POSIX_FADV_DONTNEED
         advised.append((offset, length))
 
-    monkeypatch.setattr(files.DropBehind, "__init__", init)
     monkeypatch.setattr(files.os, "posix_fadvise", advise)
-    return made, advised
+    return _made_drop_behinds(monkeypatch), advised
+
+
+def _ended(behind: files.DropBehind) -> None:
+    """Wait for ``behind``'s thread (it must have one) and check that it has ended."""
+    assert behind.thread is not None
+    behind.thread.join(5)
+    assert not behind.thread.is_alive()
 
 
 def _closes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -278,10 +291,7 @@ def test_drop_behind_lets_the_pages_past_the_first_bytes_go_once_written_back(
     write_text(target, iter(pieces))
     assert target.read_bytes() == b"".join(pieces)
     assert len(made) == 1
-    thread = made[0].thread
-    assert thread is not None
-    thread.join(5)
-    assert not thread.is_alive()
+    _ended(made[0])
     # bytes 0-9 kept; 10-11 of the second piece, then each piece; two pieces on, all before it again
     assert advised == [(10, 2), (12, 8), (20, 8), (10, 2), (28, 8), (10, 10)]
     assert made[0].fd in closed  # its own descriptor closed
@@ -298,14 +308,7 @@ def test_drop_behind_on_a_file_that_takes_no_advice_writes_everything(monkeypatc
     """A pipe refuses the advice (ESPIPE): the pieces all arrive, the helper thread ends and closes its
     descriptor; a file object without one gets no helper at all."""
     monkeypatch.setattr(files, "KEEP_CACHED", 0)
-    made: list[files.DropBehind] = []
-    real_init = files.DropBehind.__init__
-
-    def init(self: files.DropBehind, fd: int) -> None:
-        real_init(self, fd)
-        made.append(self)
-
-    monkeypatch.setattr(files.DropBehind, "__init__", init)
+    made = _made_drop_behinds(monkeypatch)
     closed = _closes(monkeypatch)
     read_end, write_end = files.os.pipe()
     got: list[bytes] = []
@@ -315,10 +318,7 @@ def test_drop_behind_on_a_file_that_takes_no_advice_writes_everything(monkeypatc
         write_behind(fh, [b"x" * 1000] * 50)
     reader.join(5)
     assert got == [b"x" * 50_000]
-    thread = made[0].thread
-    assert thread is not None
-    thread.join(5)
-    assert not thread.is_alive()
+    _ended(made[0])
     assert made[0].fd in closed
     write_behind(io.BytesIO(), [b"no descriptor"])
     assert len(made) == 1
