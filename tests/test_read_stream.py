@@ -13,13 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import derive
 import pytest
 from conftest import data
 from pandas.testing import assert_frame_equal
 
 import ncu_roofline
 from ncu_roofline.errors import ParseError
-from ncu_roofline.io import records
+from ncu_roofline.io import details, records
 
 DETAILS = data("micro_full.details.csv")
 LINES = DETAILS.read_text().splitlines(keepends=True)
@@ -280,3 +281,152 @@ def test_the_kernel_is_asked_to_read_each_block_ahead_once_in_order(monkeypatch:
     for i, seen in enumerate(queued):  # block i began with blocks up to i + 1 + READ_AHEAD_BLOCKS asked for, no more
         assert seen <= (i + 2 + records.READ_AHEAD_BLOCKS) * (16 << 10)
     assert queued[0] < DETAILS.stat().st_size - start  # not the whole file at once
+
+
+# ------------------------------------------------------------------------------------------ pages without rule columns
+# ncu 2019.5-2021 (12 columns, "Kernel Time") and 2023.1 (15 columns) write no rule columns: every row is a metric
+# row of the header's width, quoted from its first byte to its last. Such a page is streamed too, and reads what the
+# careful reader reads; a line that is not such a record hands the page to the careful reader.
+
+
+def _without_rule_columns(tmp_path: Path, columns: list[str], edit: Callable[[str], str] = str) -> Path:
+    """micro_full.details.csv in an older layout without rule columns (``derive.layout``), then ``edit``ed."""
+    path = tmp_path / "old.csv"
+    path.write_text(edit(derive.layout(DETAILS.read_text(), columns, old_units=len(columns) == 12)))
+    return path
+
+
+def _streamed(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each call of the streamed reader read the page (True) or handed it to the careful reader."""
+    outcomes: list[bool] = []
+    real = details._read_streamed
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        try:
+            page = real(*args, **kwargs)
+        except records.Fallback:
+            outcomes.append(False)
+            raise
+        outcomes.append(True)
+        return page
+
+    monkeypatch.setattr(details, "_read_streamed", spy)
+    return outcomes
+
+
+def _careful(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The page as the careful reader alone reads it (the streamed reader refusing every page)."""
+
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise records.Fallback("refused by the test")
+
+    with monkeypatch.context() as careful:
+        careful.setattr(details, "_read_streamed", refuse)
+        return ncu_roofline.read(path)
+
+
+LAYOUTS = pytest.mark.parametrize(
+    "columns", [derive.LAYOUT_12, derive.LAYOUT_15], ids=["12-column (2019.5-2021)", "15-column (2023.1)"]
+)
+
+
+@LAYOUTS
+def test_a_page_without_rule_columns_is_streamed_as_the_careful_reader_reads_it(
+    columns: list[str], small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _without_rule_columns(tmp_path, columns)
+    streamed = _streamed(monkeypatch)
+    fast = ncu_roofline.read(path)
+    assert streamed == [True]
+    slow = _careful(path, monkeypatch)
+    _assert_same(fast, slow)
+    assert_frame_equal(fast.source, slow.source, check_exact=True)
+    assert len(fast.launches) == 16 and len(fast.rules) == 0
+    assert int(fast.source["metric_rows"].iloc[0]) == WIDTHS.count(18)  # each metric row of the 2025.3 page
+
+
+@needs_views
+@LAYOUTS
+def test_a_page_without_rule_columns_is_read_by_prefix(
+    columns: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(records, "STREAM_BLOCK", 4096)
+    fast, slow, taken = _read_both(_without_rule_columns(tmp_path, columns), monkeypatch)
+    assert len(taken) > 50 and all(taken)
+    _assert_same(fast, slow)
+
+
+@pytest.mark.parametrize("name", ["wild/public/v100_summit_gene_dzv.csv", "reexport/ncu-2022.3/gene_dzv.details.csv"])
+def test_real_pages_without_rule_columns_are_streamed(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ncu 2020.1's own export (NERSC's --metrics recipe), and ncu 2022.3's re-export of that report."""
+    plain = tmp_path / Path(name).name
+    plain.write_bytes(gzip.decompress(data(name).read_bytes()))
+    assert '"Rule Name"' not in plain.read_text().splitlines()[0]
+    streamed = _streamed(monkeypatch)
+    fast = ncu_roofline.read(plain)
+    assert streamed == [True]
+    _assert_same(fast, _careful(plain, monkeypatch))
+
+
+def _line_inserted(at: int, line: str) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        return "".join([*lines[: at - 1], line, *lines[at - 1 :]])
+
+    return edit
+
+
+@LAYOUTS
+@pytest.mark.parametrize(
+    "line",
+    [
+        "==PROF== Disconnected from process 663\n",  # an ncu message
+        "step 3 loss 0.25\n",  # the program's own output
+        '"a","record","of","program","output"\n',  # quoted, but not a metric row
+    ],
+    ids=["ncu message", "program output", "quoted output"],
+)
+def test_a_line_that_is_not_a_metric_row_hands_the_page_to_the_careful_reader(
+    columns: list[str], line: str, small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _without_rule_columns(tmp_path, columns, _line_inserted(700, line))
+    streamed = _streamed(monkeypatch)
+    report = ncu_roofline.read(path)
+    assert streamed == [False]
+    assert report.source["skipped_lines"].iloc[0] == 1
+    assert "line 700" in report.source["skipped"].iloc[0]
+    _assert_same(report, _careful(path, monkeypatch))
+
+
+@LAYOUTS
+def test_a_metric_row_cut_short_is_named_by_its_line(
+    columns: list[str], small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def short(text: str) -> str:  # the 11th row again at line 500, without its last field
+        return _line_inserted(500, text.splitlines(keepends=True)[10].rsplit(",", 1)[0] + "\n")(text)
+
+    path = _without_rule_columns(tmp_path, columns, short)
+    streamed = _streamed(monkeypatch)
+    with pytest.raises(ParseError, match=f"row has {len(columns) - 1} fields, expected {len(columns)}") as info:
+        ncu_roofline.read(path)
+    assert streamed == [False]
+    assert info.value.line == 500
+
+
+@LAYOUTS
+def test_an_unquoted_last_field_is_left_to_the_careful_reader(
+    columns: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row whose Metric Value is not quoted (not what ncu writes, but a record): the careful reader reads it."""
+
+    def unquoted(text: str) -> str:
+        return text.replace('"cycle","370,890"\n', '"cycle",370890\n', 1)
+
+    path = _without_rule_columns(tmp_path, columns, unquoted)
+    assert '"cycle",370890\n' in path.read_text()
+    streamed = _streamed(monkeypatch)
+    fast = ncu_roofline.read(path)
+    assert streamed == [False]
+    _assert_same(fast, _careful(path, monkeypatch))

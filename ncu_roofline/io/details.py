@@ -104,7 +104,9 @@ def read_details(loc: Located, report: str) -> Page:
     ragged = width in (vi + 1, vi + 2) and width != len(header)
     names = [*header[: vi + 1], *(["__trailing__"] if width == vi + 2 else [])] if ragged else list(header)
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
-    if ragged and names[-1] == "__trailing__":  # metric rows end in an empty field: a byte tells them from rules
+    streamed = ragged and names[-1] == "__trailing__"  # metric rows end in an empty field: a byte tells them apart
+    streamed |= width == len(header) == vi + 1 and "Rule Name" not in header  # no rule rows: each row a metric row
+    if streamed:
         try:
             return _read_streamed(loc, report, names, identity)
         except Fallback:
@@ -417,7 +419,7 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
     lid, pid = lid_arr.to_numpy(), pid_arr.to_numpy()
     if lid.min() < 0 or pid.min() < 0 or lid.max() >= 1 << 32 or pid.max() >= 1 << 30:
         raise Fallback("keys out of range")
-    if _text_bytes(column(table, "__trailing__")):
+    if "__trailing__" in table.column_names and _text_bytes(column(table, "__trailing__")):
         raise Fallback("a value after Metric Value")
     uniq, first, inverse = _unique_keys((pid << 32) | lid)
     local = {
@@ -665,18 +667,22 @@ class _Kept:
 
 
 def _read_streamed(loc: Located, report: str, names: list[str], identity: list[str]) -> Page:
-    """A ragged details page read block by block (:func:`records.split_blocks`): each block is reduced to launch
-    identity, numeric cells and rule rows before the next is read, so memory follows the launches, not the
-    file. The long ``metrics`` frame is built only when asked for (by reading the file again)."""
+    """A details page read block by block (:func:`records.split_blocks`): a ragged page (metric rows end in an
+    empty field after ``Metric Value``, rule rows fill the header), or a page without rule columns (every row a
+    metric row of the header's width). Each block is reduced to launch identity, numeric cells and rule rows
+    before the next is read, so memory follows the launches, not the file. The long ``metrics`` frame is built
+    only when asked for (from what the blocks kept)."""
     header = loc.header
     row_identity = [c for c in identity if c in ROW_IDENTITY]
     rest = [c for c in identity if c not in row_identity]
     long_cols = [c for c in LONG_COLUMNS if c in names]
-    wanted = ["ID", "Process ID", *row_identity, *long_cols, "__trailing__"]
+    trailing = ["__trailing__"] if names[-1] == "__trailing__" else []
+    wanted = ["ID", "Process ID", *row_identity, *long_cols, *trailing]
     types: dict[str, pa.DataType] = dict.fromkeys(names, DICT)
-    types.update({"ID": pa.int64(), "Process ID": pa.int64(), "Metric Value": pa.string(), "__trailing__": pa.string()})
+    types.update({"ID": pa.int64(), "Process ID": pa.int64(), "Metric Value": pa.string()})
+    types.update(dict.fromkeys(trailing, pa.string()))
     rule_keep = [c for c in RULE_KEEP if c in header]
-    rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep)
+    rule_spec = (list(header), dict.fromkeys(header, pa.string()), rule_keep) if trailing else None
     stream = _Stream(row_identity)
     prepare = functools.partial(_prepare, first_spec=(names, rest))
     for block in split_blocks(loc, (names, types, wanted), rule_spec, prepare=prepare, prefix_until="Section Name"):

@@ -445,7 +445,8 @@ class Fallback(Exception):
 class Block:
     """One line-aligned byte range of a page, its lines sorted by a byte test and each kind parsed once.
 
-    ``metric``: the rows ending in the empty field after ``Metric Value`` (the metric rows of a ragged page);
+    ``metric``: the rows ending in the empty field after ``Metric Value`` (the metric rows of a ragged page), or
+    every non-blank row of a page without rule columns;
     ``rules``: every other non-blank row, parsed at the header's full width (rule rows), or None;
     ``lines``: the block's lines (only while ``prepare`` runs: the bytes are reused);
     ``metric_line``: the line of each metric row;
@@ -559,7 +560,7 @@ def _after_first_break(data: np.ndarray, at: int) -> int:
 def split_blocks(
     loc: Located,
     metric: tuple[list[str], dict[str, pa.DataType], list[str]],
-    rules: tuple[list[str], dict[str, pa.DataType], list[str]],
+    rules: tuple[list[str], dict[str, pa.DataType], list[str]] | None,
     block_bytes: int | None = None,
     prepare: Callable[[Block], Any] | None = None,
     prefix_until: str | None = None,
@@ -571,7 +572,9 @@ def split_blocks(
     ``metric``/``rules``: (column names, types, columns kept) of the two kinds of rows. Lines are told apart by
     their last byte: a metric row of a ragged page ends with the separator before its empty last field, a rule
     row with the closing quote of its last field. Blank lines are skipped (as the careful reader does); any other
-    line ends up in a group where it does not fit, and that is a Fallback.
+    line ends up in a group where it does not fit, and that is a Fallback. ``rules`` None: a page without rule
+    columns (ncu 2019.5-2021, 2023.1), whose every line is a metric row, a record quoted from its first byte to
+    its last (any other line is a Fallback).
 
     ``prefix_until``: a column of ``metric`` before which every column is the same on all of a launch's rows (the
     launch's identity): the rows of both kinds are then parsed from that column on, and the columns before it once
@@ -649,7 +652,7 @@ def _line_breaks(data: np.ndarray) -> np.ndarray:
 def _block(
     data: np.ndarray,
     metric: tuple[list[str], dict[str, pa.DataType], list[str]],
-    rules: tuple[list[str], dict[str, pa.DataType], list[str]],
+    rules: tuple[list[str], dict[str, pa.DataType], list[str]] | None,
     final: bool,
     prepare: Callable[[Block], Any] | None = None,
     prefix_until: str | None = None,
@@ -673,8 +676,14 @@ def _block(
     stop -= (stop > starts) & (data[np.maximum(stop - 1, 0)] == 13)
     blank = stop == starts
     last = data[np.maximum(stop - 1, 0)]
-    is_metric = ~blank & (last == 44)  # ','
-    is_rule = ~blank & ~is_metric
+    if rules is None:  # no rule columns: every line a metric row, quoted from its first byte to its last
+        is_metric = ~blank
+        is_rule = np.zeros(len(blank), dtype=bool)
+        if ((data[starts[is_metric]] != 34) | (last[is_metric] != 34)).any():
+            raise Fallback("a line that is not a record")  # program output, an ncu message
+    else:
+        is_metric = ~blank & (last == 44)  # ','
+        is_rule = ~blank & ~is_metric
     offsets = np.append(starts, ends[-1] if len(ends) else 0)
     lines = pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets), buf)
     rule_table = None
@@ -690,7 +699,7 @@ def _block(
             return by_prefix[0], by_prefix[1:]
         return _parse_group(text_of(lines.filter(pa.array(kind))), *spec, rows=len(at)), None
 
-    if is_rule.any():
+    if rules is not None and is_rule.any():
         if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
             raise Fallback("a line that is not a record")
         rule_table = parsed(is_rule, rules)[0]
