@@ -42,8 +42,32 @@ def _rows(path: Path) -> tuple[str, list[str]]:
     return lines[0], lines[1:]
 
 
-def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
-    """micro_full.details.csv repeated with new IDs; returns the number of data rows.
+#: The columns of the details page of ncu 2019.5-2021: no rule columns, ``Kernel Time`` (when the launch was
+#: profiled), no launch shape or device; every row a metric row of the header's width.
+COLUMNS_2021 = (
+    "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context", "Stream",
+    "Section Name", "Metric Name", "Metric Unit", "Metric Value",
+)  # fmt: skip
+
+
+def _record(fields: list[str]) -> str:
+    """A record as ncu writes it: every field quoted, quotes doubled."""
+    return ",".join(_quoted(f) for f in fields) + "\n"
+
+
+def _in_columns(header: str, body: list[str], columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The metric rows of a details page in another column layout (rule rows left out: that layout has none; a
+    ``Kernel Time`` column filled with one time), as ncu writes it."""
+    names = next(csv.reader([header]))
+    at = {c: names.index(c) for c in columns if c in names}
+    rows = [r for r in csv.reader(body) if len(r) > at["Metric Name"] and r[at["Metric Name"]]]
+    when = "2021-Mar-04 10:25:54"
+    return _record(list(columns)), [_record([r[at[c]] if c in at else when for c in columns]) for r in rows]
+
+
+def build_details(out: Path, launches: int, *, distinct: bool = False, columns: tuple[str, ...] | None = None) -> int:
+    """micro_full.details.csv repeated with new IDs; returns the number of data rows. ``columns``: in that
+    column layout instead of 2025.3's (``COLUMNS_2021``).
 
     ``distinct``: every launch different, as in a real export of many launches: each copy of the 16 launches
     has its own kernel names (64 variants of each: 1,024 names), and what it measured (``_MEASURED``: times,
@@ -52,6 +76,8 @@ def build_details(out: Path, launches: int, *, distinct: bool = False) -> int:
     the device's clocks and the launch configuration stay as they are. Without it, each copy is the 16 launches
     again, so that work done once per distinct row does the work of 640 launches at 10,240."""
     header, body = _rows(DATA / "micro_full.details.csv")
+    if columns is not None:
+        header, body = _in_columns(header, body, columns)
     per = 16
     copies = -(-launches // per)
     rows = 0

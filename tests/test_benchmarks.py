@@ -3,6 +3,7 @@ against the measurement it names, and goals whose measurements a run did not tak
 
 from __future__ import annotations
 
+import csv
 import importlib
 import sys
 from pathlib import Path
@@ -78,3 +79,21 @@ def test_an_interrupted_build_leaves_no_page_to_reuse(
     with pytest.raises(Stop):
         ingest.build_details(out, 32, distinct=True)
     assert calls == [0, 1] and not out.exists()
+
+
+def test_the_2021_page_is_the_sample_in_the_columns_of_ncu_2021(pipeline: ModuleType, tmp_path: Path) -> None:
+    """``--page 2021``: the sample's metric rows again and again in ncu 2019.5-2021's 12 columns, no rule rows."""
+    import ncu_roofline
+
+    ingest = sys.modules["ingest"]
+    sample = list(csv.reader((ingest.DATA / "micro_full.details.csv").read_text().splitlines()))
+    metric_rows = [r for r in sample[1:] if r[sample[0].index("Metric Name")]]
+    out = tmp_path / "cols12-32.details.csv"
+    assert ingest.build_details(out, 32, columns=ingest.COLUMNS_2021) == 2 * len(metric_rows)
+    page = list(csv.reader(out.read_text().splitlines()))
+    assert page[0] == list(ingest.COLUMNS_2021) and {len(r) for r in page} == {12}
+    name = page[0].index("Metric Name")
+    assert [r[name] for r in page[1:]] == [r[sample[0].index("Metric Name")] for r in metric_rows] * 2
+    report = ncu_roofline.read(out)
+    assert len(report.launches) == 32 and report.launches["launch_id"].tolist() == list(range(32))
+    assert len(report.rules) == 0 and int(report.source["metric_rows"].iloc[0]) == 2 * len(metric_rows)
