@@ -69,14 +69,20 @@ def test_damage_in_a_late_block_names_its_line(small_blocks: None, tmp_path: Pat
     assert info.value.line == n
 
 
-def test_ncu_message_between_rows_is_skipped_with_its_line(small_blocks: None, tmp_path: Path) -> None:
+def test_ncu_message_between_rows_is_skipped_with_its_line(
+    small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n = 900
     path = tmp_path / "capture.csv"
     path.write_text("".join(LINES[: n - 1]) + "==PROF== Disconnected from process 663\n" + "".join(LINES[n - 1 :]))
+    streamed = _streamed(monkeypatch)
     report = ncu_roofline.read(path)
+    assert streamed == [True]
     assert report.source["skipped_lines"].iloc[0] == 1
     assert f"line {n}" in report.source["skipped"].iloc[0]
     assert int(report.source["metric_rows"].iloc[0]) == WIDTHS.count(18)
+    _assert_same(report, _careful(path, monkeypatch))
+    assert_frame_equal(report.source, _careful(path, monkeypatch).source, check_exact=True)
 
 
 # ------------------------------------------------------------------------------------------ rows by prefix
@@ -283,6 +289,13 @@ def test_the_kernel_is_asked_to_read_each_block_ahead_once_in_order(monkeypatch:
     assert queued[0] < DETAILS.stat().st_size - start  # not the whole file at once
 
 
+@pytest.fixture
+def blocks_4k(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 4 KB: a launch's rows, and single rows, cross block boundaries (what the tests of one kind of line
+    need; the 200-byte blocks of ``small_blocks`` are the first test's)."""
+    monkeypatch.setattr(records, "STREAM_BLOCK", 4096)
+
+
 # ------------------------------------------------------------------------------------------ pages without rule columns
 # ncu 2019.5-2021 (12 columns, "Kernel Time") and 2023.1 (15 columns) write no rule columns: every row is a metric
 # row of the header's width, quoted from its first byte to its last. Such a page is streamed too, and reads what the
@@ -389,7 +402,7 @@ def _line_inserted(at: int, line: str) -> Callable[[str], str]:
     ids=["ncu message", "program output", "quoted output"],
 )
 def test_a_line_that_is_not_a_metric_row_hands_the_page_to_the_careful_reader(
-    columns: list[str], line: str, small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    columns: list[str], line: str, blocks_4k: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _without_rule_columns(tmp_path, columns, _line_inserted(700, line))
     streamed = _streamed(monkeypatch)
@@ -402,7 +415,7 @@ def test_a_line_that_is_not_a_metric_row_hands_the_page_to_the_careful_reader(
 
 @LAYOUTS
 def test_a_metric_row_cut_short_is_named_by_its_line(
-    columns: list[str], small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    columns: list[str], blocks_4k: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def short(text: str) -> str:  # the 11th row again at line 500, without its last field
         return _line_inserted(500, text.splitlines(keepends=True)[10].rsplit(",", 1)[0] + "\n")(text)
@@ -430,3 +443,67 @@ def test_an_unquoted_last_field_is_left_to_the_careful_reader(
     fast = ncu_roofline.read(path)
     assert streamed == [False]
     _assert_same(fast, _careful(path, monkeypatch))
+
+
+# ------------------------------------------------------------------------------------------ lines that are no row
+# A ragged page may hold lines that are neither metric nor rule rows: the text body items and the tables ncu embeds
+# in a --print-details all page (a table's header and rows, of their own width), ncu's messages and program output
+# in a capture. The streamed reader collects them with their line numbers and classifies them as the careful
+# reader does; a line the careful reader would not skip (damage), or one of a row's width, hands the page to it.
+
+
+@pytest.mark.parametrize("block", [64 << 10, records.STREAM_BLOCK], ids=["64 KB blocks", "one block"])
+@pytest.mark.parametrize("name", ["micro_full.details-all.csv", "llm_full.details-all.csv"])
+def test_a_print_details_all_page_is_streamed_as_the_careful_reader_reads_it(
+    name: str, block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(records, "STREAM_BLOCK", block)  # 64 KB: a launch's 1,900 rows across many blocks
+    plain = tmp_path / name
+    plain.write_bytes(gzip.decompress(data(name).read_bytes()))
+    text = plain.read_text()
+    body_items = [n for n, line in enumerate(text.splitlines(), start=1) if line.startswith("    ")]
+    assert len(body_items) == 16  # a text body item per launch ("The system does not have any NVLink ...")
+    streamed = _streamed(monkeypatch)
+    fast = ncu_roofline.read(plain)
+    assert streamed == [True]
+    slow = _careful(plain, monkeypatch)
+    _assert_same(fast, slow)
+    assert_frame_equal(fast.source, slow.source, check_exact=True)
+    assert fast.source["skipped_lines"].iloc[0] == 3 * 16  # the text item, the table's header and its row
+    assert f"line {body_items[0]}, {body_items[1]}" in fast.source["skipped"].iloc[0]
+
+
+def _with_line(tmp_path: Path, n: int, line: str) -> Path:
+    path = tmp_path / "page.csv"
+    path.write_text("".join(LINES[: n - 1]) + line + "".join(LINES[n - 1 :]))
+    return path
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ",".join(["7"] * 22) + "\n",  # not quoted, of a rule row's width (22 fields)
+        ",".join(["x"] * 18) + "\n",  # not quoted, of a metric row's width (18 fields)
+        '"5","663","x"\n',  # quoted, launch-like, of no row's width: damage
+    ],
+    ids=["rule width", "metric width", "damage"],
+)
+def test_a_line_the_careful_reader_would_not_skip_is_left_to_it(
+    line: str, blocks_4k: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _with_line(tmp_path, 800, line)
+    streamed = _streamed(monkeypatch)
+    try:
+        report: Any = ncu_roofline.read(path)
+    except ParseError as exc:
+        report = exc
+    assert streamed == [False]
+    try:
+        careful: Any = _careful(path, monkeypatch)
+    except ParseError as exc:
+        careful = exc
+    if isinstance(careful, ParseError):
+        assert isinstance(report, ParseError) and str(report) == str(careful) and report.line == careful.line
+    else:
+        _assert_same(report, careful)
+        assert_frame_equal(report.source, careful.source, check_exact=True)

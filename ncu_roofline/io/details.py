@@ -60,7 +60,7 @@ from .records import (
     string_columns,
     text_of,
 )
-from .sniff import Located, fields_of, lines_of
+from .sniff import Located, Skipped, fields_of, lines_of
 
 REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
 
@@ -558,8 +558,13 @@ class _Stream:
         self.pending: list[tuple[_Prepared, np.ndarray, np.ndarray]] = []  # blocks before the number style is known
         self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, pair id, in body, value
         self.kept: list[_Kept] = []  # what the long frame is built from, if asked for
+        self.lines = 0  # the lines of the blocks so far
+        self.odd: list[tuple[int, int, str]] = []  # lines that are no row: (line of the file's records, 0-based,
+        # field count, text)
 
     def add(self, block: Block) -> None:
+        self.odd += [(self.lines + i, width, text) for i, width, text in block.odd]
+        self.lines += block.n_lines
         pre: _Prepared | None = block.extra
         if block.rules is not None and block.rules.num_rows:
             self.rules.append(block.rules)
@@ -689,6 +694,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         stream.add(block)
     if not stream.rows:
         raise Fallback("no metric rows")
+    skipped = _skipped(loc, stream.odd, len(names)) if stream.odd else []
     if stream.style is None:
         stream.decide_style()
     style = stream.style
@@ -760,7 +766,24 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         wide=WideValues(keys, wide[0], wide[1]),
     )
     release_memory()  # what the blocks' parsing left in the allocators, before the analysis needs memory
-    return Page(launches, lazy, rules, [], not_understood)
+    return Page(launches, lazy, rules, skipped, not_understood)
+
+
+def _skipped(loc: Located, odd: list[tuple[int, int, str]], record_width: int) -> list[Skipped]:
+    """The lines of a ragged page that are neither metric nor rule rows (``_Stream.odd``), classified as the careful
+    reader classifies them (``classify_odd_rows``), with their line numbers; any it would not skip (damage, a rule
+    row) is a Fallback: the careful reader says what and where."""
+    first = loc.header_line + 1  # the line after the header: the first of the records
+    rows = OddRows([(width, text) for _, width, text in odd], [first + i for i, _, _ in odd])
+    try:
+        classified = classify_odd_rows(
+            loc, rows, record_width=record_width, rule_width=len(loc.header), header=loc.header
+        )
+    except ParseError as exc:
+        raise Fallback(str(exc)) from exc
+    if classified.rules is not None and classified.rules.num_rows:
+        raise Fallback("a rule row among the lines that are no row")
+    return classified.skipped
 
 
 #: Largest metrics x launches matrix whose repeated cells are found by counting (beyond: by sorting).

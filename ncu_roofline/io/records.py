@@ -43,9 +43,11 @@ MIN_CHUNK_BYTES = 8 << 20
 
 @dataclass
 class OddRows:
-    """Rows pyarrow did not accept at the expected width, as (field count, text)."""
+    """Rows pyarrow did not accept at the expected width, as (field count, text); ``lines``: the line number of
+    each, where the reader knows them (else they are found by their text)."""
 
     rows: list[tuple[int, str]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
 
     def __call__(self, row: Any) -> str:
         self.rows.append((int(row.actual_columns), str(row.text)))
@@ -261,27 +263,28 @@ def classify_odd_rows(
     """
     out = Classified()
     table_widths: set[int] = set()
-    pending: list[tuple[int, str, list[str], bool]] = []
-    rows = odd.rows
+    pending: list[tuple[int, str, list[str], bool, int | None]] = []
+    known: list[int | None] = list(odd.lines) if len(odd.lines) == len(odd.rows) else [None] * len(odd.rows)
+    rows = [(w, t, n) for (w, t), n in zip(odd.rows, known, strict=True)]
     if rule_width is not None and header is not None:
-        candidates = [t for w, t in rows if w == rule_width and t.startswith('"')]
+        candidates = [t for w, t, _ in rows if w == rule_width and t.startswith('"')]
         out.rules, leftover = _rule_table(header, candidates)
         chosen = set(candidates) - set(leftover) if out.rules is not None else set()
-        rows = [(w, t) for w, t in rows if t not in chosen]
+        rows = [(w, t, n) for w, t, n in rows if t not in chosen]
     rule_rows: list[list[str]] = []
-    for width, text in rows:
+    for width, text, line in rows:
         stripped = text.strip()
         if not stripped:
             continue
         if PROF_LINE.match(stripped):
-            out.skipped.append(Skipped(None, text, "ncu message"))
+            out.skipped.append(Skipped(line, text, "ncu message"))
             continue
         if not stripped.startswith('"'):
-            out.skipped.append(Skipped(None, text, "not a CSV record (program output or a text body item)"))
+            out.skipped.append(Skipped(line, text, "not a CSV record (program output or a text body item)"))
             continue
         fields = fields_of(stripped)
         if fields is None:  # a quoted field that is not closed: never a record ncu wrote
-            pending.append((width, text, loose_fields(stripped), True))
+            pending.append((width, text, loose_fields(stripped), True, line))
             continue
         if any("\n" in f or "\r" in f for f in fields):
             first = stripped.splitlines()[0]
@@ -292,13 +295,13 @@ def classify_odd_rows(
             continue
         if not launch_like and fields and all(f and not _INT.match(f) for f in fields):
             table_widths.add(len(fields))
-            out.skipped.append(Skipped(None, text, "table embedded by ncu (header)"))
+            out.skipped.append(Skipped(line, text, "table embedded by ncu (header)"))
             continue
-        pending.append((width, text, fields, False))
-    for _width, text, fields, unclosed in pending:
+        pending.append((width, text, fields, False, line))
+    for _width, text, fields, unclosed, at in pending:
         launch_like = len(fields) >= 2 and bool(_INT.match(fields[0])) and bool(_INT.match(fields[1]))
         if not launch_like and not unclosed and len(fields) in table_widths:
-            out.skipped.append(Skipped(None, text, "table embedded by ncu (row)"))
+            out.skipped.append(Skipped(at, text, "table embedded by ncu (row)"))
             continue
         line = _find_line(loc, text)
         expected = f"{record_width}" + (f" (metric row) or {rule_width} (rule row)" if rule_width else "")
@@ -308,8 +311,10 @@ def classify_odd_rows(
     if rule_rows and header is not None:
         extra = pa.table({c: pa.array([r[i] for r in rule_rows], pa.string()) for i, c in enumerate(header)})
         out.rules = extra if out.rules is None else pa.concat_tables([out.rules, extra])
-    if out.skipped:
+    if any(s.line is None for s in out.skipped):
         out.skipped = _with_lines(loc, out.skipped)
+    else:
+        out.skipped.sort(key=lambda s: s.line or 0)  # as _with_lines orders them
     return out
 
 
@@ -460,24 +465,46 @@ class Block:
     #: (the columns before ``prefix_until`` of each run's first line, as strings; each metric row's run) where
     #: the metric rows were parsed by :func:`_by_prefix`, else None
     heads: tuple[pa.Table, np.ndarray] | None = None
+    #: the lines of the block (blank ones included)
+    n_lines: int = 0
+    #: the lines that are neither a metric nor a rule row (a ragged page's text body items, the tables ncu embeds
+    #: in ``--print-details all`` pages, program output, ncu's messages): (line in the block, 0-based; field count;
+    #: text), as the careful reader's OddRows sees them, for :func:`classify_odd_rows`
+    odd: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def _parse_group(
-    buf: pa.Buffer, names: list[str], types: dict[str, pa.DataType], include: list[str], rows: int
+    buf: pa.Buffer,
+    names: list[str],
+    types: dict[str, pa.DataType],
+    include: list[str],
+    rows: int,
+    odd: list[tuple[int, int, str]] | None = None,
 ) -> pa.Table:
     """Parse lines that must all be records of ``len(names)`` fields; any that is not, or a count that does not
     add up (a line break pyarrow saw that we did not, e.g. a lone CR), is a Fallback. The lines are UTF-8 (their
-    block was checked) and none is blank (blank lines are in neither group)."""
+    block was checked) and none is blank (blank lines are in neither group). ``odd``: rows of another width are
+    collected there instead, as (their line among these, 0-based; field count; text), as the careful reader's
+    OddRows sees them."""
+
+    def collect(row: Any) -> str:
+        if odd is None or row.number is None:
+            return "error"  # a row of another width or none: pyarrow raises
+        odd.append((int(row.number) - 1, int(row.actual_columns), str(row.text)))
+        return "skip"
+
     try:
         table = pacsv.read_csv(
             pa.BufferReader(buf),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 22),
-            parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),  # a row of
-            convert_options=text_cells(types, include, check_utf8=False),  # another width or none raises
+            parse_options=pacsv.ParseOptions(
+                newlines_in_values=False, ignore_empty_lines=False, invalid_row_handler=None if odd is None else collect
+            ),
+            convert_options=text_cells(types, include, check_utf8=False),
         )
     except pa.ArrowInvalid as exc:
         raise Fallback(str(exc)) from exc
-    if table.num_rows != rows:
+    if table.num_rows + (len(odd) if odd is not None else 0) != rows:
         raise Fallback("rows that do not add up to the lines")
     return table
 
@@ -689,26 +716,41 @@ def _block(
     rule_table = None
 
     def parsed(
-        kind: np.ndarray, spec: tuple[list[str], dict[str, pa.DataType], list[str]]
+        kind: np.ndarray,
+        spec: tuple[list[str], dict[str, pa.DataType], list[str]],
+        odd: list[tuple[int, int, str]] | None = None,
     ) -> tuple[pa.Table, tuple[pa.Table, np.ndarray] | None]:
         """(table, the runs' heads or None) of the lines of one kind: by runs where the block allows it, else
-        copied out and parsed whole."""
+        copied out and parsed whole (``odd``: rows of another width collected there, by their line in the block,
+        instead of a Fallback)."""
         at = np.flatnonzero(kind)
         by_prefix = None if prefix_until is None else _by_prefix(data, buf, starts[at], ends[at], spec, prefix_until)
         if by_prefix is not None:
             return by_prefix[0], by_prefix[1:]
-        return _parse_group(text_of(lines.filter(pa.array(kind))), *spec, rows=len(at)), None
+        found: list[tuple[int, int, str]] | None = None if odd is None else []
+        table = _parse_group(text_of(lines.filter(pa.array(kind))), *spec, rows=len(at), odd=found)
+        if odd is not None and found:
+            odd += [(int(at[i]), width, text) for i, width, text in found]
+        return table, None
 
+    odd: list[tuple[int, int, str]] = []
     if rules is not None and is_rule.any():
-        if (data[starts[is_rule]] != 34).any():  # not a quoted record: program output, an ncu message
-            raise Fallback("a line that is not a record")
-        rule_table = parsed(is_rule, rules)[0]
+        plain = is_rule & (data[starts] != 34)  # not a quoted record: program output, an ncu message, a text item
+        if plain.any():
+            is_rule &= ~plain
+            if parsed(plain, rules, odd)[0].num_rows:  # a line of a rule row's width: the careful reader's call
+                raise Fallback("a line that is not a quoted record, of a rule row's width")
+        if is_rule.any():
+            rule_table = parsed(is_rule, rules, odd)[0]  # rows of another width: tables ncu embeds
+        if any(width == len(metric[0]) for _, width, _ in odd):  # (never a rule row's: those were parsed)
+            raise Fallback("a line of a metric row's width that is not one")
+        odd.sort()
     heads = None
     if is_metric.any():
         table, heads = parsed(is_metric, metric)
     else:  # pyarrow calls a buffer without records an error
         table = pa.table({c: pa.array([], type=metric[1][c]) for c in metric[2]})
-    block = Block(table, rule_table, lines, np.flatnonzero(is_metric), heads=heads)
+    block = Block(table, rule_table, lines, np.flatnonzero(is_metric), heads=heads, n_lines=len(starts), odd=odd)
     if prepare is not None:
         block.extra = prepare(block)
     return block
