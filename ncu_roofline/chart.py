@@ -83,17 +83,22 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
     """Every hierarchical roofline point of the chart body items in ``metrics`` (``Report.metrics``).
 
     Returns CHART_COLUMNS: one row per launch x precision x level (x tensor series: ``series`` is the
-    metric suffix, <NA> on the FP charts), base units. A point whose inputs are incomplete is NaN there."""
+    metric suffix, <NA> on the FP charts), base units. A point whose inputs are incomplete is NaN there.
+
+    The rows are grouped by integer codes, not by their texts: each key column is numbered in the order of its
+    values (``_ranked``), so that every grouping, sort and join below orders the points as it would order the
+    texts, and the codes are turned back into texts once per point."""
     if not len(metrics) or "body_item" not in metrics.columns:
-        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
-    section = metrics["section"].astype(object)
-    precision = section.map(CHART_SECTIONS)
-    sel = precision.notna().to_numpy() & metrics["body_item"].notna().to_numpy()
-    m = metrics.loc[sel, [*LAUNCH_KEY, "body_item", "label", "value"]]
+        return _no_points()
+    section_codes, sections = _ranked(metrics["section"])
+    precision_of = np.array([CHART_SECTIONS.get(str(s)) for s in sections], dtype=object)
+    item_codes, items = _ranked(metrics["body_item"])
+    sel = (section_codes >= 0) & pd.notna(precision_of[section_codes]) & (item_codes >= 0)
+    sel &= metrics["process_id"].notna().to_numpy() & metrics["launch_id"].notna().to_numpy()
+    m = metrics.loc[sel, [*LAUNCH_KEY, "label", "value"]]
     if m.empty:
-        return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
+        return _no_points()
     # the item names and labels repeat per launch: parse each distinct one once
-    item_codes, items = pd.factorize(m["body_item"].astype(str).to_numpy(dtype=object))
     parts = pd.Series(items, dtype=object).str.extract(_ITEM)
     level_of = parts["level"].map(_LEVEL).to_numpy(dtype=object)
     roofline_item = (parts["kind"] == "Roofline").to_numpy(dtype=bool)
@@ -104,26 +109,36 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
         .fillna("")
         .to_numpy(dtype=object)
     )
-    keep = pd.notna(level_of)[item_codes]
-    label_codes, labels = pd.factorize(m["label"].astype(str).to_numpy(dtype=object))
-    role_roof = np.array([_role("Roofline", str(lab)) for lab in labels], dtype=object)
-    role_achieved = np.array([_role("Achieved Value", str(lab)) for lab in labels], dtype=object)
-    roles = np.where(roofline_item[item_codes], role_roof[label_codes], role_achieved[label_codes])
+    item = item_codes[sel]
+    keep = pd.notna(level_of)[item]
+    label_codes, labels = _ranked(m["label"])
+    keep &= label_codes >= 0  # an item without a label has no role in the chart
+    roles = np.array(sorted({_role(k, str(lab)) for lab in labels for k in ("Roofline", "Achieved Value")}))
+    role_roof = np.searchsorted(roles, [_role("Roofline", str(lab)) for lab in labels])
+    role_achieved = np.searchsorted(roles, [_role("Achieved Value", str(lab)) for lab in labels])
+    role = np.where(roofline_item[item], role_roof[label_codes], role_achieved[label_codes])
+    report_codes, reports = _ranked(m["report"])
+    precisions, precision_code = _ranked_texts(precision_of)  # per section
+    levels, level_code = _ranked_texts(level_of)  # per item
+    series, series_code = _ranked_texts(series_of)
+    item = item[keep]
     frame = pd.DataFrame(
         {
-            "report": m["report"].astype(str).to_numpy(dtype=object),
-            "process_id": m["process_id"].astype("Int64").to_numpy(dtype=object),
-            "launch_id": m["launch_id"].astype("Int64").to_numpy(dtype=object),
-            "precision": precision[sel].to_numpy(dtype=object),
-            "level": level_of[item_codes],
-            "series": series_of[item_codes],
-            "role": roles,
-            "value": m["value"].to_numpy(dtype=float),
+            "report": report_codes[keep],
+            "process_id": m["process_id"].to_numpy(dtype=np.int64)[keep],
+            "launch_id": m["launch_id"].to_numpy(dtype=np.int64)[keep],
+            "precision": precision_code[section_codes[sel][keep]],
+            "level": level_code[item],
+            "series": series_code[item],
+            "role": role[keep],
+            "value": m["value"].to_numpy(dtype=float)[keep],
         }
-    )[keep]
+    )
     keys = ["report", "process_id", "launch_id", "precision", "level", "series"]
-    work = frame[frame["role"] == "work"].groupby(keys, sort=False)["value"].sum(min_count=1)
-    single = frame[frame["role"] != "work"].groupby([*keys, "role"], sort=False)["value"].first().unstack("role")
+    is_work = (frame["role"] == (int(np.flatnonzero(roles == "work")[0]) if "work" in roles else -1)).to_numpy()
+    work = frame[is_work].groupby(keys, sort=False)["value"].sum(min_count=1)
+    single = frame[~is_work].groupby([*keys, "role"], sort=False)["value"].first().unstack("role")
+    single.columns = [str(roles[c]) for c in single.columns]
     wide = single.join(work.rename("work"), how="outer")
     for col in ("sm_clock", "peak_sm_clock", "peak_ops", "peak_bytes", "memory_clock", "bandwidth", "work"):
         if col not in wide.columns:
@@ -137,9 +152,40 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
         },
         index=wide.index,
     ).reset_index()
+    for col, texts in (("report", reports), ("precision", precisions), ("level", levels), ("series", series)):
+        out[col] = np.asarray(texts, dtype=object)[out[col].to_numpy()]
     out["series"] = out["series"].where(out["series"] != "", None)
     result: pd.DataFrame = out[list(CHART_COLUMNS)].astype(CHART_COLUMNS)
     return result
+
+
+def _no_points() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
+
+
+def _ranked_texts(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct texts of an object array, sorted; per element, its rank among them, -1 where missing)."""
+    present = pd.notna(texts)
+    names = np.array(sorted({str(t) for t in texts[present]}), dtype=object)
+    ranks = np.full(len(texts), -1, dtype=np.int64)
+    ranks[present] = np.searchsorted(names, texts[present].astype(str))
+    return names, ranks
+
+
+def _ranked(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the rank of its text among the column's distinct texts in sorted order (-1: missing), and those
+    texts sorted: codes that order as the texts do."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        names = np.asarray(column.cat.categories.astype(str), dtype=object)
+    else:
+        codes, uniques = pd.factorize(column)
+        codes = codes.astype(np.int64)
+        names = np.asarray([str(u) for u in uniques], dtype=object)
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    return np.where(codes >= 0, rank[np.maximum(codes, 0)] if len(names) else -1, -1), names[order]
 
 
 def _pick_tensor(points: pd.DataFrame) -> pd.DataFrame:

@@ -101,3 +101,45 @@ def test_points_frame_shape() -> None:
     assert len(fp) == 16 * 3 * 3
     assert pd.isna(fp["series"]).all()
     assert pts[pts["precision"] == "tensor"]["series"].str.startswith(("op_", "src_")).all()
+
+
+KEY = ["report", "process_id", "launch_id", "precision", "level", "series"]
+
+
+@pytest.mark.parametrize("order", ["reversed", "shuffled", "another report first"])
+def test_points_do_not_depend_on_the_order_of_the_metric_rows(order: str) -> None:
+    """The points are grouped by codes that order as their texts do: any order of the rows gives the same points,
+    sorted by launch key, precision, level and series (the FP charts' missing series first)."""
+    metrics = read_shared(DETAILS_ALL["micro_full"]).metrics
+    expected = chart_points(metrics)
+    assert expected.equals(expected.sort_values(KEY, na_position="first", kind="stable").reset_index(drop=True))
+    if order == "reversed":
+        rows = metrics.iloc[::-1]
+    elif order == "shuffled":
+        rows = metrics.sample(frac=1.0, random_state=7)
+    else:  # the same launches under a report named before it, then the report itself
+        renamed = metrics.assign(report=metrics["report"].cat.rename_categories(lambda c: f"a_{c}"))
+        rows = pd.concat([metrics, renamed]).astype({"report": "category"})
+    points = chart_points(rows.reset_index(drop=True))
+    assert points.equals(points.sort_values(KEY, na_position="first", kind="stable").reset_index(drop=True))
+    if order == "another report first":
+        other = points[points["report"].str.startswith("a_")].reset_index(drop=True)
+        assert len(other) == len(expected) and (other.index == expected.index).all()
+        pd.testing.assert_frame_equal(other.drop(columns="report"), expected.drop(columns="report"))
+        points = points[~points["report"].str.startswith("a_")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(points, expected, check_exact=True)
+
+
+def test_a_chart_item_without_a_label_has_no_part_in_its_point() -> None:
+    metrics = read_shared(DETAILS_ALL["micro_full"]).metrics
+    sections = metrics["section"].astype(str)
+    achieved = (
+        sections.str.contains("Hierarchical Roofline Chart")
+        & metrics["body_item"].astype(str).str.contains("Achieved Value")
+        & (metrics["label"].astype(str) == "DRAM Bandwidth")  # a part of the point, but not of its work
+    ).to_numpy()
+    rows = metrics.index[achieved][::5]
+    assert len(rows) > 10
+    unlabelled = metrics.copy()
+    unlabelled.loc[rows, "label"] = None
+    pd.testing.assert_frame_equal(chart_points(unlabelled), chart_points(metrics.drop(index=rows)), check_exact=True)
