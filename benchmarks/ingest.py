@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import importlib.util
 import json
 import os
@@ -38,7 +39,8 @@ DATA = HERE.parent / "tests" / "data"
 
 
 def _rows(path: Path) -> tuple[str, list[str]]:
-    lines = path.read_text().splitlines(keepends=True)
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    lines = text.splitlines(keepends=True)
     return lines[0], lines[1:]
 
 
@@ -65,9 +67,22 @@ def _in_columns(header: str, body: list[str], columns: tuple[str, ...]) -> tuple
     return _record(list(columns)), [_record([r[at[c]] if c in at else when for c in columns]) for r in rows]
 
 
-def build_details(out: Path, launches: int, *, distinct: bool = False, columns: tuple[str, ...] | None = None) -> int:
-    """micro_full.details.csv repeated with new IDs; returns the number of data rows. ``columns``: in that
-    column layout instead of 2025.3's (``COLUMNS_2021``).
+#: A launch's record: its ID and Process ID first (the lines of an embedded table or a text item are none).
+_LAUNCH_RECORD = re.compile(r'^"(\d+)","\d+",')
+
+
+def build_details(
+    out: Path,
+    launches: int,
+    *,
+    distinct: bool = False,
+    columns: tuple[str, ...] | None = None,
+    sample: str = "micro_full.details.csv",
+) -> int:
+    """``sample`` (a details page of tests/data, by default micro_full.details.csv: 16 launches) repeated with new
+    IDs; returns the number of data lines. ``columns``: in that column layout instead of 2025.3's
+    (``COLUMNS_2021``); ``sample="micro_full.details-all.csv"``: the --print-details all page, whose text body
+    items and embedded tables are copied as they are.
 
     ``distinct``: every launch different, as in a real export of many launches: each copy of the 16 launches
     has its own kernel names (64 variants of each: 1,024 names), and what it measured (``_MEASURED``: times,
@@ -75,7 +90,10 @@ def build_details(out: Path, launches: int, *, distinct: bool = False, columns: 
     0.5 and 1, written as ncu writes them (the same decimals, thousands separators where the original has them);
     the device's clocks and the launch configuration stay as they are. Without it, each copy is the 16 launches
     again, so that work done once per distinct row does the work of 640 launches at 10,240."""
-    header, body = _rows(DATA / "micro_full.details.csv")
+    path = DATA / sample
+    if not path.exists():  # kept compressed in tests/data
+        path = path.with_name(path.name + ".gz")
+    header, body = _rows(path)
     if columns is not None:
         header, body = _in_columns(header, body, columns)
     per = 16
@@ -91,9 +109,11 @@ def build_details(out: Path, launches: int, *, distinct: bool = False, columns: 
                 rows += template.write(fh, base, k)
                 continue
             for line in body:
-                # every record starts with "<ID>","<Process ID>"
-                end = line.index('"', 1)
-                fh.write(f'"{int(line[1:end]) + base}{line[end:]}')
+                record = _LAUNCH_RECORD.match(line)
+                if record is None:  # a text body item, an embedded table's line, a blank line: as it is
+                    fh.write(line)
+                else:
+                    fh.write(f'"{int(record.group(1)) + base}{line[record.end(1) :]}')
                 rows += 1
     part.replace(out)
     return rows

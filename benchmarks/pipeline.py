@@ -11,10 +11,11 @@ The page's launches are the sample's 16 again and again (``--page repeated``, th
 of issue 12 were set on) or each one different (``--page distinct``: kernel names and numbers of each copy its
 own, as in a real export of many launches; work done once per distinct row gains nothing there); ``--page
 2021`` is the repeated page in the 12 columns of ncu 2019.5-2021 (no rule rows, ``Kernel Time``, no launch
-shape).
+shape), ``--page all`` the sample's ``--print-details all`` page repeated (1,900 lines a launch, text body items
+and embedded tables among them: 620 KB a launch, so ask for --sizes 256,1024).
 
     python benchmarks/pipeline.py [--sizes 1024,10240,102400] [--only pandas,ingest,json,html] [--repeat 1]
-                                  [--page repeated|distinct|2021] [--keep DIR]
+                                  [--page repeated|distinct|2021|all] [--keep DIR]
 
 ``--repeat N`` runs N rounds, each measurement once per round in the order given (the bare read first), and keeps
 the fastest of each: measurements taken side by side, not N of one kind and then N of the next. On a virtual
@@ -52,7 +53,7 @@ from ingest import COLUMNS_2021, build_details, in_rounds, touch_cost
 
 KINDS = ("pandas", "ingest", "json", "html")
 #: ``--page`` -> the name its files begin with.
-PAGES = {"repeated": "bench", "distinct": "distinct", "2021": "cols12"}
+PAGES = {"repeated": "bench", "distinct": "distinct", "2021": "cols12", "all": "all"}
 #: The stages of ``stages``, in order.
 STAGES = ("read", "analyse", "summary", "json", "view", "page")
 
@@ -172,7 +173,8 @@ def main() -> None:
         choices=tuple(PAGES),
         default="repeated",
         help="repeated: the sample's 16 launches again and again; distinct: every launch different (see "
-        "build_details); 2021: the repeated page in the 12 columns of ncu 2019.5-2021",
+        "build_details); 2021: the repeated page in the 12 columns of ncu 2019.5-2021; all: the sample's "
+        "--print-details all page repeated",
     )
     ap.add_argument("--keep", type=Path, help="build the files here and keep them (reused when present)")
     ap.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "OUT"), help=argparse.SUPPRESS)
@@ -196,7 +198,11 @@ def main() -> None:
         path = work / f"{PAGES[args.page]}-{size}.details.csv"
         if not path.exists():
             build_details(
-                path, size, distinct=args.page == "distinct", columns=COLUMNS_2021 if args.page == "2021" else None
+                path,
+                size,
+                distinct=args.page == "distinct",
+                columns=COLUMNS_2021 if args.page == "2021" else None,
+                sample="micro_full.details-all.csv" if args.page == "all" else "micro_full.details.csv",
             )
         mb = file_bytes[size] = path.stat().st_size
         outs = [work / f"{path.name.removesuffix('.details.csv')}.out.{kind}" for kind in kinds]

@@ -97,3 +97,24 @@ def test_the_2021_page_is_the_sample_in_the_columns_of_ncu_2021(pipeline: Module
     report = ncu_roofline.read(out)
     assert len(report.launches) == 32 and report.launches["launch_id"].tolist() == list(range(32))
     assert len(report.rules) == 0 and int(report.source["metric_rows"].iloc[0]) == 2 * len(metric_rows)
+
+
+def test_the_all_page_is_the_print_details_all_sample_again(pipeline: ModuleType, tmp_path: Path) -> None:
+    """``--page all``: the --print-details all sample's lines again with new launch IDs; its text body items and
+    embedded tables as they are, and read as the sample is read, twice over."""
+    import ncu_roofline
+
+    ingest = sys.modules["ingest"]
+    sample_path = ingest.DATA / "micro_full.details-all.csv.gz"
+    header, body = ingest._rows(sample_path)
+    out = tmp_path / "all-32.details.csv"
+    assert ingest.build_details(out, 32, sample="micro_full.details-all.csv") == 2 * len(body)
+    lines = out.read_text().splitlines(keepends=True)
+    others = [line for line in body if not ingest._LAUNCH_RECORD.match(line)]  # text items, tables, blank lines
+    assert len(others) == 4 * 16 and lines[0] == header
+    assert [line for line in lines[1:] if not ingest._LAUNCH_RECORD.match(line)] == others * 2
+    sample, report = ncu_roofline.read(sample_path), ncu_roofline.read(out)
+    assert report.launches["launch_id"].tolist() == list(range(32))
+    assert report.source["skipped_lines"].iloc[0] == 2 * sample.source["skipped_lines"].iloc[0] == 2 * 3 * 16
+    assert int(report.source["metric_rows"].iloc[0]) == 2 * int(sample.source["metric_rows"].iloc[0])
+    assert len(report.rules) == 2 * len(sample.rules)
