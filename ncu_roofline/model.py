@@ -89,6 +89,11 @@ METRIC_COLUMNS: dict[str, str] = {
     "maximum": FLOAT,
 }
 
+#: The columns of ``Report.body_item_metrics``: what the chart points and the Speed Of Light breakdown read.
+BODY_COLUMNS: dict[str, str] = {
+    c: METRIC_COLUMNS[c] for c in ("report", "process_id", "launch_id", "section", "body_item", "label", "value")
+}
+
 RULE_COLUMNS: dict[str, str] = {
     "report": STR,
     "process_id": INT,
@@ -198,6 +203,9 @@ class WideMetrics:
         """A raw page has no chart or breakdown body items."""
         return False
 
+    def body_rows(self) -> pd.DataFrame:
+        return empty_frame(BODY_COLUMNS)
+
     def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
         """The text of ``metric`` per launch of ``index`` (<NA> where empty or absent), without the long form."""
         out = pd.Series(pd.NA, index=index, dtype="string")
@@ -280,6 +288,9 @@ class LongMetrics:
     def has_body_items(self) -> bool:
         return "body_item" in self.frame.columns and bool(self.frame["body_item"].notna().any())
 
+    def body_rows(self) -> pd.DataFrame:
+        return body_rows_of(self.frame)
+
     def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series:
         return texts_from_long(self.frame, metric, index)
 
@@ -332,11 +343,15 @@ class LazyMetrics:
         body_items: bool = True,
         names: frozenset[str] | None = None,
         wide: WideValues | None = None,
+        body: Callable[[], pd.DataFrame] | None = None,
     ) -> None:
         """``body_items``: whether any row is a body item; ``names``: every metric name the rows resolve to
         (None: not known). Both let the analysis skip the long form where it would find nothing. ``wide``: the
-        wide numeric view, when the reader built it while reading (``values`` then never needs the long form)."""
+        wide numeric view, when the reader built it while reading (``values`` then never needs the long form).
+        ``body``: builds the body item rows alone (``body_rows``) without the long form."""
         self._wide = wide
+        self._body = body
+        self._body_frame: pd.DataFrame | None = None
         self._rows = rows
         self._build: Callable[[], pd.DataFrame] | None = build
         self._frame: pd.DataFrame | None = None
@@ -361,6 +376,15 @@ class LazyMetrics:
     def has_body_items(self) -> bool:
         return self._body_items
 
+    def body_rows(self) -> pd.DataFrame:
+        """The body item rows (BODY_COLUMNS): from the long frame where it is built, else from the reader's own
+        builder of those rows alone (``body``), kept for the next call."""
+        if self._frame is not None or self._body is None:
+            return body_rows_of(self.to_long())
+        if self._body_frame is None:
+            self._body_frame = self._body()
+        return self._body_frame
+
     def frame_for(self, index: pd.MultiIndex) -> pd.DataFrame | None:
         """The wide view as a frame over the reader's matrix (no copy), when ``index`` is this page's launches."""
         return None if self._wide is None else self._wide.frame_for(index)
@@ -383,7 +407,16 @@ class MetricSource(Protocol):
     def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]: ...
     def subset(self, keys: pd.MultiIndex) -> MetricSource: ...
     def has_body_items(self) -> bool: ...
+    def body_rows(self) -> pd.DataFrame: ...
     def texts_for(self, metric: str, index: pd.MultiIndex) -> pd.Series: ...
+
+
+def body_rows_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a long metrics frame that are body items, BODY_COLUMNS only (index reset)."""
+    if "body_item" not in frame.columns or not len(frame):
+        return empty_frame(BODY_COLUMNS)
+    rows: pd.DataFrame = frame.loc[frame["body_item"].notna().to_numpy(), list(BODY_COLUMNS)]
+    return rows.reset_index(drop=True)
 
 
 def texts_from_long(frame: pd.DataFrame, metric: str, index: pd.MultiIndex) -> pd.Series:
@@ -445,15 +478,16 @@ class Report:
 
     @property
     def body_item_metrics(self) -> pd.DataFrame:
-        """The rows of ``metrics`` from the sources that have body items (chart points, the Speed Of Light
-        breakdown of ``--print-details all``); an empty frame, without building anything, where none has."""
+        """The rows of ``metrics`` that are body items (chart points, the Speed Of Light breakdown of
+        ``--print-details all``), in its order, BODY_COLUMNS only; built without the long frame where a source
+        can (a streamed details page), and an empty frame, without building anything, where no source has any."""
         with_items = [s for s in self._sources if s.has_body_items()]
         if not with_items:
-            return empty_frame(METRIC_COLUMNS)
-        if len(with_items) == len(self._sources):
-            return self.metrics
-        parts = [s.to_long() for s in with_items]
-        return parts[0] if len(parts) == 1 else concat_metrics(parts)
+            return empty_frame(BODY_COLUMNS)
+        if "metrics" in self.__dict__:
+            return body_rows_of(self.metrics)
+        parts = [s.body_rows() for s in with_items]
+        return parts[0] if len(parts) == 1 else concat_metrics(parts, BODY_COLUMNS)
 
     @functools.cached_property
     def values(self) -> pd.DataFrame:
@@ -543,13 +577,12 @@ def long_to_wide(
     return {str(cats[code]): wide[j] for j, code in enumerate(used)}
 
 
-def concat_metrics(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate long metric frames, unifying categoricals."""
-    cat_cols = [c for c, t in METRIC_COLUMNS.items() if t == CAT]
+def concat_metrics(parts: list[pd.DataFrame], columns: dict[str, str] = METRIC_COLUMNS) -> pd.DataFrame:
+    """Concatenate long metric frames (or frames of some of their ``columns``), unifying categoricals."""
     out: dict[str, pd.Series | pd.Categorical] = {}
-    for c in METRIC_COLUMNS:
-        if c in cat_cols:
+    for c, dtype in columns.items():
+        if dtype == CAT:
             out[c] = union_categoricals([p[c].array for p in parts], ignore_order=True)
         else:
             out[c] = pd.concat([p[c] for p in parts], ignore_index=True)
-    return conform(pd.DataFrame(out), METRIC_COLUMNS)
+    return conform(pd.DataFrame(out), columns)

@@ -15,7 +15,7 @@ import pytest
 from conftest import DATA, SHARED, data, read_shared
 
 import ncu_roofline
-from ncu_roofline.model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
+from ncu_roofline.model import BODY_COLUMNS, LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
 
 MICRO_KERNELS = [
     "stream_triad", "strided_read", "l2_reread", "l1_reread", "smem_bank_conflict", "fp32_fma", "fp64_fma",
@@ -167,13 +167,30 @@ def test_raw_page_analysis_never_builds_the_long_frame(monkeypatch: pytest.Monke
     assert len(analysis.report.launches) == len(expected)
 
 
-def test_body_item_metrics_are_the_chart_rows() -> None:
-    """A ``--print-details all`` page has body items: they come from its long frame; a page without any gives
-    an empty frame."""
-    report = read_shared(data("micro_full.details-all.csv.gz"))
+def _as_objects(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical columns as their values (categories in whatever order each frame made them)."""
+    return frame.astype({c: object for c in frame.columns if isinstance(frame[c].dtype, pd.CategoricalDtype)})
+
+
+@pytest.mark.parametrize("name", ["micro_full.details-all.csv", "micro_roof.details-all.csv"])
+def test_body_item_metrics_are_the_long_frames_body_item_rows(name: str, tmp_path: Path) -> None:
+    """A ``--print-details all`` page has body items: ``body_item_metrics`` gives the long frame's rows that are
+    body items (BODY_COLUMNS, in its order), built without the long frame by the streamed reader, and the same
+    rows once the long frame exists; a page without any gives an empty frame."""
+    plain = tmp_path / name  # a plain file: the streamed reader's
+    plain.write_bytes(gzip.decompress(data(name).read_bytes()))
+    report = ncu_roofline.read(plain)
     items = report.body_item_metrics
-    assert items["body_item"].notna().any()
-    assert len(items) == len(report.metrics)
+    assert "metrics" not in report.__dict__  # the long frame was not built for them
+    assert list(items.columns) == list(BODY_COLUMNS) and items["body_item"].notna().all()
+    long = report.metrics
+    expected = long.loc[long["body_item"].notna().to_numpy(), list(BODY_COLUMNS)].reset_index(drop=True)
+    assert 0 < len(expected) < len(long)
+    pd.testing.assert_frame_equal(_as_objects(items), _as_objects(expected), check_exact=True)
+    pd.testing.assert_frame_equal(report.body_item_metrics, expected, check_exact=True)  # from the long frame now
+
+
+def test_a_page_without_body_items_has_no_body_item_metrics() -> None:
     plain = ncu_roofline.read(data("micro_full.details.csv"))
     assert plain.body_item_metrics.empty
     assert len(plain.metrics) > 0

@@ -27,10 +27,12 @@ import pyarrow.csv as pacsv
 from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..labels import resolve
 from ..model import (
+    BODY_COLUMNS,
     RULE_COLUMNS,
     STR,
     LazyMetrics,
     WideValues,
+    categories,
     conform,
     empty_frame,
     ext_array,
@@ -39,7 +41,7 @@ from ..model import (
 )
 from ..units import number_evidence, parse_numbers, style_of, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import check_units, long_metrics, resolved_names, unknown_labels
+from .metricframe import check_units, long_metrics, resolve_names, resolved_names, unit_columns, unknown_labels
 from .page import Page
 from .records import (
     DICT,
@@ -758,12 +760,16 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     def build() -> pd.DataFrame:
         return _long(loc, report, kept, words, lid, pid, "Body Item Label" in names, style, cc)
 
+    def body() -> pd.DataFrame:
+        return _body_rows(loc, report, kept, words, lid, pid, style, cc)
+
     lazy = LazyMetrics(
         stream.rows,
         build,
         body_items=stream.has_body,
         names=frozenset(categories),
         wide=WideValues(keys, wide[0], wide[1]),
+        body=body if stream.has_body else None,
     )
     release_memory()  # what the blocks' parsing left in the allocators, before the analysis needs memory
     return Page(launches, lazy, rules, skipped, not_understood)
@@ -837,6 +843,41 @@ def _dictionary(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
     """A dictionary-encoded column from codes into ``words`` (-1: the empty string)."""
     indices = np.where(codes < 0, len(words), codes).astype(np.int32)
     return pa.DictionaryArray.from_arrays(pa.array(indices), pa.array([*words, ""], pa.string()))
+
+
+def _body_rows(
+    loc: Located,
+    report: str,
+    kept: list[_Kept],
+    words: dict[str, list[str]],
+    lid: np.ndarray,
+    pid: np.ndarray,
+    style: str,
+    cc: str | None,
+) -> pd.DataFrame:
+    """The body item rows of a streamed page (BODY_COLUMNS), as the long frame has them, without building it:
+    only those rows, and no metric name, unit or text columns (the chart points and the Speed Of Light breakdown
+    read these). The same constructions as :func:`long_metrics` for each column."""
+    row, section, field, unit, body = (
+        np.concatenate(parts) for parts in zip(*(k.file_codes() for k in kept), strict=True)
+    )
+    at = np.flatnonzero(body >= 0)
+    value = pa.chunked_array([k.value for k in kept], pa.string()).combine_chunks().take(pa.array(at))
+    sec = categorical(_dictionary(section[at], words["section"]))
+    _name, label = resolve_names(sec, categorical(_dictionary(field[at], words["field"])), cc)
+    factor, _base = unit_columns(loc, categorical(_dictionary(unit[at], words["unit"])))
+    frame = pd.DataFrame(
+        {
+            "report": categories(np.zeros(len(at), dtype=np.int8), [report]),
+            "process_id": ext_array(pid[row[at]], "Int64"),
+            "launch_id": ext_array(lid[row[at]], "Int64"),
+            "section": sec,
+            "body_item": categorical(_dictionary(body[at], words["body"])),
+            "label": label,
+            "value": parse_numbers(value, style).to_numpy(zero_copy_only=False) * factor,
+        }
+    )
+    return conform(frame, BODY_COLUMNS)
 
 
 def _long(
