@@ -365,7 +365,7 @@ class LazyMetrics:
         if self._frame is None:
             assert self._build is not None
             self._frame = self._build()
-            self._build = None  # let the parsed columns go
+            self._build = self._body = None  # let the parsed columns go (the body rows come from the frame now)
         return self._frame
 
     def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:

@@ -75,14 +75,10 @@ def test_ncu_message_between_rows_is_skipped_with_its_line(
     n = 900
     path = tmp_path / "capture.csv"
     path.write_text("".join(LINES[: n - 1]) + "==PROF== Disconnected from process 663\n" + "".join(LINES[n - 1 :]))
-    streamed = _streamed(monkeypatch)
-    report = ncu_roofline.read(path)
-    assert streamed == [True]
+    report = _streamed_as_careful(path, monkeypatch)
     assert report.source["skipped_lines"].iloc[0] == 1
     assert f"line {n}" in report.source["skipped"].iloc[0]
     assert int(report.source["metric_rows"].iloc[0]) == WIDTHS.count(18)
-    _assert_same(report, _careful(path, monkeypatch))
-    assert_frame_equal(report.source, _careful(path, monkeypatch).source, check_exact=True)
 
 
 # ------------------------------------------------------------------------------------------ rows by prefix
@@ -338,6 +334,18 @@ def _careful(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         return ncu_roofline.read(path)
 
 
+def _streamed_as_careful(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The page read by the streamed reader (checked: it did not hand the page over), whose frames and source
+    (skipped lines and their numbers) are the careful reader's."""
+    streamed = _streamed(monkeypatch)
+    fast = ncu_roofline.read(path)
+    assert streamed == [True]
+    slow = _careful(path, monkeypatch)
+    _assert_same(fast, slow)
+    assert_frame_equal(fast.source, slow.source, check_exact=True)
+    return fast
+
+
 LAYOUTS = pytest.mark.parametrize(
     "columns", [derive.LAYOUT_12, derive.LAYOUT_15], ids=["12-column (2019.5-2021)", "15-column (2023.1)"]
 )
@@ -347,13 +355,7 @@ LAYOUTS = pytest.mark.parametrize(
 def test_a_page_without_rule_columns_is_streamed_as_the_careful_reader_reads_it(
     columns: list[str], small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _without_rule_columns(tmp_path, columns)
-    streamed = _streamed(monkeypatch)
-    fast = ncu_roofline.read(path)
-    assert streamed == [True]
-    slow = _careful(path, monkeypatch)
-    _assert_same(fast, slow)
-    assert_frame_equal(fast.source, slow.source, check_exact=True)
+    fast = _streamed_as_careful(_without_rule_columns(tmp_path, columns), monkeypatch)
     assert len(fast.launches) == 16 and len(fast.rules) == 0
     assert int(fast.source["metric_rows"].iloc[0]) == WIDTHS.count(18)  # each metric row of the 2025.3 page
 
@@ -377,10 +379,7 @@ def test_real_pages_without_rule_columns_are_streamed(
     plain = tmp_path / Path(name).name
     plain.write_bytes(gzip.decompress(data(name).read_bytes()))
     assert '"Rule Name"' not in plain.read_text().splitlines()[0]
-    streamed = _streamed(monkeypatch)
-    fast = ncu_roofline.read(plain)
-    assert streamed == [True]
-    _assert_same(fast, _careful(plain, monkeypatch))
+    _streamed_as_careful(plain, monkeypatch)
 
 
 def _line_inserted(at: int, line: str) -> Callable[[str], str]:
@@ -463,12 +462,7 @@ def test_a_print_details_all_page_is_streamed_as_the_careful_reader_reads_it(
     text = plain.read_text()
     body_items = [n for n, line in enumerate(text.splitlines(), start=1) if line.startswith("    ")]
     assert len(body_items) == 16  # a text body item per launch ("The system does not have any NVLink ...")
-    streamed = _streamed(monkeypatch)
-    fast = ncu_roofline.read(plain)
-    assert streamed == [True]
-    slow = _careful(plain, monkeypatch)
-    _assert_same(fast, slow)
-    assert_frame_equal(fast.source, slow.source, check_exact=True)
+    fast = _streamed_as_careful(plain, monkeypatch)
     assert fast.source["skipped_lines"].iloc[0] == 3 * 16  # the text item, the table's header and its row
     assert f"line {body_items[0]}, {body_items[1]}" in fast.source["skipped"].iloc[0]
 

@@ -754,22 +754,16 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         wide = _wide(stream, code_of_pair, len(lid), categories)
         launches, rules, keys = frames.result()
 
-    kept, stream.kept = stream.kept, []
     words = {"section": sections, "field": fields, "body": stream.body.words, "unit": stream.unit.words}
-
-    def build() -> pd.DataFrame:
-        return _long(loc, report, kept, words, lid, pid, "Body Item Label" in names, style, cc)
-
-    def body() -> pd.DataFrame:
-        return _body_rows(loc, report, kept, words, lid, pid, style, cc)
-
+    page = _KeptPage(loc, report, stream.kept, words, lid, pid, style, cc)
+    stream.kept = []
     lazy = LazyMetrics(
         stream.rows,
-        build,
+        functools.partial(page.long, "Body Item Label" in names),
         body_items=stream.has_body,
         names=frozenset(categories),
         wide=WideValues(keys, wide[0], wide[1]),
-        body=body if stream.has_body else None,
+        body=page.body_rows if stream.has_body else None,
     )
     release_memory()  # what the blocks' parsing left in the allocators, before the analysis needs memory
     return Page(launches, lazy, rules, skipped, not_understood)
@@ -845,60 +839,60 @@ def _dictionary(codes: np.ndarray, words: list[str]) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(indices), pa.array([*words, ""], pa.string()))
 
 
-def _body_rows(
-    loc: Located,
-    report: str,
-    kept: list[_Kept],
-    words: dict[str, list[str]],
-    lid: np.ndarray,
-    pid: np.ndarray,
-    style: str,
-    cc: str | None,
-) -> pd.DataFrame:
-    """The body item rows of a streamed page (BODY_COLUMNS), as the long frame has them, without building it:
-    only those rows, and no metric name, unit or text columns (the chart points and the Speed Of Light breakdown
-    read these). The same constructions as :func:`long_metrics` for each column."""
-    row, section, field, unit, body = (
-        np.concatenate(parts) for parts in zip(*(k.file_codes() for k in kept), strict=True)
-    )
-    at = np.flatnonzero(body >= 0)
-    value = pa.chunked_array([k.value for k in kept], pa.string()).combine_chunks().take(pa.array(at))
-    sec = categorical(_dictionary(section[at], words["section"]))
-    _name, label = resolve_names(sec, categorical(_dictionary(field[at], words["field"])), cc)
-    factor, _base = unit_columns(loc, categorical(_dictionary(unit[at], words["unit"])))
-    frame = pd.DataFrame(
-        {
-            "report": categories(np.zeros(len(at), dtype=np.int8), [report]),
-            "process_id": ext_array(pid[row[at]], "Int64"),
-            "launch_id": ext_array(lid[row[at]], "Int64"),
-            "section": sec,
-            "body_item": categorical(_dictionary(body[at], words["body"])),
-            "label": label,
-            "value": parse_numbers(value, style).to_numpy(zero_copy_only=False) * factor,
-        }
-    )
-    return conform(frame, BODY_COLUMNS)
+@dataclass
+class _KeptPage:
+    """What a streamed page keeps for the frames built on first use (the long ``metrics`` frame, the body item
+    rows): the blocks' kept rows, the file's dictionaries, each launch's keys, the number style and the main CC."""
 
+    loc: Located
+    report: str
+    kept: list[_Kept]
+    words: dict[str, list[str]]
+    lid: np.ndarray
+    pid: np.ndarray
+    style: str
+    cc: str | None
 
-def _long(
-    loc: Located,
-    report: str,
-    kept: list[_Kept],
-    words: dict[str, list[str]],
-    lid: np.ndarray,
-    pid: np.ndarray,
-    body: bool,
-    style: str,
-    cc: str | None,
-) -> pd.DataFrame:
-    """The long ``metrics`` frame of a streamed page, from the codes and value texts kept while reading."""
-    row, section, field, unit, body_codes = (
-        np.concatenate(parts) for parts in zip(*(k.file_codes() for k in kept), strict=True)
-    )
-    value = pa.chunked_array([k.value for k in kept], pa.string()).combine_chunks()
-    return long_metrics(
-        loc, report, process_id=pid[row], launch_id=lid[row], section=_dictionary(section, words["section"]),
-        body_item=_dictionary(body_codes, words["body"]) if body else None,
-        metric_field=_dictionary(field, words["field"]), unit=_dictionary(unit, words["unit"]), value=value,
-        style=style, cc=cc,
-    )  # fmt: skip
+    def joined(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]:
+        """Every row's (launch row, section, field, unit, body codes over the file's dictionaries; value text),
+        the blocks' kept rows joined in file order."""
+        row, section, field, unit, body = (
+            np.concatenate(parts) for parts in zip(*(k.file_codes() for k in self.kept), strict=True)
+        )
+        value = pa.chunked_array([k.value for k in self.kept], pa.string()).combine_chunks()
+        return row, section, field, unit, body, value
+
+    def long(self, body: bool) -> pd.DataFrame:
+        """The long ``metrics`` frame (``body``: the page has a Body Item Label column)."""
+        row, section, field, unit, body_codes, value = self.joined()
+        w = self.words
+        return long_metrics(
+            self.loc, self.report, process_id=self.pid[row], launch_id=self.lid[row],
+            section=_dictionary(section, w["section"]), body_item=_dictionary(body_codes, w["body"]) if body else None,
+            metric_field=_dictionary(field, w["field"]), unit=_dictionary(unit, w["unit"]), value=value,
+            style=self.style, cc=self.cc,
+        )  # fmt: skip
+
+    def body_rows(self) -> pd.DataFrame:
+        """The body item rows (BODY_COLUMNS), as the long frame has them, without building it: only those rows,
+        and no metric name, unit or text columns (the chart points and the Speed Of Light breakdown read these).
+        The same constructions as :func:`long_metrics` for each column."""
+        row, section, field, unit, body, value = self.joined()
+        at = np.flatnonzero(body >= 0)
+        w = self.words
+        sec = categorical(_dictionary(section[at], w["section"]))
+        _name, label = resolve_names(sec, categorical(_dictionary(field[at], w["field"])), self.cc)
+        factor, _base = unit_columns(self.loc, categorical(_dictionary(unit[at], w["unit"])))
+        numbers = parse_numbers(value.take(pa.array(at)), self.style).to_numpy(zero_copy_only=False)
+        frame = pd.DataFrame(
+            {
+                "report": categories(np.zeros(len(at), dtype=np.int8), [self.report]),
+                "process_id": ext_array(self.pid[row[at]], "Int64"),
+                "launch_id": ext_array(self.lid[row[at]], "Int64"),
+                "section": sec,
+                "body_item": categorical(_dictionary(body[at], w["body"])),
+                "label": label,
+                "value": numbers * factor,
+            }
+        )
+        return conform(frame, BODY_COLUMNS)
