@@ -16,6 +16,8 @@ from typing import Any
 import derive
 import pytest
 from conftest import data
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 import ncu_roofline
@@ -479,8 +481,9 @@ def _with_line(tmp_path: Path, n: int, line: str) -> Path:
         ",".join(["7"] * 22) + "\n",  # not quoted, of a rule row's width (22 fields)
         ",".join(["x"] * 18) + "\n",  # not quoted, of a metric row's width (18 fields)
         '"5","663","x"\n',  # quoted, launch-like, of no row's width: damage
+        '0,"\n',  # a quote not closed: read whole, its field runs on into the next line (damage there)
     ],
-    ids=["rule width", "metric width", "damage"],
+    ids=["rule width", "metric width", "damage", "unclosed quote"],
 )
 def test_a_line_the_careful_reader_would_not_skip_is_left_to_it(
     line: str, blocks_4k: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -501,3 +504,80 @@ def test_a_line_the_careful_reader_would_not_skip_is_left_to_it(
     else:
         _assert_same(report, careful)
         assert_frame_equal(report.source, careful.source, check_exact=True)
+
+
+# ------------------------------------------------------------------------------------------ the two readers agree
+# Whatever a page holds, the streamed reader's answer is the careful reader's: the same frames and skipped lines,
+# or the same error. Real pages in each layout the streamed reader takes, mutated (lines dropped, repeated, cut,
+# bytes inserted), read in small blocks, and compared with the careful reader alone.
+
+
+def _answer(path: Path) -> Any:
+    """The report, or the error as (type, message, line)."""
+    try:
+        return ncu_roofline.read(path)
+    except ncu_roofline.NcuRooflineError as exc:
+        return (type(exc).__name__, str(exc), getattr(exc, "line", None))
+
+
+def _page_lines(kind: str) -> list[str]:
+    if kind == "ragged":
+        return LINES[:260]
+    if kind == "12-column":
+        return derive.layout(DETAILS.read_text(), derive.LAYOUT_12, old_units=True).splitlines(keepends=True)[:260]
+    text = gzip.decompress(data("micro_full.details-all.csv").read_bytes()).decode()
+    return text.splitlines(keepends=True)[1660:1720]  # a launch's last rows, its body items and embedded tables
+
+
+@st.composite
+def _mutated_page(draw: st.DrawFn) -> tuple[str, str]:
+    kind = draw(st.sampled_from(["ragged", "12-column", "details-all"]))
+    lines = _page_lines(kind)
+    header, body = LINES[0] if kind != "12-column" else lines[0], lines[1:] if kind != "details-all" else lines
+    if kind == "details-all":
+        header = gzip.decompress(data("micro_full.details-all.csv").read_bytes()).decode().splitlines(True)[0]
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(body) - 1))
+        what = draw(st.sampled_from(["drop", "repeat", "cut", "insert", "unquote", "blank"]))
+        if what == "drop":
+            del body[i]
+        elif what == "repeat":
+            body.insert(draw(st.integers(0, len(body))), body[i])
+        elif what == "cut":
+            body[i] = body[i][: draw(st.integers(0, len(body[i]) - 1))] + "\n"
+        elif what == "insert":
+            junk = draw(st.text(alphabet=st.sampled_from(list('",;x09 =PROF')), min_size=1, max_size=30))
+            body.insert(i, junk + "\n")
+        elif what == "unquote":
+            body[i] = body[i].replace('"', "", 2)
+        else:
+            body.insert(i, "\n")
+        if not body:
+            break
+    return kind, header + "".join(body)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(page=_mutated_page())
+def test_the_streamed_reader_answers_as_the_careful_reader(
+    page: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _kind, text = page
+    path = tmp_path / "page.csv"
+    path.write_text(text)
+    with monkeypatch.context() as small:
+        small.setattr(records, "STREAM_BLOCK", 4096)
+        fast = _answer(path)
+        slow = _answer_careful(path, small)
+    if isinstance(slow, tuple) or isinstance(fast, tuple):
+        assert fast == slow
+        return
+    _assert_same(fast, slow)
+    assert_frame_equal(fast.source, slow.source, check_exact=True)
+
+
+def _answer_careful(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    try:
+        return _careful(path, monkeypatch)
+    except ncu_roofline.NcuRooflineError as exc:
+        return (type(exc).__name__, str(exc), getattr(exc, "line", None))

@@ -744,6 +744,8 @@ def _block(
             rule_table = parsed(is_rule, rules, odd)[0]  # rows of another width: tables ncu embeds
         if any(width == len(metric[0]) for _, width, _ in odd):  # (never a rule row's: those were parsed)
             raise Fallback("a line of a metric row's width that is not one")
+        if any(text.count('"') % 2 for _, _, text in odd):  # read whole, its field runs on into the next line
+            raise Fallback("a line with a quote that is not closed")
         odd.sort()
     heads = None
     if is_metric.any():
