@@ -118,9 +118,9 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
     role_achieved = np.searchsorted(roles, [_role("Achieved Value", str(lab)) for lab in labels])
     role = np.where(roofline_item[item], role_roof[label_codes], role_achieved[label_codes])
     report_codes, reports = _ranked(m["report"])
-    precisions, precision_code = _ranked_texts(precision_of)  # per section
-    levels, level_code = _ranked_texts(level_of)  # per item
-    series, series_code = _ranked_texts(series_of)
+    precision_code, precisions = _ranked(pd.Series(precision_of, dtype=object))  # per section
+    level_code, levels = _ranked(pd.Series(level_of, dtype=object))  # per item
+    series_code, series = _ranked(pd.Series(series_of, dtype=object))
     item = item[keep]
     frame = pd.DataFrame(
         {
@@ -161,15 +161,6 @@ def chart_points(metrics: pd.DataFrame) -> pd.DataFrame:
 
 def _no_points() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in CHART_COLUMNS.items()})
-
-
-def _ranked_texts(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct texts of an object array, sorted; per element, its rank among them, -1 where missing)."""
-    present = pd.notna(texts)
-    names = np.array(sorted({str(t) for t in texts[present]}), dtype=object)
-    ranks = np.full(len(texts), -1, dtype=np.int64)
-    ranks[present] = np.searchsorted(names, texts[present].astype(str))
-    return names, ranks
 
 
 def _ranked(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:

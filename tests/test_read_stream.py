@@ -512,10 +512,10 @@ def test_a_line_the_careful_reader_would_not_skip_is_left_to_it(
 # bytes inserted), read in small blocks, and compared with the careful reader alone.
 
 
-def _answer(path: Path) -> Any:
-    """The report, or the error as (type, message, line)."""
+def _answer(read: Callable[[], Any]) -> Any:
+    """What ``read()`` gives: the report, or the error as (type, message, line)."""
     try:
-        return ncu_roofline.read(path)
+        return read()
     except ncu_roofline.NcuRooflineError as exc:
         return (type(exc).__name__, str(exc), getattr(exc, "line", None))
 
@@ -567,17 +567,10 @@ def test_the_streamed_reader_answers_as_the_careful_reader(
     path.write_text(text)
     with monkeypatch.context() as small:
         small.setattr(records, "STREAM_BLOCK", 4096)
-        fast = _answer(path)
-        slow = _answer_careful(path, small)
+        fast = _answer(lambda: ncu_roofline.read(path))
+        slow = _answer(lambda: _careful(path, small))
     if isinstance(slow, tuple) or isinstance(fast, tuple):
         assert fast == slow
         return
     _assert_same(fast, slow)
     assert_frame_equal(fast.source, slow.source, check_exact=True)
-
-
-def _answer_careful(path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    try:
-        return _careful(path, monkeypatch)
-    except ncu_roofline.NcuRooflineError as exc:
-        return (type(exc).__name__, str(exc), getattr(exc, "line", None))
