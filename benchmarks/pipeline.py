@@ -33,6 +33,12 @@ What each measurement is:
   (``ncu_roofline.read``), ``analyse`` (``analyze``), ``summary`` (``summarize``), ``json`` (the JSON writer, its
   bytes to a file as the command line writes them), ``view`` (the HTML view model, with the summary's per-kernel
   tables it builds on first use) and ``page`` (the HTML page from the view model, to a file).
+
+Beside each time: ``cpu s``, the CPU seconds of the process over the measurement (user and system, every thread),
+and ``sys s``, the system part alone (page faults and copies: what new memory costs shows there). After the
+stages a line sets the JSON run's stages after the read (analyse, summary, json: Python over pandas, one core's
+work however many the machine has) against the bare read, and gives the read's and the bare read's CPU seconds:
+the part of the ratio that more cores would not shorten, and the part they would.
 """
 
 from __future__ import annotations
@@ -65,7 +71,8 @@ def child(kind: str, path: str, out: str) -> None:
     import ncu_roofline
     from ncu_roofline.cli import main
 
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    ru0 = resource.getrusage(resource.RUSAGE_SELF)
+    rss0 = ru0.ru_maxrss * 1024
     t0 = time.perf_counter()
     if kind == "pandas":
         n = len(pd.read_csv(path))
@@ -85,15 +92,24 @@ def child(kind: str, path: str, out: str) -> None:
     else:
         raise SystemExit(f"unknown measurement {kind}")
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    result = {"kind": kind, "seconds": seconds, "peak_bytes": peak - rss0, "n": n}
+    ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    result = {"kind": kind, "seconds": seconds, "peak_bytes": ru1.ru_maxrss * 1024 - rss0, "n": n}
+    result |= cpu_between(ru0, ru1)
     if kind == "stages":
         result |= stages
     print(json.dumps(result))
 
 
+def cpu_between(ru0: resource.struct_rusage, ru1: resource.struct_rusage, prefix: str = "") -> dict[str, float]:
+    """The CPU seconds of the process (all its threads) between two ``getrusage`` readings: ``cpu`` (user and
+    system) and ``sys`` (system alone: page faults, copies, the kernel's share), keys after ``prefix``."""
+    user, system = ru1.ru_utime - ru0.ru_utime, ru1.ru_stime - ru0.ru_stime
+    return {f"{prefix}cpu": user + system, f"{prefix}sys": system}
+
+
 def _stages(path: str, out: str) -> dict[str, float]:
-    """Seconds of each of STAGES, run one after the other in this process."""
+    """Seconds of each of STAGES, run one after the other in this process, and the CPU seconds of each
+    (``<stage>_cpu``, ``<stage>_sys``)."""
     import ncu_roofline
     from ncu_roofline.analysis import analyze
     from ncu_roofline.arrowpool import use_system_allocator
@@ -106,9 +122,10 @@ def _stages(path: str, out: str) -> dict[str, float]:
     took: dict[str, float] = {}
 
     def timed(stage: str, f: Any) -> Any:
-        t = time.perf_counter()
+        ru0, t = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
         value = f()
         took[stage] = time.perf_counter() - t
+        took.update(cpu_between(ru0, resource.getrusage(resource.RUSAGE_SELF), f"{stage}_"))
         return value
 
     def write(pieces: Any) -> None:
@@ -122,6 +139,23 @@ def _stages(path: str, out: str) -> dict[str, float]:
     timed("view", lambda: run.view)
     timed("page", lambda: write([str(HTML.render(run, Options()))]))
     return took
+
+
+#: The JSON run's stages after the read: Python over pandas and the JSON writer, the interpreter lock held, so one
+#: core's work however many the machine has.
+AFTER_READ = ("analyse", "summary", "json")
+
+
+def after_read(stages: dict[str, float], bare: dict[str, float]) -> str:
+    """The JSON run's stages after the read (AFTER_READ) on one line: their seconds, as a ratio to the bare read
+    (a part of the run that more cores do not shorten), and the CPU seconds of the read and of the bare read."""
+    wall = sum(stages[s] for s in AFTER_READ)
+    read, read_cpu = stages["read"], stages["read_cpu"]
+    return (
+        f"after the read: {' + '.join(AFTER_READ)} {wall:.2f} s, {wall / bare['seconds']:.2f}x the bare read "
+        f"by themselves; the read {read:.2f} s with {read_cpu:.2f} s of CPU ({read_cpu / read:.1f} cores), "
+        f"the bare read {bare['cpu']:.2f} s of CPU"
+    )
 
 
 #: Issue 12's goals: (what, launches, measurement, how it is measured, comparison, limit), the measurement a ratio to
@@ -191,7 +225,10 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; the {args.page} page")
     first, again = touch_cost()
     print(f"fresh memory: {first:.1f} us per 4 KiB page the first time, {again:.1f} us again")
-    print(f"{'launches':>9} {'MB':>6} {'what':7} {'seconds':>8} {'x read':>7} {'peak MB':>8} {'x file':>7}")
+    print(
+        f"{'launches':>9} {'MB':>6} {'what':7} {'seconds':>8} {'x read':>7} {'peak MB':>8} {'x file':>7}"
+        f" {'cpu s':>6} {'sys s':>6}"
+    )
     results: dict[int, dict[str, dict[str, float]]] = {}
     file_bytes: dict[int, int] = {}
     for size in sizes:
@@ -215,12 +252,17 @@ def main() -> None:
             r = results[size][kind]
             print(
                 f"{size:9,} {mb / 1e6:6.0f} {kind:7} {r['seconds']:8.2f} {r['seconds'] / base:7.2f} "
-                f"{r['peak_bytes'] / 1e6:8.0f} {r['peak_bytes'] / mb:7.2f}",
+                f"{r['peak_bytes'] / 1e6:8.0f} {r['peak_bytes'] / mb:7.2f} {r['cpu']:6.2f} {r['sys']:6.2f}",
                 flush=True,
             )
             if kind == "stages":
                 for stage in STAGES:
-                    print(f"{'':9} {'':6}   {stage:7} {r[stage]:6.2f} {r[stage] / base:7.2f}", flush=True)
+                    print(
+                        f"{'':9} {'':6}   {stage:7} {r[stage]:6.2f} {r[stage] / base:7.2f} {'':17}"
+                        f" {r[f'{stage}_cpu']:6.2f} {r[f'{stage}_sys']:6.2f}",
+                        flush=True,
+                    )
+                print(f"{'':9} {'':6}   {after_read(r, results[size]['pandas'])}", flush=True)
         if not args.keep:
             path.unlink()
     if len(sizes) > 1:

@@ -51,6 +51,25 @@ def test_goals_of_measurements_not_taken_are_left_out(pipeline: ModuleType) -> N
     assert pipeline.goals({1_024: {"pandas": _m(0.1), "json": _m(0.5)}}, {1_024: 10**7}) == []
 
 
+def test_the_stages_after_the_read_are_summed_and_set_against_the_bare_read(pipeline: ModuleType) -> None:
+    stages = {"read": 0.5, "read_cpu": 1.0, "analyse": 0.4, "summary": 0.1, "json": 0.25, "view": 9.0, "page": 9.0}
+    line = pipeline.after_read(stages, {"seconds": 0.5, "cpu": 0.55})
+    # 0.4 + 0.1 + 0.25 = 0.75 s, 1.5x a 0.5 s bare read; the HTML stages (view, page) are not the JSON run's
+    assert line.startswith("after the read: analyse + summary + json 0.75 s, 1.50x the bare read")
+    assert "the read 0.50 s with 1.00 s of CPU (2.0 cores)" in line
+    assert line.endswith("the bare read 0.55 s of CPU")
+
+
+def test_cpu_between_two_readings_counts_user_and_system_time(pipeline: ModuleType) -> None:
+    import resource
+
+    def reading(user: float, system: float) -> resource.struct_rusage:  # the other 14 fields play no part
+        return resource.struct_rusage((user, system, *([0] * 14)))
+
+    got = pipeline.cpu_between(reading(1.25, 0.5), reading(2.0, 0.75), "read_")
+    assert got == {"read_cpu": 1.0, "read_sys": 0.25}  # (2.0 - 1.25) + (0.75 - 0.5), and the system part alone
+
+
 def test_an_interrupted_build_leaves_no_page_to_reuse(
     pipeline: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
