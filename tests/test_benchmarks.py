@@ -68,6 +68,7 @@ def test_cpu_between_two_readings_counts_user_and_system_time(pipeline: ModuleTy
 
     got = pipeline.cpu_between(reading(1.25, 0.5), reading(2.0, 0.75), "read_")
     assert got == {"read_cpu": 1.0, "read_sys": 0.25}  # (2.0 - 1.25) + (0.75 - 0.5), and the system part alone
+    assert pipeline.user_cpu({"cpu": 1.0, "sys": 0.25}) == 0.75  # the growth's second line: the code's own work
 
 
 def test_an_interrupted_build_leaves_no_page_to_reuse(
