@@ -408,6 +408,24 @@ def test_progress_bar_moves_through_reading_analysing_and_writing_one_file(
     assert len(json.loads((work / "out.json").read_text())["launches"]) == 16
 
 
+def test_the_version_is_written_once_and_read_without_package_metadata() -> None:
+    """``__version__`` is a literal in ``ncu_roofline/__init__.py``, which pyproject.toml reads (hatch's version
+    source): the installed distribution says the same, and no command imports ``importlib.metadata`` to learn it
+    (about 25 ms of every start)."""
+    import importlib.metadata
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    assert re.search(r'^__version__ = "([^"]+)"$', (root / "ncu_roofline" / "__init__.py").read_text(), re.M)
+    assert importlib.metadata.version("ncu-roofline") == __version__  # CI and the README install the checkout
+    code = "import sys, ncu_roofline.cli; print('importlib.metadata' in sys.modules)"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_version_help_and_no_arguments() -> None:
     r = run("--version")
     assert r.exit_code == EXIT_OK
