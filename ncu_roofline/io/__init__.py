@@ -32,7 +32,16 @@ from .page import Page, describe_not_understood
 from .raw import read_raw
 from .records import NotUtf8Error, describe_skipped
 from .session import read_session
-from .sniff import Skipped, check_path, decompressed, is_gzip, locate, utf16_encoding
+from .sniff import (
+    Skipped,
+    UnquotedError,
+    check_path,
+    decompressed,
+    is_gzip,
+    locate,
+    requoted,
+    utf16_encoding,
+)
 from .summary import read_summary
 
 __all__ = ["read", "read_one", "report_names"]
@@ -140,7 +149,15 @@ def _utf8_copy(path: Path) -> Iterator[tuple[Path, int]]:
 
 
 def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Report:
-    loc = locate(p)
+    try:
+        loc = locate(p)
+    except UnquotedError as exc:  # saved again without ncu's quotes: read a copy quoted as ncu writes it (the
+        assert exc.line is not None  # same cells: nothing to say in not_understood)
+        with requoted(p, exc.line) as copy:
+            try:
+                return _read_page(copy, shown, name, notes)
+            except InputError as err:
+                raise _named(err, copy, shown) from None
     session = empty_frame(SESSION_COLUMNS)
     version = loc.ncu_version
     if loc.flavour == "details":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
+import io
 import re
 import shutil
 import tempfile
@@ -28,6 +29,14 @@ PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
 PROF_ANYWHERE = re.compile(r"==(PROF|WARNING|ERROR|INFO|NOTE)==")
 #: The start of every ncu CSV header, found also after program output on the same line.
 _HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain","Range)"')
+#: The start of an ncu header whose fields are not quoted (ncu quotes every field): re-saved by a spreadsheet or
+#: by pandas' ``to_csv``, which quote only the fields that need it.
+_UNQUOTED_HEADER = re.compile(r"^(?:ID,Process ID,|Process ID,Process Name,|Domain,Range)")
+#: The start of an ncu header whose fields another separator parts (a spreadsheet's "save as CSV" in a locale
+#: whose list separator is ";", or an export pasted as tab-separated text), quoted or not, as group 1.
+_OTHER_SEPARATOR = re.compile(
+    r'^\ufeff?"?(?:ID"?([;\t|])"?Process ID|Process ID"?([;\t|])"?Process Name)"?(?:[;\t|]|$)'
+)
 #: ncu's errors that leave a capture without CSV, and what to do about each (https://developer.nvidia.com/ERR_NVGPUCTRPERM).
 NCU_ERRORS: dict[str, str] = {
     "ERR_NVGPUCTRPERM": (
@@ -42,6 +51,11 @@ _NO_KERNELS = "No kernels were profiled"
 _TEXT_PAGE = re.compile(r"^\s+Section: \S")
 #: How many bytes of a file we look at to decide it is text.
 SNIFF_BYTES = 1 << 16
+
+
+class UnquotedError(FormatError):
+    """An ncu header (at ``line``) whose fields are not quoted as ncu quotes them: the caller reads a copy with
+    every record quoted as ncu writes it (:func:`requoted`)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,40 @@ def decompressed(path: Path) -> Iterator[Path]:
                 shutil.copyfileobj(src, dst, length=1 << 20)
         except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(path, f"damaged gzip data ({exc})") from exc
+        yield out
+
+
+@contextlib.contextmanager
+def requoted(path: Path, header_line: int) -> Iterator[Path]:
+    """A copy of an export whose header (at ``header_line``) and records are not quoted as ncu quotes them (saved
+    again by a spreadsheet, or by pandas' ``to_csv``, which quote a field only where it needs it), every record
+    written as ncu writes it: each field quoted, its quotes doubled, but the empty last field of a row shorter
+    than the header (ncu's metric rows end so), which stays bare. The lines before the header are copied as they
+    are, and each record keeps its lines, so that the copy's line numbers are the file's. Removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        out = Path(tmp) / path.name
+        with path.open("rb") as src, out.open("wb") as dst:
+            for _ in range(header_line - 1):
+                dst.write(src.readline())
+            text = io.TextIOWrapper(
+                src, encoding="utf-8-sig" if header_line == 1 else "utf-8", errors="surrogateescape", newline=""
+            )
+            writer = io.TextIOWrapper(dst, encoding="utf-8", errors="surrogateescape", newline="")
+            reader = csv.reader(text)
+            width = None
+            for row in reader:
+                if not row:  # a blank line
+                    writer.write("\n")
+                    continue
+                if width is None:
+                    width = len(row)
+                quoted = ['"' + f.replace('"', '""') + '"' for f in row]
+                if len(row) < width and row[-1] == "":
+                    quoted[-1] = ""
+                writer.write(",".join(quoted) + "\n")
+            writer.flush()
+            writer.detach()
+            text.detach()
         yield out
 
 
@@ -185,6 +233,8 @@ def locate(path: Path) -> Located:
             # The header after program output that did not end with a line break.
             preamble.append(Skipped(number, stripped[: glued.start()], "program output"))
             stripped = stripped[glued.start() :]
+        if _UNQUOTED_HEADER.match(stripped):
+            raise UnquotedError(path, "an ncu header whose fields are not quoted as ncu quotes them", line=number)
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
             if fields[:2] == ["Address", "Source"]:
@@ -227,6 +277,7 @@ def locate(path: Path) -> Located:
             "'ncu -i REPORT.ncu-rep --csv --page raw > report.csv' (or run ncu with --csv)",
         )
     _raise_ncu_error(path, preamble)
+    _raise_other_separator(path, preamble)
     if preamble and all(s.reason == "ncu message" for s in preamble):
         raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
     encoding = f" ({not_utf8} line(s) are not UTF-8 text)" if not_utf8 else ""
@@ -236,6 +287,21 @@ def locate(path: Path) -> Located:
         '"Process ID","Process Name" or "Domain","Range..." with "Invocations" (summary page) or an attribute '
         f"block (session page){encoding}",
     )
+
+
+def _raise_other_separator(path: Path, lines: list[Skipped]) -> None:
+    """A header of ncu's columns parted by another separator than ncu's ",": raise FormatError naming its line and
+    the separator (the file was re-saved by a spreadsheet or converted; ncu itself always writes ",")."""
+    for s in lines:
+        m = _OTHER_SEPARATOR.match(s.text)
+        if m:
+            sep = m.group(1) or m.group(2)
+            raise FormatError(
+                path,
+                f"an ncu header with its fields separated by {sep!r}, not ',' (re-saved by a spreadsheet or "
+                "converted?): read ncu's own CSV export ('ncu -i REPORT.ncu-rep --csv --page raw > report.csv')",
+                line=s.line,
+            )
 
 
 def _raise_ncu_error(path: Path, lines: list[Skipped]) -> None:

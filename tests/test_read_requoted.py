@@ -1,0 +1,104 @@
+"""Exports saved again without ncu's quotes: opened in a spreadsheet and saved as CSV, or read with pandas and
+written back with ``to_csv``. Both quote a field only where it needs it (ncu quotes every field), pandas pads the
+ragged rows to the header's width, a spreadsheet writes a byte order mark and CRLF. The reader reads a copy
+quoted as ncu writes it (``sniff.requoted``): the same frames as from ncu's own file, and messages that name the
+user's file and its lines. A file whose fields another separator parts (";" in many locales) is named as such."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import data
+
+from ncu_roofline.errors import FormatError, ParseError
+from ncu_roofline.io import read_one
+
+#: Real exports of each flavour the reader keys on (details, raw, summary), and a real export of another
+#: version and GPU (the V100 details page, ncu 2020.1, 12 columns).
+SAMPLES = [
+    "micro_full.details.csv",
+    "micro_full.raw.csv",
+    "micro_full.summary-per-kernel.csv",
+    "wild/public/v100_summit_gene_dzv.csv",
+]
+
+
+def text_of(name: str) -> str:
+    p = data(name)
+    raw = gzip.decompress(p.read_bytes()) if p.name.endswith(".gz") else p.read_bytes()
+    return raw.decode("utf-8")
+
+
+def spreadsheet(text: str) -> bytes:
+    """As a spreadsheet saves it: a field quoted only where it needs it, CRLF, a byte order mark; short rows
+    stay short."""
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n").writerows(csv.reader(io.StringIO(text)))
+    return b"\xef\xbb\xbf" + out.getvalue().encode("utf-8")
+
+
+def pandas_again(text: str) -> bytes:
+    """As ``pd.read_csv(...).to_csv(index=False)`` writes it: quoted where needed, short rows padded."""
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def frames(path: Path) -> dict[str, pd.DataFrame]:
+    report = read_one(path, "r")
+    source = report.source.drop(columns=["path"])
+    return {"launches": report.launches, "values": report.values, "rules": report.rules, "source": source}
+
+
+@pytest.mark.parametrize("saved", [spreadsheet, pandas_again], ids=["spreadsheet", "pandas"])
+@pytest.mark.parametrize("name", SAMPLES)
+def test_an_export_saved_again_reads_as_ncus_own(tmp_path: Path, name: str, saved: Callable[[str], bytes]) -> None:
+    text = text_of(name)
+    ncu = tmp_path / "ncu.csv"
+    ncu.write_text(text, encoding="utf-8")
+    again = tmp_path / "again.csv"
+    again.write_bytes(saved(text))
+    assert not again.read_bytes().lstrip(b"\xef\xbb\xbf").startswith(b'"')  # its header is not quoted
+    want, got = frames(ncu), frames(again)
+    for key, frame in want.items():
+        pd.testing.assert_frame_equal(got[key], frame, obj=key)
+    assert read_one(again).source["path"].iloc[0] == str(again)
+
+
+def test_a_saved_page_cut_short_is_named_by_its_own_line(tmp_path: Path) -> None:
+    lines = spreadsheet(text_of("micro_full.details.csv")).split(b"\r\n")
+    cut = next(n for n in range(400, len(lines)) if b'"' in lines[n - 1])  # a row with a quoted field (its kernel's)
+    at = lines[cut - 1].index(b'"') + 5  # cut inside that field
+    p = tmp_path / "cut.csv"
+    p.write_bytes(b"\r\n".join(lines[: cut - 1]) + b"\r\n" + lines[cut - 1][:at])
+    with pytest.raises(ParseError) as info:
+        read_one(p)
+    assert str(info.value).startswith(f"{p}:{cut}: "), info.value  # the user's file and line, not the copy's
+
+
+def test_lines_before_an_unquoted_header_are_kept_and_counted(tmp_path: Path) -> None:
+    body = spreadsheet(text_of("micro_full.raw.csv")).removeprefix(b"\xef\xbb\xbf")
+    p = tmp_path / "capture.csv"
+    p.write_bytes(b"==PROF== Connected to process 663\r\nprogram output, 3 fields, not a header\r\n" + body)
+    report = read_one(p)
+    assert len(report.launches) == 16
+    assert report.source["skipped_lines"].iloc[0] == 2
+    assert "line 1" in report.source["skipped"].iloc[0]
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_another_separator_is_named_with_its_line(tmp_path: Path, sep: str) -> None:
+    rows = list(csv.reader(io.StringIO(text_of("micro_full.details.csv"))))
+    out = io.StringIO()
+    csv.writer(out, delimiter=sep, lineterminator="\n").writerows(rows)
+    p = tmp_path / "semicolons.csv"
+    p.write_text("some program output\n" + out.getvalue())
+    expected = re.escape(f"{p}:2: an ncu header with its fields separated by {sep!r}, not ','")
+    with pytest.raises(FormatError, match=f"^{expected}"):
+        read_one(p)
