@@ -33,6 +33,9 @@ from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
 DICT = pa.dictionary(pa.int32(), pa.string())
 _INT = re.compile(r"^\d+$")
+#: An integer key as ncu writes it, or as pandas writes it back from a float column ("663.0": a column with an
+#: empty cell, the raw page's units row, is read as floats by ``pd.read_csv``).
+_KEY = re.compile(r"^(\d+)(?:\.0+)?$")
 
 
 #: Split a file into at most this many byte ranges parsed side by side (one per core).
@@ -395,11 +398,11 @@ def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
     words = arr.dictionary.to_pylist()
     ints = np.empty(len(words), dtype=np.int64)
     for i, w in enumerate(words):
-        text = w.replace(",", "").strip()
-        if not _INT.match(text):
+        m = _KEY.match(w.replace(",", "").strip())
+        if not m:
             line = _find_line(loc, f'"{w}"')
             raise ParseError(loc.path, f"{column} {w!r} is not an integer", line=line, column=column)
-        ints[i] = int(text)
+        ints[i] = int(m.group(1))
     codes = arr.indices.to_numpy(zero_copy_only=False)
     result: np.ndarray = ints[codes]
     return result
