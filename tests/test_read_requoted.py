@@ -121,3 +121,22 @@ def test_a_key_written_back_as_a_float_must_still_be_a_whole_number(tmp_path: Pa
     p.write_text(typed.replace(",663.0,", ",663.5,", 1))
     with pytest.raises(ParseError, match=r"Process ID '663\.5' is not an integer"):
         read_one(p)
+
+
+def test_blank_lines_keep_their_place_and_a_field_too_long_is_named_by_its_line(tmp_path: Path) -> None:
+    lines = spreadsheet(text_of("micro_full.details.csv")).removeprefix(b"\xef\xbb\xbf").split(b"\r\n")
+    p = tmp_path / "blanks.csv"
+    p.write_bytes(b"\r\n".join([*lines[:60], b"", b"   ", *lines[60:]]))  # lines 61 and 62
+    assert len(read_one(p).launches) == 16
+    damaged = [*lines[:60], b"", b"   ", *lines[60:]]
+    # a line past the blanks cut short in its unquoted tail: still named by its own number
+    cut = next(n for n in range(100, len(damaged)) if b'"' not in damaged[n - 1][-12:])
+    damaged[cut - 1] = damaged[cut - 1][:-12]
+    p.write_bytes(b"\r\n".join(damaged))
+    with pytest.raises(ParseError, match=rf"^{re.escape(str(p))}:{cut}: "):
+        read_one(p)
+    long = [*lines]
+    long[9] = long[9][:20] + b"x" * 200_000 + long[9][20:]  # line 10: more than Python's csv module takes
+    p.write_bytes(b"\r\n".join(long))
+    with pytest.raises(ParseError, match=rf"^{re.escape(str(p))}:10: malformed CSV \(field larger than field limit"):
+        read_one(p)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError, InputError, NcuError
+from ..errors import FormatError, InputError, NcuError, ParseError
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -144,16 +144,20 @@ def requoted(path: Path, header_line: int) -> Iterator[Path]:
             writer = io.TextIOWrapper(dst, encoding="utf-8", errors="surrogateescape", newline="")
             reader = csv.reader(text)
             width = None
-            for row in reader:
-                if not row:  # a blank line
-                    writer.write("\n")
-                    continue
-                if width is None:
-                    width = len(row)
-                quoted = ['"' + f.replace('"', '""') + '"' for f in row]
-                if len(row) < width and row[-1] == "":
-                    quoted[-1] = ""
-                writer.write(",".join(quoted) + "\n")
+            try:
+                for row in reader:
+                    if not row or (len(row) == 1 and not row[0].strip()):  # a blank line (spaces only, too)
+                        writer.write("\n")
+                        continue
+                    if width is None:
+                        width = len(row)
+                    quoted = ['"' + f.replace('"', '""') + '"' for f in row]
+                    if len(row) < width and row[-1] == "":
+                        quoted[-1] = ""
+                    writer.write(",".join(quoted) + "\n")
+            except csv.Error as exc:  # a NUL byte, a field longer than the csv module takes (128 KiB)
+                line = header_line + reader.line_num - 1
+                raise ParseError(path, f"malformed CSV ({exc})", line=line) from None
             writer.flush()
             writer.detach()
             text.detach()
