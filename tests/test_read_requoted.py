@@ -56,13 +56,20 @@ def pandas_typed(text: str) -> bytes:
     return pd.read_csv(io.StringIO(text), low_memory=False).to_csv(index=False).encode("utf-8")
 
 
+def pandas_index(text: str) -> bytes:
+    """As ``pd.read_csv(...).to_csv()`` writes it without ``index=False``: an unnamed first column of row numbers."""
+    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False).to_csv().encode("utf-8")
+
+
 def frames(path: Path) -> dict[str, pd.DataFrame]:
     report = read_one(path, "r")
     source = report.source.drop(columns=["path"])
     return {"launches": report.launches, "values": report.values, "rules": report.rules, "source": source}
 
 
-@pytest.mark.parametrize("saved", [spreadsheet, pandas_again, pandas_typed], ids=["spreadsheet", "pandas", "typed"])
+@pytest.mark.parametrize(
+    "saved", [spreadsheet, pandas_again, pandas_typed, pandas_index], ids=["spreadsheet", "pandas", "typed", "index"]
+)
 @pytest.mark.parametrize("name", SAMPLES)
 def test_an_export_saved_again_reads_as_ncus_own(tmp_path: Path, name: str, saved: Callable[[str], bytes]) -> None:
     text = text_of(name)
@@ -139,4 +146,16 @@ def test_blank_lines_keep_their_place_and_a_field_too_long_is_named_by_its_line(
     long[9] = long[9][:20] + b"x" * 200_000 + long[9][20:]  # line 10: more than Python's csv module takes
     p.write_bytes(b"\r\n".join(long))
     with pytest.raises(ParseError, match=rf"^{re.escape(str(p))}:10: malformed CSV \(field larger than field limit"):
+        read_one(p)
+
+
+def test_pandas_row_numbers_are_left_out_and_must_be_row_numbers(tmp_path: Path) -> None:
+    indexed = pandas_index(text_of("micro_full.details.csv")).decode("utf-8")
+    assert indexed.startswith(",ID,Process ID,")  # the unnamed column of row numbers
+    p = tmp_path / "indexed.csv"
+    lines = indexed.split("\n")
+    assert lines[8].startswith("7,0,")  # line 9: row number 7, launch ID 0
+    lines[8] = "x" + lines[8]  # its row number made "x7"
+    p.write_text("\n".join(lines))
+    with pytest.raises(ParseError, match=rf"^{re.escape(str(p))}:9: a row number 'x7' before the ncu columns"):
         read_one(p)

@@ -153,7 +153,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         loc = locate(p)
     except UnquotedError as exc:  # saved again without ncu's quotes: read a copy quoted as ncu writes it (the
         assert exc.line is not None  # same cells: nothing to say in not_understood)
-        with requoted(p, exc.line) as copy:
+        with requoted(p, exc.line, exc.row_numbers) as copy:
             try:
                 return _read_page(copy, shown, name, notes)
             except InputError as err:

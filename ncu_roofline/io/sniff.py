@@ -30,8 +30,9 @@ PROF_ANYWHERE = re.compile(r"==(PROF|WARNING|ERROR|INFO|NOTE)==")
 #: The start of every ncu CSV header, found also after program output on the same line.
 _HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain","Range)"')
 #: The start of an ncu header whose fields are not quoted (ncu quotes every field): re-saved by a spreadsheet or
-#: by pandas' ``to_csv``, which quote only the fields that need it.
-_UNQUOTED_HEADER = re.compile(r"^(?:ID,Process ID,|Process ID,Process Name,|Domain,Range)")
+#: by pandas' ``to_csv``, which quote only the fields that need it; group 1: the unnamed first column of the row
+#: numbers that ``to_csv`` writes unless told ``index=False``.
+_UNQUOTED_HEADER = re.compile(r"^(,)?(?:ID,Process ID,|Process ID,Process Name,|Domain,Range)")
 #: The start of an ncu header whose fields another separator parts (a spreadsheet's "save as CSV" in a locale
 #: whose list separator is ";", or an export pasted as tab-separated text), quoted or not, as group 1.
 _OTHER_SEPARATOR = re.compile(
@@ -55,7 +56,12 @@ SNIFF_BYTES = 1 << 16
 
 class UnquotedError(FormatError):
     """An ncu header (at ``line``) whose fields are not quoted as ncu quotes them: the caller reads a copy with
-    every record quoted as ncu writes it (:func:`requoted`)."""
+    every record quoted as ncu writes it (:func:`requoted`); ``row_numbers``: the header and every row begin with a
+    column of row numbers (pandas' index), which the copy leaves out."""
+
+    def __init__(self, path: Path, line: int, *, row_numbers: bool) -> None:
+        super().__init__(path, "an ncu header whose fields are not quoted as ncu quotes them", line=line)
+        self.row_numbers = row_numbers
 
 
 @dataclass(frozen=True)
@@ -127,12 +133,14 @@ def decompressed(path: Path) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def requoted(path: Path, header_line: int) -> Iterator[Path]:
+def requoted(path: Path, header_line: int, row_numbers: bool = False) -> Iterator[Path]:
     """A copy of an export whose header (at ``header_line``) and records are not quoted as ncu quotes them (saved
     again by a spreadsheet, or by pandas' ``to_csv``, which quote a field only where it needs it), every record
     written as ncu writes it: each field quoted, its quotes doubled, but the empty last field of a row shorter
-    than the header (ncu's metric rows end so), which stays bare. The lines before the header are copied as they
-    are, and each record keeps its lines, so that the copy's line numbers are the file's. Removed afterwards."""
+    than the header (ncu's metric rows end so), which stays bare. ``row_numbers``: each record's first field is
+    pandas' row number (``to_csv`` without ``index=False``), left out; one that is not a whole number is a
+    ParseError. The lines before the header are copied as they are, and each record keeps its lines, so that the
+    copy's line numbers are the file's. Removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
         out = Path(tmp) / path.name
         with path.open("rb") as src, out.open("wb") as dst:
@@ -145,10 +153,14 @@ def requoted(path: Path, header_line: int) -> Iterator[Path]:
             reader = csv.reader(text)
             width = None
             try:
-                for row in reader:
-                    if not row or (len(row) == 1 and not row[0].strip()):  # a blank line (spaces only, too)
+                for record in reader:
+                    if not record or (len(record) == 1 and not record[0].strip()):  # a blank line (spaces only too)
                         writer.write("\n")
                         continue
+                    if row_numbers and width is not None and not (record[0].isascii() and record[0].isdigit()):
+                        line = header_line + reader.line_num - 1
+                        raise ParseError(path, f"a row number {record[0]!r} before the ncu columns", line=line)
+                    row = record[1:] if row_numbers else record
                     if width is None:
                         width = len(row)
                     quoted = ['"' + f.replace('"', '""') + '"' for f in row]
@@ -237,8 +249,9 @@ def locate(path: Path) -> Located:
             # The header after program output that did not end with a line break.
             preamble.append(Skipped(number, stripped[: glued.start()], "program output"))
             stripped = stripped[glued.start() :]
-        if _UNQUOTED_HEADER.match(stripped):
-            raise UnquotedError(path, "an ncu header whose fields are not quoted as ncu quotes them", line=number)
+        unquoted = _UNQUOTED_HEADER.match(stripped)
+        if unquoted:
+            raise UnquotedError(path, number, row_numbers=unquoted.group(1) is not None)
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
             if fields[:2] == ["Address", "Source"]:
