@@ -159,3 +159,11 @@ def test_pandas_row_numbers_are_left_out_and_must_be_row_numbers(tmp_path: Path)
     p.write_text("\n".join(lines))
     with pytest.raises(ParseError, match=rf"^{re.escape(str(p))}:9: a row number 'x7' before the ncu columns"):
         read_one(p)
+
+
+@pytest.mark.parametrize("version", ["ncu-2022.3", "ncu-2024.2"])
+def test_a_source_page_saved_again_is_named_as_a_source_page(tmp_path: Path, version: str) -> None:
+    p = tmp_path / "source.csv"  # its header "Address,Source" and maybe more columns, without quotes
+    p.write_bytes(spreadsheet(text_of(f"reexport/{version}/gene_dzv.source-sass.csv")))
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(p))}:2: this is ncu's source page"):
+        read_one(p)

@@ -54,6 +54,13 @@ _TEXT_PAGE = re.compile(r"^\s+Section: \S")
 SNIFF_BYTES = 1 << 16
 
 
+#: What a source page is told (its header begins "Address","Source").
+_SOURCE_PAGE = (
+    "this is ncu's source page (--page source: instructions, no metrics per launch): export the details or raw "
+    "page (ncu -i REPORT.ncu-rep --csv --page raw > report.csv)"
+)
+
+
 class UnquotedError(FormatError):
     """An ncu header (at ``line``) whose fields are not quoted as ncu quotes them: the caller reads a copy with
     every record quoted as ncu writes it (:func:`requoted`); ``row_numbers``: the header and every row begin with a
@@ -252,15 +259,12 @@ def locate(path: Path) -> Located:
         unquoted = _UNQUOTED_HEADER.match(stripped)
         if unquoted:
             raise UnquotedError(path, number, row_numbers=unquoted.group(1) is not None)
+        if stripped == "Address,Source" or stripped.startswith("Address,Source,"):  # saved again, no quotes
+            raise FormatError(path, _SOURCE_PAGE, line=number)
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
             if fields[:2] == ["Address", "Source"]:
-                raise FormatError(
-                    path,
-                    "this is ncu's source page (--page source: instructions, no metrics per launch): export the "
-                    "details or raw page (ncu -i REPORT.ncu-rep --csv --page raw > report.csv)",
-                    line=number,
-                )
+                raise FormatError(path, _SOURCE_PAGE, line=number)
             flavour = _classify_header(fields)
             if flavour == "session":
                 # A session page starts with a bare title line above its first attribute block.
