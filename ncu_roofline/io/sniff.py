@@ -66,8 +66,16 @@ class UnquotedError(FormatError):
     every record quoted as ncu writes it (:func:`requoted`); ``row_numbers``: the header and every row begin with a
     column of row numbers (pandas' index), which the copy leaves out."""
 
-    def __init__(self, path: Path, line: int, *, row_numbers: bool) -> None:
-        super().__init__(path, "an ncu header whose fields are not quoted as ncu quotes them", line=line)
+    def __init__(
+        self,
+        path: str | Path | None,
+        message: str = "an ncu header whose fields are not quoted as ncu quotes them",
+        *,
+        line: int | None = None,
+        column: str | None = None,
+        row_numbers: bool = False,
+    ) -> None:  # InputError's own arguments first, so that it is made again as every InputError is (io._named)
+        super().__init__(path, message, line=line, column=column)
         self.row_numbers = row_numbers
 
 
@@ -258,7 +266,7 @@ def locate(path: Path) -> Located:
             stripped = stripped[glued.start() :]
         unquoted = _UNQUOTED_HEADER.match(stripped)
         if unquoted:
-            raise UnquotedError(path, number, row_numbers=unquoted.group(1) is not None)
+            raise UnquotedError(path, line=number, row_numbers=unquoted.group(1) is not None)
         if stripped == "Address,Source" or stripped.startswith("Address,Source,"):  # saved again, no quotes
             raise FormatError(path, _SOURCE_PAGE, line=number)
         if stripped.startswith('"'):
