@@ -34,10 +34,9 @@ _HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain"
 #: numbers that ``to_csv`` writes unless told ``index=False``.
 _UNQUOTED_HEADER = re.compile(r"^(,)?(?:ID,Process ID,|Process ID,Process Name,|Domain,Range)")
 #: The start of an ncu header whose fields another separator parts (a spreadsheet's "save as CSV" in a locale
-#: whose list separator is ";", or an export pasted as tab-separated text), quoted or not, as group 1.
-_OTHER_SEPARATOR = re.compile(
-    r'^\ufeff?"?(?:ID"?([;\t|])"?Process ID|Process ID"?([;\t|])"?Process Name)"?(?:[;\t|]|$)'
-)
+#: whose list separator is ";", or an export pasted as tab-separated text), quoted or not, as group 1 or 2 (the
+#: skipped lines it is matched against have no byte order mark: ``locate`` drops it).
+_OTHER_SEPARATOR = re.compile(r'^"?(?:ID"?([;\t|])"?Process ID|Process ID"?([;\t|])"?Process Name)"?(?:[;\t|]|$)')
 #: ncu's errors that leave a capture without CSV, and what to do about each (https://developer.nvidia.com/ERR_NVGPUCTRPERM).
 NCU_ERRORS: dict[str, str] = {
     "ERR_NVGPUCTRPERM": (
@@ -54,7 +53,9 @@ _TEXT_PAGE = re.compile(r"^\s+Section: \S")
 SNIFF_BYTES = 1 << 16
 
 
-#: What a source page is told (its header begins "Address","Source").
+#: The header of ncu's source page, quoted as ncu writes it or saved again without quotes.
+_SOURCE_HEADER = re.compile(r'^(?:"Address","Source"|Address,Source)(?:,|$)')
+#: What a source page is told.
 _SOURCE_PAGE = (
     "this is ncu's source page (--page source: instructions, no metrics per launch): export the details or raw "
     "page (ncu -i REPORT.ncu-rep --csv --page raw > report.csv)"
@@ -267,12 +268,10 @@ def locate(path: Path) -> Located:
         unquoted = _UNQUOTED_HEADER.match(stripped)
         if unquoted:
             raise UnquotedError(path, line=number, row_numbers=unquoted.group(1) is not None)
-        if stripped == "Address,Source" or stripped.startswith("Address,Source,"):  # saved again, no quotes
+        if _SOURCE_HEADER.match(stripped):
             raise FormatError(path, _SOURCE_PAGE, line=number)
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
-            if fields[:2] == ["Address", "Source"]:
-                raise FormatError(path, _SOURCE_PAGE, line=number)
             flavour = _classify_header(fields)
             if flavour == "session":
                 # A session page starts with a bare title line above its first attribute block.
