@@ -32,6 +32,13 @@ def is_export_file(path: Path) -> bool:
     return name.endswith(EXPORT_SUFFIXES)
 
 
+def _hidden(relative: Path) -> bool:
+    """Whether a path found under a folder lies in a hidden folder or is a hidden file (a name with a leading
+    dot: ``.venv``, ``.git``, ``.ipynb_checkpoints``), which a folder's search leaves out, as ripgrep does:
+    a project folder's virtual environment holds thousands of ``.txt`` files that are no ncu export."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
 def expand_inputs(arguments: Iterable[str | Path]) -> list[Path]:
     """The input files named by command-line arguments, in the order given (see :func:`expand_arguments`)."""
     return expand_arguments(arguments)[0]
@@ -41,8 +48,9 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     """The input files named by command-line arguments, in the order given, and those of them found in a folder.
 
     An argument is a file (taken as is, whatever its suffix), a folder (every ncu export under it, recursively,
-    sorted by path: ``EXPORT_SUFFIXES``, optionally ``.gz``) or a glob pattern the shell did not expand
-    (``'runs/**/*.csv'``, for more files than a command line holds). A file reached twice is kept once.
+    sorted by path: ``EXPORT_SUFFIXES``, optionally ``.gz``; hidden files and folders left out, ``_hidden``) or
+    a glob pattern the shell did not expand (``'runs/**/*.csv'``, for more files than a command line holds). A
+    file reached twice is kept once.
     A file found in a folder may turn out not to be an export (a stray ``notes.txt``): readers skip it with a
     warning, where a file named explicitly is an error.
     Raises ``InputError`` for a path that does not exist, a folder without exports, a pattern that matches
@@ -64,10 +72,14 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
         text = str(arg)
         path = Path(text)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and is_export_file(p))
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and is_export_file(p) and not _hidden(p.relative_to(path))
+            )
             if not found:
                 raise InputError(
-                    path, f"folder without ncu exports (files ending in {', '.join(EXPORT_SUFFIXES)}, or .gz)"
+                    path,
+                    f"folder without ncu exports (files ending in {', '.join(EXPORT_SUFFIXES)}, or .gz; "
+                    "hidden files and folders, named with a leading dot, are not searched)",
                 )
             for p in found:
                 add(p, found=True)

@@ -12,7 +12,7 @@ import pytest
 from conftest import analysed, data, read_shared
 
 from ncu_roofline.campaign import FRAMES, ExportOptions, export, open_dataset, partition_folder
-from ncu_roofline.errors import EXIT_INPUT, OutputError
+from ncu_roofline.errors import EXIT_INPUT, InputError, OutputError
 from ncu_roofline.io import report_names
 
 INPUTS = ("micro_full.raw.csv", "micro_roof.raw.csv.gz", "llm_full.details.csv.gz")
@@ -108,6 +108,35 @@ def test_report_names_that_look_like_numbers_or_hold_slashes_stay_text(tmp_path:
     table = open_dataset(tmp_path / "ds", "launches").to_table()
     assert table.schema.field("report").type == pa.string()
     assert sorted(table.column("report").unique().to_pylist()) == names
+
+
+def test_report_names_of_a_file_and_its_gzip_twin_keep_their_whole_names(tmp_path: Path) -> None:
+    # one folder, one stem: names without the suffixes would be equal (this was "the same file is given twice")
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "run.raw.csv")
+    shutil.copy(data("micro_roof.raw.csv.gz"), tmp_path / "run.raw.csv.gz")
+    (tmp_path / "other").mkdir()
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "other" / "run.raw.csv")
+    paths = [tmp_path / "run.raw.csv", tmp_path / "run.raw.csv.gz", tmp_path / "other" / "run.raw.csv"]
+    assert report_names(paths) == ["run.raw.csv", "run.raw.csv.gz", "other/run.raw"]
+    assert report_names(paths[:2]) == ["run.raw.csv", "run.raw.csv.gz"]
+
+
+def test_report_names_take_as_many_folders_as_tell_files_apart(tmp_path: Path) -> None:
+    # two copies of one tree, alike in their innermost ten folders: the eleventh tells them apart
+    tail = "/".join(f"d{i}" for i in range(10))
+    paths = [tmp_path / side / tail / "report.csv" for side in ("left", "right")]
+    assert report_names(paths) == [f"left/{tail}/report", f"right/{tail}/report"]
+    # the root is never part of a name
+    assert report_names([Path("/report.csv"), Path("/x/report.csv")]) == ["report", "x/report"]
+
+
+def test_report_names_refuse_the_same_file_twice_naming_it(tmp_path: Path) -> None:
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "run.csv")
+    twice = tmp_path / "sub" / ".." / "run.csv"
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(InputError, match="the same file is given twice") as err:
+        report_names([tmp_path / "run.csv", twice])
+    assert str(err.value).startswith(f"{twice}: ")
 
 
 def test_a_missing_parent_folder_is_an_output_error(tmp_path: Path) -> None:

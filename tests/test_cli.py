@@ -6,6 +6,7 @@ path; outputs checked for what any correct renderer gives (file name and place, 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -224,6 +225,22 @@ def test_folder_and_glob_inputs(work: Path) -> None:
     assert by_folder.exit_code == by_glob.exit_code == EXIT_OK
     assert len(json.loads(by_folder.stdout)["launches"]) == 32
     assert by_folder.stdout == by_glob.stdout
+
+
+def test_a_file_and_its_gzip_twin_in_one_folder_are_two_reports(work: Path) -> None:
+    # both named micro_full.raw without their suffixes: the whole file names tell them apart (this was an error,
+    # "the same file is given twice"); a hidden folder beside them is not searched
+    with (work / "micro_full.raw.csv").open("rb") as src, gzip.open(work / "micro_full.raw.csv.gz", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    (work / ".cache").mkdir()
+    shutil.copy(work / "micro_full.raw.csv", work / ".cache" / "old.raw.csv")
+    r = run(work, "--format", "json")
+    assert r.exit_code == EXIT_OK, r.stderr
+    doc = json.loads(r.stdout)
+    assert [s["report"] for s in doc["sources"]] == ["micro_full.raw.csv", "micro_full.raw.csv.gz", "micro_roof.raw"]
+    assert len(doc["launches"]) == 48
+    twice = run("micro_full.raw.csv", "./micro_full.raw.csv")  # one file: kept once
+    assert twice.exit_code == EXIT_OK, twice.stderr
 
 
 def test_kernel_and_nvtx_filters(work: Path) -> None:

@@ -81,6 +81,29 @@ def test_folder_without_exports_is_an_input_error(tmp_path: Path) -> None:
         expand_inputs([tmp_path])
 
 
+def test_hidden_folders_and_files_in_a_folder_are_not_searched(campaign: Path) -> None:
+    # a project folder's virtual environment and version control hold .txt files that are no ncu export
+    (campaign / "a" / ".venv" / "lib").mkdir(parents=True)
+    shutil.copy(data("micro_full.raw.csv"), campaign / "a" / ".venv" / "lib" / "copy.raw.csv")
+    (campaign / "a" / ".venv" / "lib" / "LICENSE.txt").write_text("not an export")
+    shutil.copy(data("micro_full.raw.csv"), campaign / "a" / ".hidden.raw.csv")
+    got = expand_inputs([campaign / "a"])
+    assert [p.relative_to(campaign / "a").as_posix() for p in got] == [
+        "deep/micro_roof.raw.csv.gz",
+        "micro_full.raw.csv",
+    ]
+    # a hidden folder named on the command line is searched; a hidden file named there is read
+    assert [p.name for p in expand_inputs([campaign / "a" / ".venv"])] == ["LICENSE.txt", "copy.raw.csv"]
+    assert expand_inputs([campaign / "a" / ".hidden.raw.csv"]) == [campaign / "a" / ".hidden.raw.csv"]
+
+
+def test_a_folder_with_exports_only_in_hidden_folders_says_they_are_not_searched(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / ".git" / "a.raw.csv")
+    with pytest.raises(InputError, match="hidden files and folders, named with a leading dot, are not searched"):
+        expand_inputs([tmp_path])
+
+
 def test_no_arguments_is_an_input_error() -> None:
     with pytest.raises(InputError, match="no input files"):
         expand_inputs([])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from os import PathLike
 from pathlib import Path
@@ -56,20 +57,36 @@ def _stem(p: Path) -> str:
 
 def report_names(paths: Sequence[Path]) -> list[str]:
     """A short, unique name per file: its name without the last suffix (and .gz), with parent folders as
-    needed to tell apart files of the same name."""
-    names = [_stem(p) for p in paths]
-    depth = 1
-    while len(set(names)) < len(names) and depth < 8:
-        counts = {n: names.count(n) for n in names}
-        names = [
-            "/".join([*p.resolve().parent.parts[-depth:], n.split("/")[-1]]) if counts[n] > 1 else n
-            for p, n in zip(paths, names, strict=True)
-        ]
-        depth += 1
-    if len(set(names)) < len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise InputError(None, f"the same file is given twice: {dup}")
+    needed to tell apart files of the same name (as many as it takes; the root is never part of a name). Files
+    of one folder whose names differ only in the suffixes dropped (``run.csv`` and ``run.csv.gz``) keep their
+    whole file names. The same file twice (by its resolved path) is an ``InputError`` naming it."""
+    resolved = [p.resolve() for p in paths]
+    first: dict[Path, int] = {}
+    for i, r in enumerate(resolved):
+        if first.setdefault(r, i) != i:
+            raise InputError(paths[i], "the same file is given twice")
+    folders = [r.parent.parts[1:] if r.parent.anchor else r.parent.parts for r in resolved]
+    names, clash = _with_folders([_stem(p) for p in paths], folders)
+    if clash:  # one folder, one stem: their whole file names (the others' names kept), with folders if need be
+        names, clash = _with_folders(
+            [r.name if i in clash else n for i, (n, r) in enumerate(zip(names, resolved, strict=True))], folders
+        )
+    if clash:  # pragma: no cover - distinct resolved paths: their folders and file names tell them apart
+        raise InputError(paths[min(clash)], "cannot be told apart from another input by its name")
     return names
+
+
+def _with_folders(names: list[str], folders: list[tuple[str, ...]]) -> tuple[list[str], set[int]]:
+    """``names`` with, where two are equal, their innermost parent folders put before them (one more each round
+    until they differ), and the positions of those still equal once every folder is used."""
+    depth = 1
+    while True:
+        counts = Counter(names)
+        clash = {i for i, n in enumerate(names) if counts[n] > 1}
+        if not clash or all(depth > len(folders[i]) for i in clash):
+            return names, clash
+        names = ["/".join([*folders[i][-depth:], n.split("/")[-1]]) if i in clash else n for i, n in enumerate(names)]
+        depth += 1
 
 
 def read_one(path: PathArg, report: str | None = None) -> Report:
