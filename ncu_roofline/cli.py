@@ -38,6 +38,8 @@ from .errors import (
     SlowerError,
 )
 from .files import (
+    STDIN,
+    STDIN_STEM,
     check_writable,
     default_output,
     expand_arguments,
@@ -390,7 +392,7 @@ def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = (), progres
     with nullcontext(progress) if progress is not None else progress_for(paths) as bar:
         done, total = 0, max(sum(sizes), 1)
         for path, name, size in zip(paths, names, sizes, strict=True):
-            bar.move(bar.READ_END * done // total, f"reading {path.name}")
+            bar.move(bar.READ_END * done // total, f"reading {STDIN_STEM if str(path) == STDIN else path.name}")
             try:
                 parts.append(read_one(path, name))
             except FormatError as exc:
@@ -555,7 +557,8 @@ def main() -> None:
 
     \b
     A REPORT is an ncu export (details, raw or summary CSV, stdout capture,
-    .ncu-rep; gzip-compressed too), a folder of them, or a quoted glob.
+    .ncu-rep; gzip-compressed too), a folder of them, a quoted glob, or -
+    for standard input (ncu --csv ./app | ncu-roofline -).
     `ncu-roofline COMMAND --help` shows a command's options.
 
     \b
@@ -745,6 +748,8 @@ def diff_command(
 
     fmt = _format_of(fmt, output, DIFF.suffixes())
     _check_open(open_browser, fmt, output)
+    if before == after == STDIN:
+        raise click.UsageError("standard input ('-') can be one side of a diff only: it is read once")
     (b_paths, b_folder), (a_paths, a_folder) = expand_arguments([before]), expand_arguments([after])
     options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
     b_name, a_name = _side_names(before, after, b_paths, a_paths)
@@ -812,6 +817,8 @@ def export_command(
     from .campaign import ExportOptions, ExportResult, default_jobs, export
     from .io import report_names
 
+    if STDIN in reports:
+        raise click.UsageError("export reads each report in a worker process: save standard input ('-') to a file")
     paths, in_folder = expand_arguments(reports)
     names = report_names(paths)
     options = ExportOptions(device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, metrics=metrics, force=force)

@@ -24,6 +24,8 @@ EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".ncu-rep")
 #: Suffixes dropped from an input's name to make the stem of its outputs (``run.raw.csv.gz`` -> ``run.raw``).
 INPUT_SUFFIXES: tuple[str, ...] = (".gz", ".csv", ".txt", ".ncu-rep")
 GLOB_CHARS = frozenset("*?[")
+#: The argument that names standard input (as ``ncu_roofline.io.STDIN``), and the stem of outputs named after it.
+STDIN, STDIN_STEM = "-", "stdin"
 
 
 def is_export_file(path: Path) -> bool:
@@ -71,7 +73,11 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     for arg in arguments:
         text = str(arg)
         path = Path(text)
-        if path.is_dir():
+        if text == STDIN:  # standard input, read once however often it is named
+            if path not in seen:
+                seen.add(path)
+                out.append(path)
+        elif path.is_dir():
             found = sorted(
                 p for p in path.rglob("*") if p.is_file() and is_export_file(p) and not _hidden(p.relative_to(path))
             )
@@ -101,6 +107,8 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
 
 def input_stem(path: Path) -> str:
     """An input's name without its export suffixes: ``run.raw.csv.gz`` -> ``run.raw``, ``a.ncu-rep`` -> ``a``."""
+    if str(path) == STDIN:
+        return STDIN_STEM
     name = path.name
     changed = True
     while changed:

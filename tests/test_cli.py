@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import re
 import shutil
+import sys
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
@@ -35,6 +37,8 @@ from ncu_roofline.errors import (
     InputError,
     MissingExtraError,
 )
+from ncu_roofline.files import default_output, expand_inputs, input_stem
+from ncu_roofline.io import read_one, report_names
 from ncu_roofline.report.jsonout import SCHEMA
 
 
@@ -241,6 +245,34 @@ def test_a_file_and_its_gzip_twin_in_one_folder_are_two_reports(work: Path) -> N
     assert len(doc["launches"]) == 48
     twice = run("micro_full.raw.csv", "./micro_full.raw.csv")  # one file: kept once
     assert twice.exit_code == EXIT_OK, twice.stderr
+
+
+def test_standard_input_is_one_side_of_a_diff_only_and_no_export_input(work: Path) -> None:
+    r = run("diff", "-", "-")
+    assert r.exit_code == EXIT_USAGE
+    assert "can be one side of a diff only" in r.stderr
+    r = run("export", "-", "--parquet", "out")
+    assert r.exit_code == EXIT_USAGE
+    assert "save standard input ('-') to a file" in r.stderr
+
+
+def test_standard_input_read_from_a_terminal_is_an_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.BytesIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(Terminal()))
+    with pytest.raises(
+        InputError, match=r"^<stdin>: '-' reads an export piped in \(ncu --csv \.\.\. \| ncu-roofline -\)"
+    ):
+        read_one("-")
+
+
+def test_standard_input_named_twice_is_read_once() -> None:
+    assert expand_inputs(["-", "-"]) == [Path("-")]
+    assert report_names([Path("-"), Path("run.csv")]) == ["stdin", "run"]
+    assert input_stem(Path("-")) == "stdin"
+    assert default_output([Path("-")], ".roofline.html") == Path("stdin.roofline.html")
 
 
 def test_kernel_and_nvtx_filters(work: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -45,12 +46,25 @@ from .sniff import (
 )
 from .summary import read_summary
 
-__all__ = ["read", "read_one", "report_names"]
+__all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
 
 PathArg = str | PathLike[str]
 
 
+#: The argument that names standard input (``ncu --csv ./app | ncu-roofline -``); a file named ``-`` is ``./-``.
+STDIN = "-"
+#: Standard input's report name, and how errors name it.
+STDIN_NAME, STDIN_SHOWN = "stdin", "<stdin>"
+
+
+def is_stdin(path: PathArg) -> bool:
+    """Whether an input argument names standard input (exactly ``-``)."""
+    return str(path) == STDIN
+
+
 def _stem(p: Path) -> str:
+    if is_stdin(p):
+        return STDIN_NAME
     name = p.name[:-3] if p.name.endswith(".gz") else p.name
     return name.rsplit(".", 1)[0] if "." in name else name
 
@@ -90,15 +104,40 @@ def _with_folders(names: list[str], folders: list[tuple[str, ...]]) -> tuple[lis
 
 
 def read_one(path: PathArg, report: str | None = None) -> Report:
-    """Read one ncu export of any flavour into a :class:`Report` (gzip-compressed files too)."""
+    """Read one ncu export of any flavour into a :class:`Report` (gzip-compressed files too); ``-``: standard
+    input, copied to a temporary file first (report name ``stdin``, errors naming ``<stdin>``)."""
     p = Path(path)
     name = report or report_names([p])[0]
+    if is_stdin(path):
+        return _read_stdin(name)
     check_path(p)
     if is_gzip(p):
         with decompressed(p) as plain:
             rep = _read_plain(plain, p, name)
         return rep
     return _read_plain(p, p, name)
+
+
+def _read_stdin(name: str) -> Report:
+    """Read an export piped into standard input: copied to a temporary file (the readers map and seek their
+    input), then read as a file is, gzip-compressed too; errors name ``<stdin>``."""
+    shown = Path(STDIN_SHOWN)
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise InputError(shown, "no standard input to read")
+    if stream.isatty():
+        raise InputError(shown, "'-' reads an export piped in (ncu --csv ... | ncu-roofline -), not the terminal")
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        copy = Path(tmp) / STDIN_NAME
+        with copy.open("wb") as out:
+            shutil.copyfileobj(stream, out, length=1 << 20)
+        try:
+            if is_gzip(copy):
+                with decompressed(copy) as plain:
+                    return _read_plain(plain, shown, name)
+            return _read_plain(copy, shown, name)
+        except InputError as exc:
+            raise _named(exc, copy, shown) from None
 
 
 def _read_plain(p: Path, shown: Path, name: str) -> Report:
