@@ -440,8 +440,7 @@ def kernel_changes(
     for group, part in pairs.groupby("kernel", sort=False, dropna=False):
         lb, la = by_b.get(group, empty_side), by_a.get(group, empty_side)
         n_match = int((part["status"] == MATCHED).sum())
-        bns = float(np.nansum(lb["duration_ns"])) if len(lb) else math.nan
-        ans = float(np.nansum(la["duration_ns"])) if len(la) else math.nan
+        bns, ans = _time_ns(lb["duration_ns"]), _time_ns(la["duration_ns"])
         if la.empty or lb.empty:
             status = BEFORE_ONLY if la.empty else AFTER_ONLY
         else:
@@ -515,7 +514,8 @@ def _metric_names(analysis: Analysis) -> set[str]:
 
 
 def caveats(before: Analysis, after: Analysis) -> list[str]:
-    """Why a change may not come from the code: different metrics collected, GPUs, ncu versions."""
+    """Why a change may not come from the code: different metrics collected, launches without a duration, GPUs,
+    ncu versions."""
     out = []
     mb, ma = _metric_names(before), _metric_names(after)
     only_b, only_a = len(mb - ma), len(ma - mb)
@@ -536,6 +536,12 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             f"{side} has no ncu rule results (a raw or summary page), so ncu's own rules are not compared: "
             f"those of {other} are not listed as changes; export the details page of both for them"
         )
+    ub, ua = (int(a.launches["duration_ns"].isna().sum()) if len(a.launches) else 0 for a in (before, after))
+    if ub or ua:
+        out.append(
+            f"launches without a duration ({ub} in BEFORE, {ua} in AFTER; no duration metric collected): the GPU "
+            "times add up the launches measured, and a kernel with none measured has no time"
+        )
     vb = sorted({str(x) for x in before.report.source["ncu_version"].dropna()})
     va = sorted({str(x) for x in after.report.source["ncu_version"].dropna()})
     if vb and va and vb != va:
@@ -545,6 +551,13 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
 
 def _name(analysis: Analysis) -> str:
     return "+".join(str(x) for x in analysis.report.source["report"].dropna()) or "report"
+
+
+def _time_ns(durations: pd.Series) -> float:
+    """The GPU time of some launches: the sum of the durations measured; NaN (not measured, never zero) where
+    none is, or where there are no launches."""
+    d = durations.to_numpy(dtype=np.float64, na_value=np.nan)
+    return float(np.nansum(d)) if (~np.isnan(d)).any() else math.nan
 
 
 def compare(
@@ -557,15 +570,15 @@ def compare(
     sb, sa = _side(before), _side(after)
     m = pairs[pairs["status"] == MATCHED]
     total = Total(
-        before_ns=float(np.nansum(sb["duration_ns"])),
-        after_ns=float(np.nansum(sa["duration_ns"])),
+        before_ns=_time_ns(sb["duration_ns"]),
+        after_ns=_time_ns(sa["duration_ns"]),
         before_launches=len(sb),
         after_launches=len(sa),
         matched=len(m),
         before_only=int((pairs["status"] == BEFORE_ONLY).sum()),
         after_only=int((pairs["status"] == AFTER_ONLY).sum()),
-        matched_before_ns=float(np.nansum(m["before_duration_ns"])),
-        matched_after_ns=float(np.nansum(m["after_duration_ns"])),
+        matched_before_ns=_time_ns(m["before_duration_ns"]),
+        matched_after_ns=_time_ns(m["after_duration_ns"]),
     )
     return Diff(
         before=before,

@@ -277,7 +277,7 @@ def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
     codes, values = pd.factorize(key, sort=True, use_na_sentinel=False)
     g = pd.DataFrame(
         {
-            "duration_s": duration.groupby(codes).sum().to_numpy(),
+            "duration_s": duration.groupby(codes).sum(min_count=1).to_numpy(),  # no duration: no time, not 0
             "launches": pd.array(np.bincount(codes, minlength=len(values)), dtype="Int64"),
         },
         index=pd.Index(values, name=column),
@@ -322,7 +322,7 @@ def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None)
             "kernel_name": first_rows["kernel_name"].to_numpy(),
             "display_name": first_rows["display_name"].to_numpy(),
             "launches": inv.groupby(gid).sum().round().astype("int64").to_numpy(),
-            "duration_ns": (d * inv).groupby(gid).sum().to_numpy(),
+            "duration_ns": (d * inv).groupby(gid).sum(min_count=1).to_numpy(),  # no duration: no time, not 0
             "mean_duration_ns": d.groupby(gid).mean().to_numpy(),
             "nvtx_paths": lv["nvtx_path"].groupby(gid).nunique().to_numpy(),
             "first_launch_id": lv["launch_id"].groupby(gid).min().to_numpy(),

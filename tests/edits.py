@@ -12,6 +12,8 @@ from pathlib import Path
 
 import derive
 
+from ncu_roofline.quantities import duration_metrics
+
 KERNEL = "Kernel Name"
 
 
@@ -64,6 +66,20 @@ def without_nvtx(source: Path, target: Path) -> Path:
         for i, name in enumerate(header):
             if "_Range:" in name:
                 row[i] = ""
+        return row
+
+    return _edit(source, target, edit)
+
+
+def untimed(source: Path, target: Path, kernel: str) -> Path:
+    """The export with the launches of one kernel's time not collected: every metric a duration is derived from
+    (``gpu__time_duration.sum``, the elapsed cycles and their rates: ``quantities.duration_metrics``) empty."""
+
+    def edit(header: list[str], row: list[str]) -> list[str] | None:
+        if row[header.index(KERNEL)].split("(")[0] == kernel:
+            for i, name in enumerate(header):
+                if name in duration_metrics():
+                    row[i] = ""
         return row
 
     return _edit(source, target, edit)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _analyses import sample
 from conftest import data
-from edits import renamed, renumbered_nvtx, without_kernel, without_nvtx
+from edits import renamed, renumbered_nvtx, untimed, without_kernel, without_nvtx
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
@@ -139,6 +139,34 @@ def test_a_report_against_itself_changes_nothing(full: Analysis) -> None:
     assert d.caveats == []
     assert d.hints.empty
     assert (d.kernels["delta_ns"] == 0).all()
+
+
+def test_time_not_measured_is_no_time_never_zero(full: Analysis, variants: Path) -> None:
+    # the A100 export has no duration metric: its GPU time is unknown on both sides, not 0 ns -> 0 ns
+    a100 = sample("wild/public/a100_opinsight_pooling.csv.gz")
+    d = compare(a100, a100)
+    assert d.total.matched == 240
+    for figure in (d.total.before_ns, d.total.after_ns, d.total.delta_ns, d.total.change, d.total.matched_before_ns):
+        assert math.isnan(figure)
+    assert d.kernels["before_ns"].isna().all() and d.kernels["after_ns"].isna().all()
+    assert any(c.startswith("launches without a duration (240 in BEFORE, 240 in AFTER;") for c in d.caveats)
+    # one kernel's time not collected AFTER: its after time is unknown, the others' are ncu's durations
+    path = untimed(data("micro_full.raw.csv"), variants / "untimed.raw.csv", "stream_triad")
+    d = compare(full, analyze(ncu_roofline.read(path)))
+    k = d.kernels.set_index("display_name")
+    assert math.isnan(k.loc["stream_triad", "after_ns"])
+    assert k.loc["stream_triad", "before_ns"] == pytest.approx(
+        sum(t for i, t in durations(full).items() if i in _ids(full, "stream_triad"))
+    )
+    assert any(c.startswith("launches without a duration (0 in BEFORE, 1 in AFTER;") for c in d.caveats)
+    assert d.total.after_ns == pytest.approx(
+        sum(t for i, t in durations(full).items() if i not in _ids(full, "stream_triad"))
+    )
+
+
+def _ids(analysis: Analysis, display_name: str) -> set[int]:
+    lv = analysis.launches
+    return set(lv.loc[lv["display_name"] == display_name, "launch_id"].astype(int))
 
 
 def test_kernel_removed(full: Analysis, no_l2: Analysis) -> None:

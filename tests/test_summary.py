@@ -4,14 +4,27 @@ rule per metric, GPU time by limiter and regime. Golden values are recomputed he
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from _analyses import sample
 from conftest import data
+from edits import untimed
 
-from ncu_roofline.analysis import Analysis
-from ncu_roofline.summary import GROUP_COLUMNS, kernel_groups, kernel_rollups, rollup_quantities, time_by, top_kernels
+import ncu_roofline
+from ncu_roofline.analysis import Analysis, analyze
+from ncu_roofline.report.jsonout import to_dict
+from ncu_roofline.summary import (
+    GROUP_COLUMNS,
+    kernel_groups,
+    kernel_rollups,
+    rollup_quantities,
+    summarize,
+    time_by,
+    top_kernels,
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +126,27 @@ def test_print_of_a_report_or_analysis_is_one_short_line() -> None:
     assert repr(a).startswith("<Analysis of <Report micro_full.raw") and "16 launches" in repr(a)
     assert "\n" not in repr(a) and len(repr(a)) < 200
     assert "duration_ns" in a.launches.columns  # each launch's duration, ns
+
+
+def test_time_not_measured_is_no_time_never_zero(tmp_path: Path) -> None:
+    # the A100 export's --metrics list has no duration metric: 240 launches of unknown time, not of 0 ns
+    a = sample("wild/public/a100_opinsight_pooling.csv.gz")
+    assert a.quantities["duration"].isna().all()
+    for column in ("limiter", "regime"):
+        t = time_by(a, column)
+        assert t["launches"].tolist() == [240]
+        assert t["duration_s"].isna().all() and t["share"].isna().all()
+    assert kernel_groups(a)["duration_ns"].isna().all()
+    doc = to_dict(a, summarize(a))["summary"]
+    assert [(r["duration_ns"], r["launches"]) for r in doc["by_limiter"]] == [(None, 240)]
+    assert [(r["duration_ns"], r["launches"]) for r in doc["by_regime"]] == [(None, 240)]
+    assert doc["gpu_time_ns"] is None
+    # one kernel's durations not collected (the H200 export edited): that kernel has no time, the others ncu's
+    full = analyze(ncu_roofline.read(untimed(data("micro_full.raw.csv"), tmp_path / "u.raw.csv", "stream_triad")))
+    g = kernel_groups(full).set_index("display_name")
+    assert np.isnan(g.loc["stream_triad", "duration_ns"])
+    own = raw_table(sample("micro_full.raw.csv"))
+    for name, d in own.groupby(own["kernel_name"].str.split("(").str[0])["gpu__time_duration.sum"]:
+        if name != "stream_triad":
+            assert g.loc[name.split("<")[0], "duration_ns"] == pytest.approx(d.sum() * 1e9)
+    assert list(g.index[-1:]) == ["stream_triad"]  # sorted last, after every kernel with a time
