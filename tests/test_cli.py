@@ -203,6 +203,15 @@ def test_parquet_folder(work: Path) -> None:
     assert run("micro_full.raw.csv", "--format", "parquet", "-o", "-").exit_code == EXIT_USAGE
 
 
+def test_parquet_of_a_raw_and_a_details_page_merged(work: Path) -> None:
+    # the long metrics frames of the two readers are joined (their categories were of two dtypes: exit 70)
+    shutil.copy(data("micro_full.details.csv"), work / "micro_full.details.csv")
+    r = run("micro_full.raw.csv", "micro_full.details.csv", "--format", "parquet", "-o", "both")
+    assert r.exit_code == EXIT_OK, r.stderr
+    metrics = pq.read_table(work / "both" / "metrics").to_pandas()
+    assert sorted(metrics["report"].astype(str).unique()) == ["micro_full.details", "micro_full.raw"]
+
+
 def test_html_to_stdout(work: Path) -> None:
     r = run("micro_full.raw.csv", "--format", "html", "-o", "-")
     assert r.exit_code == EXIT_OK

@@ -15,7 +15,14 @@ import pytest
 from conftest import DATA, SHARED, data, read_shared
 
 import ncu_roofline
-from ncu_roofline.model import BODY_COLUMNS, LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, SOURCE_COLUMNS
+from ncu_roofline.model import (
+    BODY_COLUMNS,
+    LAUNCH_COLUMNS,
+    METRIC_COLUMNS,
+    RULE_COLUMNS,
+    SOURCE_COLUMNS,
+    launch_index,
+)
 
 MICRO_KERNELS = [
     "stream_triad", "strided_read", "l2_reread", "l1_reread", "smem_bank_conflict", "fp32_fma", "fp64_fma",
@@ -401,6 +408,40 @@ def test_several_files_keep_their_source() -> None:
     assert len(r.source) == 2
     assert r.values.shape[0] == 32
     assert set(r.metrics["report"].cat.categories) == {"micro_full.details", "llm_full.details"}
+
+
+def test_merged_values_are_each_files_own_values_in_their_rows() -> None:
+    # a raw page, a details page and a summary page of other runs (wide, streamed and long sources): the merged
+    # Report.values holds each file's own values in that file's rows, NaN elsewhere, the metrics in order of
+    # first appearance, file by file; its raw text (long form) each file's own
+    paths = [data("micro_full.raw.csv"), data("micro_full.details.csv"), data("train_step.summary-per-kernel.csv.gz")]
+    merged = ncu_roofline.read(paths)
+    alone = [ncu_roofline.read(p) for p in paths]
+    order = list(dict.fromkeys(c for r in alone for c in r.values.columns))
+    assert list(merged.values.columns) == order
+    start = 0
+    for name, r in zip(merged.source["report"], alone, strict=True):
+        part = merged.values.iloc[start : start + len(r.values)]
+        assert part.index.get_level_values("report").unique().tolist() == [name]
+        own = r.values.reindex(columns=order)
+        np.testing.assert_array_equal(part.to_numpy(), own.to_numpy())
+        start += len(r.values)
+    assert start == len(merged.values)
+    assert merged.source["metric_rows"].tolist() == [int(r.source["metric_rows"].iloc[0]) for r in alone]
+    raw_texts = merged.metrics.loc[merged.metrics["report"] == "micro_full.raw", "text"].tolist()
+    assert raw_texts == alone[0].metrics["text"].tolist()
+
+
+def test_a_subset_of_a_raw_page_keeps_each_cells_text() -> None:
+    r = ncu_roofline.read(data("micro_full.raw.csv"))
+    keys = launch_index(r.launches).take([1, 5, 9])
+    part = r.subset(keys)
+    assert part.launches["launch_id"].tolist() == [1, 5, 9]
+    full, sub = r.metrics, part.metrics
+    want = full[full["launch_id"].isin([1, 5, 9])].sort_values(["metric", "launch_id"], kind="stable")
+    got = sub.sort_values(["metric", "launch_id"], kind="stable")
+    assert got["text"].tolist() == want["text"].tolist()
+    assert part.metric_texts("device__attribute_display_name").tolist() == ["NVIDIA H200"] * 3
 
 
 def test_raw_and_details_long_forms_agree_on_values() -> None:

@@ -137,8 +137,16 @@ def read_raw(loc: Located, report: str) -> Page:
     wide = WideMetrics(
         keys=keys,
         values=pd.DataFrame(values, columns=pd.Index(metric_cols, dtype=object), copy=False),
-        texts=table.select(metric_cols),
+        texts=_column_major(table, metric_cols),
         units=[units[col_index[c]] for c in metric_cols],
         base_units=base_units,
     )
     return Page(launches, wide, skipped=classified.skipped, not_understood=not_understood)
+
+
+def _column_major(table: pa.Table, columns: list[str]) -> pa.Array:
+    """The text of ``columns`` one after the other in one array (``WideMetrics.texts``): one buffer for the page,
+    not three per column, and 64-bit offsets (a large page's text passes 2 GB)."""
+    if not columns:
+        return pa.array([], pa.large_string())
+    return pa.concat_arrays([column(table, c).cast(pa.large_string()) for c in columns])
