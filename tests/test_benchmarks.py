@@ -138,3 +138,27 @@ def test_the_all_page_is_the_print_details_all_sample_again(pipeline: ModuleType
     assert report.source["skipped_lines"].iloc[0] == 2 * sample.source["skipped_lines"].iloc[0] == 2 * 3 * 16
     assert int(report.source["metric_rows"].iloc[0]) == 2 * int(sample.source["metric_rows"].iloc[0])
     assert len(report.rules) == 2 * len(sample.rules)
+
+
+@pytest.fixture
+def merge(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    monkeypatch.delitem(sys.modules, "merge", raising=False)
+    return importlib.import_module("merge")
+
+
+def test_merge_growth_is_each_size_against_the_one_before(merge: ModuleType) -> None:
+    results = {25: {"json": _m(1.0, 100.0)}, 100: {"json": _m(9.0, 250.0)}, 50: {"json": _m(2.0, 150.0)}}
+    assert merge.growth(results, "json", "seconds") == {50: 2.0, 100: 4.5}
+    assert merge.growth(results, "json", "peak_bytes") == {50: 1.5, 100: 250.0 / 150.0}
+
+
+def test_merge_folders_are_n_copies_of_the_sample_and_an_interrupted_one_is_built_again(
+    merge: ModuleType, tmp_path: Path
+) -> None:
+    folder = merge.build_folder(tmp_path, 3)
+    assert sorted(p.name for p in folder.iterdir()) == ["run0001.raw.csv", "run0002.raw.csv", "run0003.raw.csv"]
+    assert all(p.read_bytes() == merge.SAMPLE.read_bytes() for p in folder.iterdir())
+    (folder / "run0003.raw.csv").unlink()  # a folder short of its files is not taken as it is
+    assert len(list(merge.build_folder(tmp_path, 3).iterdir())) == 3
+    assert not (tmp_path / "3.part").exists()
