@@ -20,19 +20,21 @@ from ncu_roofline.errors import EXIT_ANALYSIS, EXIT_FAILURE, EXIT_INPUT, EXIT_OK
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def ncu_roofline(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def ncu_roofline(*args: str | Path, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m ncu_roofline ARGS`` in ``cwd``, ``stdin`` piped into it where given; its output as text."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "ncu_roofline", *(str(a) for a in args)],
         cwd=cwd,
         env=env,
+        input=stdin if stdin is not None else b"",
         capture_output=True,
-        text=True,
         timeout=300,
         check=False,
     )
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 @pytest.fixture()
@@ -137,31 +139,17 @@ def test_sections_and_devices(work: Path) -> None:
     assert "NVIDIA H200" in p.stdout
 
 
-def _piped(data_in: bytes, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    """``ncu-roofline ARGS`` with ``data_in`` piped into its standard input."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *(str(a) for a in args)],
-        cwd=cwd,
-        env=env,
-        input=data_in,
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
-
-
 def test_an_export_piped_into_standard_input_is_read(work: Path) -> None:
     # ncu --csv ./app | ncu-roofline -: the same analysis as of the file, its report named stdin
     own_text = ncu_roofline("micro_full.raw.csv", "--format", "json", cwd=work).stdout
     own = json.loads(own_text.replace('"report":"micro_full.raw"', '"report":"stdin"'))
-    p = _piped((work / "micro_full.raw.csv").read_bytes(), "-", "--format", "json", cwd=work)
+    p = ncu_roofline("-", "--format", "json", cwd=work, stdin=(work / "micro_full.raw.csv").read_bytes())
     assert p.returncode == EXIT_OK, p.stderr
     doc = json.loads(p.stdout)
     assert [(s["report"], s["path"], s["launches"]) for s in doc["sources"]] == [("stdin", "<stdin>", 16)]
     assert {k: v for k, v in doc.items() if k != "sources"} == {k: v for k, v in own.items() if k != "sources"}
     # gzip-compressed, beside a file: two reports; without --format the page is named after stdin, here
-    p = _piped((work / "micro_roof.raw.csv.gz").read_bytes(), "-", "micro_full.raw.csv", "-q", cwd=work)
+    p = ncu_roofline("-", "micro_full.raw.csv", "-q", cwd=work, stdin=(work / "micro_roof.raw.csv.gz").read_bytes())
     assert p.returncode == EXIT_OK, p.stderr
     assert (work / "stdin.merged.roofline.html").is_file()
 
@@ -169,11 +157,11 @@ def test_an_export_piped_into_standard_input_is_read(work: Path) -> None:
 def test_damage_in_standard_input_is_named_by_its_line(work: Path) -> None:
     lines = (work / "micro_full.raw.csv").read_bytes().splitlines(keepends=True)
     cut = b"".join(lines[:5]) + lines[5][:40]  # the sixth line cut short
-    p = _piped(cut, "-", "--format", "json", cwd=work)
+    p = ncu_roofline("-", "--format", "json", cwd=work, stdin=cut)
     assert p.returncode == EXIT_INPUT
-    err = p.stderr.decode()
+    err = p.stderr
     assert err.count("\n") == 1, err
     assert err.startswith("ncu-roofline: error: <stdin>:6: "), err
-    p = _piped(b"", "-", cwd=work)
+    p = ncu_roofline("-", cwd=work, stdin=b"")
     assert p.returncode == EXIT_INPUT
-    assert p.stderr.decode().startswith("ncu-roofline: error: <stdin>: empty file"), p.stderr
+    assert p.stderr.startswith("ncu-roofline: error: <stdin>: empty file"), p.stderr
