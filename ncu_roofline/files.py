@@ -63,6 +63,8 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     in_folder: set[Path] = set()
 
     def add(p: Path, found: bool = False) -> None:
+        if str(p) == STDIN:  # a file named "-" (given as ./-: Path("./-") is Path("-")), not standard input
+            p = p.absolute()
         key = p.resolve()
         if key not in seen:
             seen.add(key)

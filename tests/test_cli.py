@@ -277,9 +277,19 @@ def test_standard_input_read_from_a_terminal_is_an_input_error(monkeypatch: pyte
         read_one("-")
 
 
+def test_a_file_named_dash_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "-")
+    assert expand_inputs(["./-"]) == [tmp_path / "-"]
+    r = run("./-", "--format", "json")
+    assert r.exit_code == EXIT_OK, r.stderr
+    assert json.loads(r.stdout)["sources"][0]["path"] == str(tmp_path / "-")
+
+
 def test_standard_input_named_twice_is_read_once() -> None:
     assert expand_inputs(["-", "-"]) == [Path("-")]
     assert report_names([Path("-"), Path("run.csv")]) == ["stdin", "run"]
+    assert report_names([Path("-"), Path.cwd() / "-"]) == ["stdin", "-"]  # a file named "-" is another input
     assert input_stem(Path("-")) == "stdin"
     assert default_output([Path("-")], ".roofline.html") == Path("stdin.roofline.html")
 

@@ -74,7 +74,7 @@ def report_names(paths: Sequence[Path]) -> list[str]:
     needed to tell apart files of the same name (as many as it takes; the root is never part of a name). Files
     of one folder whose names differ only in the suffixes dropped (``run.csv`` and ``run.csv.gz``) keep their
     whole file names. The same file twice (by its resolved path) is an ``InputError`` naming it."""
-    resolved = [p.resolve() for p in paths]
+    resolved = [Path(STDIN_SHOWN) if is_stdin(p) else p.resolve() for p in paths]  # "-" is no file of the folder
     first: dict[Path, int] = {}
     for i, r in enumerate(resolved):
         if first.setdefault(r, i) != i:
