@@ -85,8 +85,9 @@ def read_raw(loc: Located, report: str) -> Page:
     launches = build_launches(ident, report)
 
     col_index = {c: i for i, c in enumerate(header)}
+    cells = [column(table, c) for c in metric_cols]  # each metric column as one array, taken once
     sample = (
-        pa.chunked_array([column(table, c).slice(0, 8) for c in metric_cols], type=pa.string())
+        pa.chunked_array([col.slice(0, 8) for col in cells], type=pa.string())
         if metric_cols
         else pa.chunked_array([], type=pa.string())
     )
@@ -116,7 +117,7 @@ def read_raw(loc: Located, report: str) -> Page:
     def convert(cols: range) -> None:
         """A run of metric columns parsed as one text array (one pass, not one per column: a raw page of a few
         launches has thousands of short columns), in base units."""
-        text = pa.concat_arrays([column(table, metric_cols[j]) for j in cols])
+        text = pa.concat_arrays([cells[j] for j in cols])
         parsed = parse_numbers(text, style).to_numpy(zero_copy_only=False).reshape(len(cols), n)
         values[:, cols.start : cols.stop] = parsed.T * np.asarray(factors[cols.start : cols.stop])
 
@@ -137,16 +138,19 @@ def read_raw(loc: Located, report: str) -> Page:
     wide = WideMetrics(
         keys=keys,
         values=pd.DataFrame(values, columns=pd.Index(metric_cols, dtype=object), copy=False),
-        texts=_column_major(table, metric_cols),
+        texts=_column_major(cells),
         units=[units[col_index[c]] for c in metric_cols],
         base_units=base_units,
     )
     return Page(launches, wide, skipped=classified.skipped, not_understood=not_understood)
 
 
-def _column_major(table: pa.Table, columns: list[str]) -> pa.Array:
-    """The text of ``columns`` one after the other in one array (``WideMetrics.texts``): one buffer for the page,
-    not three per column, and 64-bit offsets (a large page's text passes 2 GB)."""
-    if not columns:
+def _column_major(cells: list[pa.Array]) -> pa.Array:
+    """The text of the metric columns one after the other in one array (``WideMetrics.texts``): one buffer for
+    the page, not three per column, with 64-bit offsets (a large page's text may pass 2 GB)."""
+    if not cells:
         return pa.array([], pa.large_string())
-    return pa.concat_arrays([column(table, c).cast(pa.large_string()) for c in columns])
+    try:
+        return pa.concat_arrays(cells).cast(pa.large_string())
+    except pa.ArrowInvalid:  # more than 2 GB of text: the offsets widened column by column, then joined
+        return pa.chunked_array(cells, type=pa.string()).cast(pa.large_string()).combine_chunks()
