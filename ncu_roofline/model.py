@@ -171,15 +171,14 @@ class WideMetrics:
 
     ``keys``: report, process_id, launch_id; one row per launch.
     ``values``: float frame (row i = launch i of ``keys``; one column per metric name), base units.
-    ``texts``: the raw cell text, same columns, column-major in one pyarrow string array (column j's cells at
-    ``j * n`` to ``(j + 1) * n``, n launches): a raw page of a few launches has thousands of columns, whose
-    buffers one by one pinned 15 MB of the allocator's memory per page read (a folder of reports merged).
+    ``texts``: the raw cell text, same columns, column-major in one pyarrow chunked string array (column j's
+    cells at ``j * n`` to ``(j + 1) * n``, n launches; a small page's in one buffer, see ``io.raw``).
     ``units``/``base_units``: per column, as written and after conversion.
     """
 
     keys: pd.DataFrame
     values: pd.DataFrame
-    texts: Any  # pyarrow.Array of strings, column-major
+    texts: Any  # pyarrow.ChunkedArray of strings, column-major
     units: list[str]
     base_units: list[str]
 

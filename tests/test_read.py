@@ -11,7 +11,6 @@ from pathlib import Path
 import derive
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 from conftest import DATA, SHARED, data, read_shared
 
@@ -445,21 +444,18 @@ def test_a_subset_of_a_raw_page_keeps_each_cells_text() -> None:
     assert part.metric_texts("device__attribute_display_name").tolist() == ["NVIDIA H200"] * 3
 
 
-def test_a_raw_pages_text_past_2_gb_is_joined_with_wide_offsets(monkeypatch: pytest.MonkeyPatch) -> None:
-    # concatenating string arrays past 2 GB of text overflows their 32-bit offsets: then each column's offsets
-    # are widened first (the same text, column after column)
+def test_a_raw_pages_text_is_one_buffer_when_small_and_its_columns_when_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a few launches' thousands of columns in one buffer (their small buffers pinned the heap); a large page's
+    # columns kept as read, not copied: the same text, column after column, either way
     from ncu_roofline.io import raw
 
-    cells = [pa.array(["1", "", "2.5"]), pa.array(["a", "b", ""]), pa.array(["x" * 20, "", ""])]
-    want = raw._column_major(cells)
-    assert want.type == pa.large_string() and want.to_pylist() == [v for c in cells for v in c.to_pylist()]
-
-    def overflow(arrays: list[pa.Array]) -> pa.Array:
-        raise pa.ArrowInvalid("offset overflow while concatenating arrays")
-
-    monkeypatch.setattr(raw.pa, "concat_arrays", overflow)
-    assert raw._column_major(cells).equals(want)
-    assert raw._column_major([]).to_pylist() == []
+    r = ncu_roofline.read(data("micro_full.raw.csv"))
+    small = r._sources[0].texts
+    assert small.num_chunks == 1 and len(small) == 16 * 2227
+    monkeypatch.setattr(raw, "JOINED_TEXT", 0)
+    large = ncu_roofline.read(data("micro_full.raw.csv"))._sources[0].texts
+    assert large.num_chunks == 2227
+    assert large.equals(small)
 
 
 def test_raw_and_details_long_forms_agree_on_values() -> None:

@@ -138,19 +138,22 @@ def read_raw(loc: Located, report: str) -> Page:
     wide = WideMetrics(
         keys=keys,
         values=pd.DataFrame(values, columns=pd.Index(metric_cols, dtype=object), copy=False),
-        texts=_column_major(cells),
+        texts=_column_major(table, metric_cols, cells),
         units=[units[col_index[c]] for c in metric_cols],
         base_units=base_units,
     )
     return Page(launches, wide, skipped=classified.skipped, not_understood=not_understood)
 
 
-def _column_major(cells: list[pa.Array]) -> pa.Array:
-    """The text of the metric columns one after the other in one array (``WideMetrics.texts``): one buffer for
-    the page, not three per column, with 64-bit offsets (a large page's text may pass 2 GB)."""
-    if not cells:
-        return pa.array([], pa.large_string())
-    try:
-        return pa.concat_arrays(cells).cast(pa.large_string())
-    except pa.ArrowInvalid:  # more than 2 GB of text: the offsets widened column by column, then joined
-        return pa.chunked_array(cells, type=pa.string()).cast(pa.large_string()).combine_chunks()
+def _column_major(table: pa.Table, columns: list[str], cells: list[pa.Array]) -> pa.ChunkedArray:
+    """The text of the metric ``columns`` one after the other (``WideMetrics.texts``). A page of little text is
+    joined into one buffer (``cells``: each column as one array): a few launches' thousands of columns, kept
+    three small buffers each, pinned about 15 MB of the C library's heap per page read (a folder of reports
+    merged). A larger page keeps the table's own buffers, each already large, and is not copied."""
+    if cells and table.nbytes <= JOINED_TEXT:  # (the whole table's bytes: one call, not one per column)
+        return pa.chunked_array([pa.concat_arrays(cells)], type=pa.string())
+    return pa.chunked_array([chunk for c in columns for chunk in table.column(c).chunks], type=pa.string())
+
+
+#: Bytes of text up to which a raw page's cell text is joined into one buffer (``_column_major``).
+JOINED_TEXT = 64 << 20
