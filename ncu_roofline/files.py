@@ -24,7 +24,8 @@ EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".ncu-rep")
 #: Suffixes dropped from an input's name to make the stem of its outputs (``run.raw.csv.gz`` -> ``run.raw``).
 INPUT_SUFFIXES: tuple[str, ...] = (".gz", ".csv", ".txt", ".ncu-rep")
 GLOB_CHARS = frozenset("*?[")
-#: The argument that names standard input (as ``ncu_roofline.io.STDIN``), and the stem of outputs named after it.
+#: The argument that names standard input (``ncu --csv ./app | ncu-roofline -``; a file named ``-`` is ``./-``),
+#: and its report name, the stem of the outputs named after it.
 STDIN, STDIN_STEM = "-", "stdin"
 
 

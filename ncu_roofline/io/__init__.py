@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..arrowpool import malloc_arrow
 from ..errors import InputError
+from ..files import STDIN, STDIN_STEM
 from ..model import (
     LAUNCH_COLUMNS,
     RULE_COLUMNS,
@@ -51,10 +52,8 @@ __all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
 PathArg = str | PathLike[str]
 
 
-#: The argument that names standard input (``ncu --csv ./app | ncu-roofline -``); a file named ``-`` is ``./-``.
-STDIN = "-"
-#: Standard input's report name, and how errors name it.
-STDIN_NAME, STDIN_SHOWN = "stdin", "<stdin>"
+#: How errors name standard input (``files.STDIN``, ``-``; its report name is ``files.STDIN_STEM``, ``stdin``).
+STDIN_SHOWN = "<stdin>"
 
 
 def is_stdin(path: PathArg) -> bool:
@@ -64,7 +63,7 @@ def is_stdin(path: PathArg) -> bool:
 
 def _stem(p: Path) -> str:
     if is_stdin(p):
-        return STDIN_NAME
+        return STDIN_STEM
     name = p.name[:-3] if p.name.endswith(".gz") else p.name
     return name.rsplit(".", 1)[0] if "." in name else name
 
@@ -128,7 +127,7 @@ def _read_stdin(name: str) -> Report:
     if stream.isatty():
         raise InputError(shown, "'-' reads an export piped in (ncu --csv ... | ncu-roofline -), not the terminal")
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
-        copy = Path(tmp) / STDIN_NAME
+        copy = Path(tmp) / STDIN_STEM
         with copy.open("wb") as out:
             shutil.copyfileobj(stream, out, length=1 << 20)
         try:
