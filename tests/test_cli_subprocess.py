@@ -165,3 +165,22 @@ def test_damage_in_standard_input_is_named_by_its_line(work: Path) -> None:
     p = ncu_roofline("-", cwd=work, stdin=b"")
     assert p.returncode == EXIT_INPUT
     assert p.stderr.startswith("ncu-roofline: error: <stdin>: empty file"), p.stderr
+
+
+def test_output_piped_into_a_command_that_stops_reading_exits_quietly(work: Path) -> None:
+    # `ncu-roofline X --format json | head -c 10`: no traceback, no message; click's exit status for a closed pipe
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    with subprocess.Popen(
+        # two reports: 180 KB of JSON, past the 64 KB a pipe holds, so the run is still writing when it closes
+        [sys.executable, "-m", "ncu_roofline", "micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json"],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as p:
+        assert p.stdout is not None and p.stderr is not None
+        assert p.stdout.read(10) == b'{"devices"'
+        p.stdout.close()
+        err = p.stderr.read()
+        assert p.wait(timeout=300) == EXIT_FAILURE
+    assert err == b"", err
