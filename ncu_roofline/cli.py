@@ -38,12 +38,12 @@ from .errors import (
     SlowerError,
 )
 from .files import (
-    STDIN,
     STDIN_STEM,
     check_writable,
     default_output,
     expand_arguments,
     input_stem,
+    is_stdin,
     prepare_folder,
     uncompressed_size,
 )
@@ -392,7 +392,7 @@ def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = (), progres
     with nullcontext(progress) if progress is not None else progress_for(paths) as bar:
         done, total = 0, max(sum(sizes), 1)
         for path, name, size in zip(paths, names, sizes, strict=True):
-            bar.move(bar.READ_END * done // total, f"reading {STDIN_STEM if str(path) == STDIN else path.name}")
+            bar.move(bar.READ_END * done // total, f"reading {STDIN_STEM if is_stdin(path) else path.name}")
             try:
                 parts.append(read_one(path, name))
             except FormatError as exc:
@@ -748,7 +748,7 @@ def diff_command(
 
     fmt = _format_of(fmt, output, DIFF.suffixes())
     _check_open(open_browser, fmt, output)
-    if before == after == STDIN:
+    if is_stdin(before) and is_stdin(after):
         raise click.UsageError("standard input ('-') can be one side of a diff only: it is read once")
     (b_paths, b_folder), (a_paths, a_folder) = expand_arguments([before]), expand_arguments([after])
     options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
@@ -817,7 +817,7 @@ def export_command(
     from .campaign import ExportOptions, ExportResult, default_jobs, export
     from .io import report_names
 
-    if STDIN in reports:
+    if any(is_stdin(r) for r in reports):
         raise click.UsageError("export reads each report in a worker process: save standard input ('-') to a file")
     paths, in_folder = expand_arguments(reports)
     names = report_names(paths)

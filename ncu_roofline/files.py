@@ -29,6 +29,12 @@ GLOB_CHARS = frozenset("*?[")
 STDIN, STDIN_STEM = "-", "stdin"
 
 
+def is_stdin(path: str | os.PathLike[str]) -> bool:
+    """Whether an input argument names standard input (exactly ``-``; ``Path("./-")`` reads as ``-`` too, so
+    ``expand_arguments`` makes a file of that name absolute)."""
+    return str(path) == STDIN
+
+
 def is_export_file(path: Path) -> bool:
     """Whether a file found in a folder looks like an ncu export (by its suffix, .gz or not)."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
@@ -64,7 +70,7 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     in_folder: set[Path] = set()
 
     def add(p: Path, found: bool = False) -> None:
-        if str(p) == STDIN:  # a file named "-" (given as ./-: Path("./-") is Path("-")), not standard input
+        if is_stdin(p):  # a file named "-" (given as ./-: Path("./-") is Path("-")), not standard input
             p = p.absolute()
         key = p.resolve()
         if key not in seen:
@@ -76,7 +82,7 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     for arg in arguments:
         text = str(arg)
         path = Path(text)
-        if text == STDIN:  # standard input, read once however often it is named
+        if is_stdin(text):  # standard input, read once however often it is named
             if path not in seen:
                 seen.add(path)
                 out.append(path)
@@ -110,7 +116,7 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
 
 def input_stem(path: Path) -> str:
     """An input's name without its export suffixes: ``run.raw.csv.gz`` -> ``run.raw``, ``a.ncu-rep`` -> ``a``."""
-    if str(path) == STDIN:
+    if is_stdin(path):
         return STDIN_STEM
     name = path.name
     changed = True

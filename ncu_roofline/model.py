@@ -188,13 +188,17 @@ class WideMetrics:
         return int(pc.sum(pc.not_equal(self.texts, "")).as_py() or 0) if len(self.texts) else 0
 
     def own_index(self) -> pd.MultiIndex:
-        """The launches of this table (LAUNCH_KEY), in its order."""
+        """The launches of this table (LAUNCH_KEY), in its order (built once: every reader of the table needs it)."""
+        return self._own
+
+    @functools.cached_property
+    def _own(self) -> pd.MultiIndex:
         return launch_index(self.keys)
 
     def columns_for(self, index: pd.MultiIndex, names: Collection[str] | None = None) -> dict[str, np.ndarray]:
         """Metric name -> float array aligned with ``index`` (launches not in this table are NaN); only the
         metrics in ``names`` when given (the other columns are not touched)."""
-        own = launch_index(self.keys)
+        own = self._own
         values = self.values if names is None else self.values[[c for c in self.values.columns if c in names]]
         matrix = values.to_numpy(dtype=np.float64)
         if len(index) == len(own) and index.equals(own):  # its own launches: the columns as they are
@@ -224,14 +228,14 @@ class WideMetrics:
         col = self.texts.slice(int(self.values.columns.get_indexer(pd.Index([metric]))[0]) * n, n)
         text = pd.Series(pd.array(col, dtype="string"))
         text = text.mask(text == "")
-        rows = index.get_indexer(launch_index(self.keys))
+        rows = index.get_indexer(self._own)
         have = rows >= 0
         out.iloc[rows[have]] = text.to_numpy(dtype=object)[have]
         return out
 
     def subset(self, keys: pd.MultiIndex) -> WideMetrics:
         """Only the launches in ``keys``."""
-        rows = launch_index(self.keys).isin(keys)
+        rows = self._own.isin(keys)
         n, kept = len(self.keys), np.flatnonzero(rows)
         cells = (np.arange(self.values.shape[1], dtype=np.int64)[:, None] * n + kept[None, :]).ravel()
         return WideMetrics(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..arrowpool import malloc_arrow
 from ..errors import InputError
-from ..files import STDIN, STDIN_STEM
+from ..files import STDIN, STDIN_STEM, is_stdin
 from ..model import (
     LAUNCH_COLUMNS,
     RULE_COLUMNS,
@@ -54,11 +54,6 @@ PathArg = str | PathLike[str]
 
 #: How errors name standard input (``files.STDIN``, ``-``; its report name is ``files.STDIN_STEM``, ``stdin``).
 STDIN_SHOWN = "<stdin>"
-
-
-def is_stdin(path: PathArg) -> bool:
-    """Whether an input argument names standard input (exactly ``-``)."""
-    return str(path) == STDIN
 
 
 def _stem(p: Path) -> str:
@@ -110,11 +105,15 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
     if is_stdin(path):
         return _read_stdin(name)
     check_path(p)
+    return _read_file(p, p, name)
+
+
+def _read_file(p: Path, shown: Path, name: str) -> Report:
+    """Read ``p``, gzip-compressed or not (a decompressed copy read then); errors name ``shown``."""
     if is_gzip(p):
         with decompressed(p) as plain:
-            rep = _read_plain(plain, p, name)
-        return rep
-    return _read_plain(p, p, name)
+            return _read_plain(plain, shown, name)
+    return _read_plain(p, shown, name)
 
 
 def _read_stdin(name: str) -> Report:
@@ -131,11 +130,8 @@ def _read_stdin(name: str) -> Report:
         with copy.open("wb") as out:
             shutil.copyfileobj(stream, out, length=1 << 20)
         try:
-            if is_gzip(copy):
-                with decompressed(copy) as plain:
-                    return _read_plain(plain, shown, name)
-            return _read_plain(copy, shown, name)
-        except InputError as exc:
+            return _read_file(copy, shown, name)
+        except InputError as exc:  # (one naming the copy: damaged gzip)
             raise _named(exc, copy, shown) from None
 
 
