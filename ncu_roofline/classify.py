@@ -45,8 +45,8 @@ import pyarrow as pa
 
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
-from .ncurules import RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, sol_verdicts
-from .quantities import STALL_REASONS
+from .ncurules import ROOFLINE_RULE, RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, rule_ran, sol_verdicts
+from .quantities import ROOFLINE_SET, STALL_REASONS
 from .sections import profile_commands, section_folder
 from .thresholds import (
     BALANCED_MARGIN,
@@ -131,6 +131,22 @@ COLLECT: dict[str, str] = {
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
+#: The ncu command that writes a report's raw page: every metric it collected, the roofline charts' too.
+RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
+#: The roofline's entry in ``missing`` (``{command}``: ``profile_command()``): what collects it, and, since a
+#: details page leaves out the charts' metrics a report holds (the hierarchical charts' without a trace), where a
+#: report that has them shows them; ...
+ROOFLINE_MISSING = (
+    f"hierarchical roofline (achieved FLOP and bytes per memory level): --set {ROOFLINE_SET}, or {{command}} (a "
+    f"report made with ncu's roofline sections has them on its raw page: {RAW_EXPORT})"
+)
+#: ... where ncu's roofline chart rule ran for the launch, its metrics were collected and this page leaves them
+#: out (the default details page does): the report exported again has them, no second profile needed.
+ROOFLINE_NOT_EXPORTED = (
+    "hierarchical roofline (achieved FLOP and bytes per memory level): ncu collected the roofline chart's metrics "
+    f"(its {ROOFLINE_RULE} rule ran) and this page leaves them out: export the report's raw page ({RAW_EXPORT}); "
+    f"every level and precision: --set {ROOFLINE_SET}, or {{command}}"
+)
 
 
 def profile_command() -> str:
@@ -561,6 +577,7 @@ def classify(
 
     roof_columns = ["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]
     have_roof = table[roof_columns].notna().any(axis=1).to_numpy()
+    chart_ran = rule_ran(rules, ROOFLINE_RULE, quant.index)  # the chart's metrics collected, shown or not
     have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1).to_numpy()
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()
     have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1).to_numpy()
@@ -605,10 +622,8 @@ def classify(
     missing = joined(
         [
             *((unknown[k], COLLECT[k]) for k in UNMEASURED_UNITS),
-            (
-                ~have_roof,
-                f"hierarchical roofline (achieved FLOP and bytes per memory level): --set roofline, or {command}",
-            ),
+            (~have_roof & ~chart_ran, ROOFLINE_MISSING.format(command=command)),
+            (~have_roof & chart_ran, ROOFLINE_NOT_EXPORTED.format(command=command)),
             (verdict & np.isnan(duration), COLLECT["duration"]),
             (compute & pd.isna(pipe), COLLECT["pipes"]),
         ],

@@ -319,7 +319,7 @@ def lookup_device(name: str) -> DeviceSpec:
     known = ", ".join(list_devices())
     raise AnalysisError(
         f"unknown device {name!r}: no built-in peak figures for it (known: {known}); "
-        "the report's own peaks (ncu --set roofline or --set full) need no table, "
+        "the report's own peaks (ncu --set roofline) need no table, "
         "or give the figures with --peak KEY=VALUE"
     )
 

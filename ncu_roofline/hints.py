@@ -38,6 +38,7 @@ import pyarrow as pa
 from .classify import ncu_figures
 from .model import LAUNCH_KEY, launch_index
 from .ncurules import RuleRows, rule_rows
+from .quantities import ROOFLINE_SET, WORK_SECTIONS
 from .thresholds import (
     ATOMIC_IMBALANCE,
     ATOMIC_SHARE,
@@ -326,7 +327,7 @@ _OCC = "--section Occupancy"
 _LAUNCH = "--section LaunchStats"
 _MEM_TABLES = "--section MemoryWorkloadAnalysis_Tables"
 _SOURCE = "--section SourceCounters"
-_ROOF_CHART = "--section SpeedOfLight_HierarchicalSingleRooflineChart (or --set full)"
+_ROOF_CHART = f"--section {WORK_SECTIONS['fp32']} (or --set {ROOFLINE_SET})"
 
 
 def _is(f: Frame, column: str, *values: str) -> Arr:

@@ -133,6 +133,24 @@ def rule_rows(rules: pd.DataFrame | RuleRows, index: pd.Index | None = None) -> 
     return RuleRows(rules, rule, rule_names, text, texts, pos, index)
 
 
+#: ncu's rule of its roofline chart section (SpeedOfLight_RooflineChart): where it ran for a launch, the chart's
+#: metrics (FP32 and FP64 instruction counts, DRAM bytes) were collected, whether or not the page shows them.
+ROOFLINE_RULE = "SOLFPRoofline"
+#: The precisions whose work that section counts (its chart and its rule: FP32 and FP64).
+ROOFLINE_RULE_PRECISIONS = ("fp64", "fp32")
+
+
+def rule_ran(rules: pd.DataFrame | RuleRows | None, rule: str, index: pd.Index) -> np.ndarray:
+    """Per launch of ``index``, positional: whether ncu's ``rule`` has a row for it (the rule ran, so the section
+    that holds it was collected)."""
+    if not has_rules(rules):
+        return np.zeros(len(index), dtype=bool)
+    assert rules is not None
+    r = rule_rows(rules, index)
+    ran: np.ndarray = r.first_per_launch(r.rows(rule), len(index)) >= 0
+    return ran
+
+
 def search_texts(distinct: pa.Array, pattern: re.Pattern[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Per distinct text (an Arrow string array without repeats), whether ``pattern.search`` finds it, and
     its named groups (object arrays of str, None where not found): by Arrow's regular expressions (RE2: the

@@ -1221,6 +1221,10 @@ TENSOR_PEAK: Quantity = next(q for q in TABLE if q.role == PEAK and q.template)
 WORK_SECTIONS: dict[str, str] = {
     q.name.split("_")[0]: q.section for q in TABLE if q.role == WORK and q.section is not None
 }
+#: The stock ncu set that holds every one of WORK_SECTIONS in each ncu that has them (2022.3-2025.3): `--set full`
+#: holds them only from 2025 on (2022.3 and 2024.2 leave the hierarchical charts out of it; tests/test_ncu_sets.py
+#: reads the sets of the real ncu).
+ROOFLINE_SET = "roofline"
 #: The device attributes that identify the GPU: name -> row.
 DEVICE_ATTRIBUTES: dict[str, Quantity] = {q.name: q for q in TABLE if q.role == DEVICE}
 #: Quantities whose metric (of those listed) is recorded per launch beside the recipes: the Speed Of Light

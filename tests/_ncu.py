@@ -149,3 +149,31 @@ def read_protos(folder: Path) -> tuple[dict[str, dict[str, str]], dict[str, list
                 if field:
                     messages[owner][field.group(3)] = field.group(2).rsplit(".", 1)[-1]
     return messages, enums
+
+
+def list_sets(text: str) -> dict[str, set[str]]:
+    """The section sets ``ncu --list-sets`` prints (identifier -> section identifiers). Its table wraps the
+    Sections column within the column's width, mid-word, so each set's pieces are joined and then split at
+    the commas; the columns' widths are the header's runs of dashes."""
+    lines = text.splitlines()
+    rule = next(line for line in lines if line.startswith("-"))
+    runs = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+    (_, id_end), (sec_start, sec_end) = runs[0], runs[1]
+    sets: dict[str, str] = {}
+    current = None
+    for line in lines:
+        if not line.strip() or line.startswith("-") or line.startswith("Identifier"):
+            continue
+        name = line[:id_end].strip()
+        if name:
+            current = name
+            sets[current] = ""
+        if current is not None:
+            sets[current] += line[sec_start : sec_end + 1].rstrip()
+    return {k: {s.strip() for s in v.split(",") if s.strip()} for k, v in sets.items()}
+
+
+def run_list_sets(ncu: Path) -> dict[str, set[str]]:
+    """``ncu --list-sets`` of a real ncu (no GPU needed), read by :func:`list_sets`."""
+    done = subprocess.run([str(ncu), "--list-sets"], capture_output=True, text=True, timeout=120, check=True)
+    return list_sets(done.stdout)

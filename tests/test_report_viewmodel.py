@@ -11,7 +11,7 @@ import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import fmt
-from ncu_roofline.report.viewmodel import build_view
+from ncu_roofline.report.viewmodel import NOT_COLLECTED, build_view
 from ncu_roofline.vocabulary import LIMITERS, REGIMES
 
 
@@ -105,8 +105,8 @@ def test_roofline_panels_of_the_training_step() -> None:
     panels = {p.precision: p for p in v.rooflines}
     assert list(panels) == ["fp64", "fp32", "fp16", "tensor"]
     # the training step was profiled with the single and half precision charts only
-    assert "not collected" in (panels["fp64"].note or "") and "DoubleRoofline" in (panels["fp64"].note or "")
-    assert "not collected" in (panels["tensor"].note or "")
+    assert panels["fp64"].absent == NOT_COLLECTED and "DoubleRoofline" in (panels["fp64"].note or "")
+    assert panels["tensor"].absent == NOT_COLLECTED and "--set roofline" in (panels["tensor"].note or "")
     for prec in ("fp32", "fp16"):
         p = panels[prec]
         exp = _expected_points(a, prec)

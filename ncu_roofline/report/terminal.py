@@ -5,12 +5,16 @@ from whether stdout is a terminal)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..analysis import Analysis
+from ..classify import RAW_EXPORT, profile_command
+from ..ncurules import ROOFLINE_RULE
+from ..quantities import ROOFLINE_SET
 from ..vocabulary import Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import KernelRow, ReportView, build_view, limiter_label
+from .viewmodel import NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view, limiter_label
 
 #: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
 DEFAULT_WIDTH = 120
@@ -198,11 +202,34 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     if view.header.missing_peaks:
         out.append("")
         out.extend(_wrap(view.header.missing_peaks, w))
-    missing = [f"{p.label}: {p.note}" for p in view.rooflines if p.note and "not collected" in p.note]
-    if missing and len(missing) == len(view.rooflines):
+    if view.rooflines and all(p.absent for p in view.rooflines):
         out.append("")
-        out.extend(_wrap("No roofline: " + missing[0], w))
+        out.extend(_wrap(_no_roofline(view.rooflines), w))
     return "\n".join(out) + "\n"
+
+
+def _no_roofline(panels: Sequence[RooflinePanel]) -> str:
+    """Why no chart has a point when it is for what the export holds (every panel ``absent``): the work this
+    page leaves out though ncu collected it (export it again), else the one precision's note, else every
+    precision named and the one ncu run that collects them all (not the first precision's section alone)."""
+    left_out = [p.label for p in panels if p.absent == NOT_EXPORTED]
+    if left_out:
+        return (
+            f"No roofline: this page leaves out the {_named(left_out, 'and')} work ncu collected (its "
+            f"{ROOFLINE_RULE} rule ran): export the report's raw page ({RAW_EXPORT})."
+        )
+    if len(panels) == 1:
+        return f"No roofline: {panels[0].label}: {panels[0].note}"
+    return (
+        f"No roofline: this export has no {_named([p.label for p in panels], 'or')} work: profile with --set "
+        f"{ROOFLINE_SET}, or in one run with this tool's section: {profile_command()}; a report made with ncu's "
+        f"roofline sections has it on its raw page ({RAW_EXPORT})."
+    )
+
+
+def _named(labels: Sequence[str], conjunction: str) -> str:
+    """``A``, ``A and B``, ``A, B and C`` (or ``or``)."""
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + f" {conjunction} {labels[-1]}"
 
 
 def _wrap(text: str, width: int) -> list[str]:

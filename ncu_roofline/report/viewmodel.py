@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis
-from ..classify import UNIT_COLUMNS
+from ..classify import RAW_EXPORT, UNIT_COLUMNS
 from ..device import peaks_note
 from ..hints import read_evidence
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
-from ..quantities import BY_NAME, WORK_SECTIONS
+from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS
+from ..quantities import BY_NAME, ROOFLINE_SET, WORK_SECTIONS
 from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, key_codes, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
@@ -333,6 +334,9 @@ class RooflinePanel:
     launches: int
     #: Why the chart is empty (None when it has points).
     note: str | None
+    #: Whether it is empty for what the export holds: its work was not collected (NOT_COLLECTED), or was (ncu's
+    #: roofline chart rule ran) and this page leaves it out (NOT_EXPORTED); None otherwise.
+    absent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -651,8 +655,18 @@ def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
     return out
 
 
+#: ``RooflinePanel.absent``: the chart's work was not collected, or collected and left out of this page.
+NOT_COLLECTED, NOT_EXPORTED = "not collected", "not exported"
+
 #: The roofline columns a chart reads.
 PANEL_COLUMNS = ("achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity")
+
+
+def _rule_ran(rules: pd.DataFrame, rule: str) -> bool:
+    """Whether ncu's ``rule`` has a row in ``rules`` (``Report.rules``): it ran for some launch."""
+    if not len(rules) or "rule" not in rules.columns:
+        return False
+    return bool((rules["rule"] == rule).fillna(False).any())
 
 
 def _roofline_panel(
@@ -661,9 +675,11 @@ def _roofline_panel(
     roof_pos: np.ndarray,
     launches: Sequence[LaunchRow],
     kernels: Sequence[KernelRow],
+    chart_ran: bool = False,
 ) -> RooflinePanel:
     """The chart of one precision: its points (one per launch and level with work and a finite intensity) and
-    its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s)."""
+    its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s). ``chart_ran``: ncu's
+    roofline chart rule ran for some launch (the FP32 and FP64 work was collected, shown on this page or not)."""
     label = PRECISION_LABELS.get(precision, precision)
     section = PRECISION_SECTIONS.get(precision, "")
     empty = RooflinePanel(precision, label, (), RooflinePoints(), 0, None)
@@ -680,8 +696,17 @@ def _roofline_panel(
     pos = roof_pos[sel]
     flops = _floats(r, "achieved_flops")
     if np.isnan(flops).all():
-        note = f"{label} work was not collected: profile with --section {section} (or --set full)."
-        return replace(empty, note=note)
+        if chart_ran and precision in ROOFLINE_RULE_PRECISIONS:
+            note = (
+                f"{label} work is not on this page, though ncu collected it (its {ROOFLINE_RULE} rule ran): export "
+                f"the report's raw page ({RAW_EXPORT})."
+            )
+            return replace(empty, note=note, absent=NOT_EXPORTED)
+        note = (
+            f"{label} work is not in this export: profile with --section {section} (or --set {ROOFLINE_SET}), or "
+            "export the raw page of a report made with it."
+        )
+        return replace(empty, note=note, absent=NOT_COLLECTED)
     if not (flops > 0).any():
         return replace(empty, note=f"No launch executed {label} instructions.")
     x = _floats(r, "intensity")
@@ -985,7 +1010,8 @@ def build_view(
 
     roof = analysis.roofline
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
-    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels) for p in PRECISIONS)
+    chart_ran = _rule_ran(analysis.report.rules, ROOFLINE_RULE)
+    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
     if title is None:
         paths = [s.path or s.report for s in header.sources]
