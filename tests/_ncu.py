@@ -177,3 +177,10 @@ def run_list_sets(ncu: Path) -> dict[str, set[str]]:
     """``ncu --list-sets`` of a real ncu (no GPU needed), read by :func:`list_sets`."""
     done = subprocess.run([str(ncu), "--list-sets"], capture_output=True, text=True, timeout=120, check=True)
     return list_sets(done.stdout)
+
+
+def stock_sections(ncu: Path) -> set[str]:
+    """The identifiers of the sections a real ncu ships (``ncu --list-sections``: its own section folder)."""
+    done = subprocess.run([str(ncu), "--list-sections"], capture_output=True, text=True, timeout=120, check=True)
+    rows = [line.split()[0] for line in done.stdout.splitlines() if line.strip() and not line.startswith((" ", "-"))]
+    return set(rows[1:] if rows[:1] == ["Identifier"] else rows)  # the header's first word, then one per section

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from _analyses import sample
-from _ncu import VERSIONS, list_sets, require_ncu, run_list_sets
+from _ncu import VERSIONS, list_sets, require_ncu, run_list_sets, stock_sections
 
-from ncu_roofline.classify import RAW_EXPORT
+from ncu_roofline.classify import COLLECT, RAW_EXPORT
 from ncu_roofline.hints import RULES
 from ncu_roofline.ncurules import ROOFLINE_RULE
 from ncu_roofline.quantities import ROOFLINE_SET, WORK_SECTIONS
@@ -71,6 +71,16 @@ def test_each_section_the_advice_names_is_in_the_set_it_names(version: str) -> N
     for section, set_name in sorted(pairs):
         if section in known:  # a section this ncu ships in some set
             assert section in sets[set_name], (version, section, set_name)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_section_the_advice_names_ships_with_ncu(version: str) -> None:
+    texts = [*COLLECT.values(), *(need.option for rule in RULES.values() for need in rule.needs), *_advice()]
+    named = {s for text in texts for s in re.findall(r"--section (\w+)", text)}
+    stock = stock_sections(require_ncu(version))
+    assert len(stock) >= 20 and "SpeedOfLight" in stock
+    assert len(named) >= 9
+    assert named <= stock, sorted(named - stock)
 
 
 def test_a_page_that_leaves_out_the_roofline_ncu_collected_says_export_it_again() -> None:
