@@ -21,7 +21,10 @@ import pytest
 from conftest import DATA, data, read_shared
 
 import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.diff import compare
 from ncu_roofline.errors import NcuError
+from ncu_roofline.io.identity import demangled, display_name
 
 WILD = DATA / "wild"
 V24 = WILD / "ncu-2024.2"
@@ -603,3 +606,30 @@ def test_every_2024_2_name_flavour_equals_2025_3(flavour: str) -> None:
     assert len(joined) > 500
     ok = close_within_rounding(joined, "_25", "_24")
     assert ok.all(), joined.loc[~ok, ["launch_id", "metric", "text_25", "unit_25", "text_24", "unit_24"]].head()
+
+
+@pytest.mark.parametrize("report", ["micro_roof", "gene_dzv"])
+def test_mangled_kernel_names_are_shown_as_the_demangled_export_shows_them(report: str) -> None:
+    # ncu 2024.2 wrote the same report with --print-kernel-base mangled and with its default (demangled) names
+    mangled = read_shared(REEXPORT / "ncu-2024.2" / f"{report}.details-mangled.csv.gz").launches
+    plain = read_shared(REEXPORT / "ncu-2024.2" / f"{report}.details.csv.gz").launches
+    assert mangled["kernel_name"].str.startswith("_Z").all()  # the names stay as exported
+    assert not plain["kernel_name"].str.startswith("_Z").any()
+    assert mangled["display_name"].tolist() == plain["display_name"].tolist()
+    assert mangled["display_name"].nunique() == {"micro_roof": 13, "gene_dzv": 1}[report]  # the kernels built
+    # and a diff of the two pairs every launch by that name
+    d = compare(
+        analyze(read_shared(REEXPORT / "ncu-2024.2" / f"{report}.details.csv.gz")),
+        analyze(read_shared(REEXPORT / "ncu-2024.2" / f"{report}.details-mangled.csv.gz")),
+    )
+    assert d.unmatched.empty
+    assert set(d.match_counts()) == {"short-name"}
+
+
+def test_a_name_that_is_not_mangled_is_left_as_it_is() -> None:
+    assert demangled("_Z12stream_triadP6float4PKS_S2_fm") == (
+        "stream_triad(float4*, float4 const*, float4 const*, float, unsigned long)"
+    )
+    assert demangled("_Zbad") is None and display_name("_Zbad") == "_Zbad"
+    assert demangled("stream_triad") is None
+    assert display_name("_Z_not a name") == "_Z_not a name"

@@ -6,6 +6,9 @@ These turn the identity columns every ncu CSV repeats on each row (``Kernel Name
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -209,16 +212,71 @@ def _template_args(name: str) -> tuple[str, str]:
 _NOISE_ARG = re.compile(r"^(\d+|true|false|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$")
 
 
+#: A C++ name mangled by the Itanium ABI (what ``--print-kernel-base mangled`` exports): ``_Z`` and a name.
+_MANGLED = re.compile(r"^_Z[A-Za-z0-9_$.]+$")
+
+
+class _Demangler:
+    """The C++ runtime's own demangler (``__cxa_demangle`` of libstdc++, else libc++abi), loaded on first use;
+    ``None`` for a name it does not take or where the runtime is not found (the name is then shown as it is)."""
+
+    def __init__(self) -> None:
+        self.fn: Callable[..., int | None] | None = None
+        self.free: Callable[[int], None] | None = None
+        for lib in ("stdc++", "c++abi", "c++"):
+            path = ctypes.util.find_library(lib)
+            if path is None:
+                continue
+            try:
+                runtime, libc = ctypes.CDLL(path), ctypes.CDLL(None)
+                fn, free = getattr(runtime, "__cxa_demangle"), libc.free  # getattr: no private-name mangling
+            except (OSError, AttributeError, TypeError):
+                continue
+            fn.restype = ctypes.c_void_p
+            fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+            free.argtypes = [ctypes.c_void_p]
+            free.restype = None
+            self.fn, self.free = fn, free
+            return
+
+    def __call__(self, name: str) -> str | None:
+        if self.fn is None or self.free is None or not _MANGLED.match(name):
+            return None
+        status = ctypes.c_int(0)
+        buffer = self.fn(name.encode("ascii"), None, None, ctypes.byref(status))
+        if not buffer:
+            return None
+        try:
+            text = ctypes.string_at(buffer)
+        finally:
+            self.free(buffer)
+        return text.decode("utf-8", "replace") if status.value == 0 else None
+
+
+@functools.cache
+def _demangler() -> _Demangler:
+    return _Demangler()
+
+
+def demangled(name: str) -> str | None:
+    """The demangled form of an Itanium-ABI mangled kernel name (``_Z12stream_triadP6float4PKS_S2_fm`` ->
+    ``stream_triad(float4*, float4 const*, float4 const*, float, unsigned long)``), by the C++ runtime's own
+    ``__cxa_demangle``; None where ``name`` is not mangled or no C++ runtime is found."""
+    return _demangler()(name.strip())
+
+
 def display_name(kernel: str, max_len: int = 60) -> str:
     """A short, readable name for a (demangled, possibly templated) kernel name.
 
     ``void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(...)::{lambda...},
     std::array<char *, 2>>(int, T2, T3)`` -> ``vectorized_elementwise_kernel<GeluCUDAKernelImpl>``.
-    The function's own name, plus the first template argument that names a type or functor.
+    The function's own name, plus the first template argument that names a type or functor. A mangled name
+    (``--print-kernel-base mangled``) is demangled first, so it is shown as the demangled export shows it.
     """
     text = kernel.strip()
     if not text:
         return text
+    text = demangled(text) or text
     for prefix in ("void ", "__global__ "):
         if text.startswith(prefix):
             text = text[len(prefix) :]
