@@ -119,7 +119,7 @@ def analyze(
     all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)
     units = unit_table(quant, roof, positions=roof_pos)
     ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
-    verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu)
+    verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu, cc=cc.to_numpy())
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame, positions=roof_pos)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)

@@ -46,7 +46,7 @@ import pyarrow as pa
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
 from .ncurules import ROOFLINE_RULE, RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, rule_ran, sol_verdicts
-from .quantities import ROOFLINE_SET, STALL_REASONS
+from .quantities import MCC_DRAM_BYTES, ROOFLINE_SET, STALL_REASONS, WORK_SECTIONS
 from .sections import profile_commands, section_folder
 from .thresholds import (
     BALANCED_MARGIN,
@@ -130,6 +130,17 @@ COLLECT: dict[str, str] = {
     "(--section ComputeWorkloadAnalysis)",
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
+}
+#: Integrated (Tegra) GPUs, where ncu has no ``dram__`` counter and its Speed Of Light no DRAM throughput (the
+#: stock SpeedOfLight section's DRAM rows skip CC 7.2 and 8.7; ncu 2024.2's metric catalogs of gv11b and ga10b
+#: have no ``dram__`` metric): what ``missing`` says of their DRAM instead of COLLECT["hbm"], which they cannot
+#: collect. On CC 8.7 ncu's tensor roofline chart reads the memory controller's bytes (MCC_DRAM_BYTES), which the
+#: roofline reads too.
+TEGRA_DRAM: dict[str, str] = {
+    "7.2": "DRAM: ncu has no DRAM counter on this integrated GPU (CC 7.2): the DRAM level cannot be measured",
+    "8.7": "DRAM: on this integrated GPU (CC 8.7) ncu counts DRAM bytes only at the memory controller, in its tensor "
+    f"roofline chart ({MCC_DRAM_BYTES}.per_second: --section {WORK_SECTIONS['tensor']}, or --metrics "
+    f"{MCC_DRAM_BYTES}.per_second,{MCC_DRAM_BYTES}.peak_sustained,dram__cycles_elapsed.avg.per_second)",
 }
 #: The ncu command that writes a report's raw page: every metric it collected, the roofline charts' too.
 RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
@@ -557,6 +568,7 @@ def classify(
     *,
     units: pd.DataFrame | None = None,
     ncu: pd.DataFrame | None = None,
+    cc: Sequence[object] | np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
 
@@ -564,7 +576,9 @@ def classify(
     optionally ncu's rule results (``Report.rules``, or their ``ncurules.rule_rows``) for the pipe fallback
     and the comparison with ncu's SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every
     figure and text is computed over whole columns (no loop over launches). When the caller has them
-    already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``."""
+    already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``.
+    ``cc``: each launch's compute capability (the launches' ``cc``), for what ``missing`` says an integrated
+    GPU cannot collect (TEGRA_DRAM)."""
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
     t = float_columns(table)
@@ -619,9 +633,18 @@ def classify(
         pipe_basis[answers] = name
 
     unmeasured = joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
+    collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
+    for k in UNMEASURED_UNITS:
+        if k == "hbm" and cc is not None:
+            cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+            on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in TEGRA_DRAM}
+            collect.append((unknown[k] & ~np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()]), COLLECT[k]))
+            collect += [(where, TEGRA_DRAM[c]) for c, where in on.items()]
+        else:
+            collect.append((unknown[k], COLLECT[k]))
     missing = joined(
         [
-            *((unknown[k], COLLECT[k]) for k in UNMEASURED_UNITS),
+            *collect,
             (~have_roof & ~chart_ran, ROOFLINE_MISSING.format(command=command)),
             (~have_roof & chart_ran, ROOFLINE_NOT_EXPORTED.format(command=command)),
             (verdict & np.isnan(duration), COLLECT["duration"]),

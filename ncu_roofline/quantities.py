@@ -68,6 +68,10 @@ SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
 L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
 L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+#: DRAM bytes as the memory controller of an integrated GPU counts them, where there is no ``dram__`` counter:
+#: ncu 2024.2's SpeedOfLight_HierarchicalTensorRooflineChart reads ``.per_second`` and ``.peak_sustained`` of it
+#: (times DRAM_CLOCK) for CC 8.7 (Orin).
+MCC_DRAM_BYTES = "mcc__dram_data_bytes.sum"
 #: Tensor series metrics: ``sm__ops_path_tensor_<series>.sum...`` (``ncu_roofline.device.parse_series``).
 TENSOR_PREFIX = "sm__ops_path_tensor_"
 SERIES = "{series}"
@@ -1031,6 +1035,8 @@ TABLE: tuple[Quantity, ...] = (
             (_one("dram__bytes_read.sum"), _one("dram__bytes_write.sum")),
             per="duration",
         ),
+        # an integrated GPU (CC 8.7) has no dram__ counter: ncu's own tensor roofline chart reads these there
+        Recipe("mcc__dram_data_bytes.sum.per_second", (_one(MCC_DRAM_BYTES + ".per_second"),)),
     ),
     _f(
         "l2_bytes_per_s",
@@ -1140,6 +1146,9 @@ TABLE: tuple[Quantity, ...] = (
         "first",
         "DRAM bandwidth peak",
         Recipe("dram__bytes.sum.peak_sustained", (_one("dram__bytes.sum.peak_sustained"),), times=(DRAM_CLOCK,)),
+        Recipe(
+            "mcc__dram_data_bytes.sum.peak_sustained", (_one(MCC_DRAM_BYTES + ".peak_sustained"),), times=(DRAM_CLOCK,)
+        ),
     ),
     _f(
         "l2_bytes_per_s",

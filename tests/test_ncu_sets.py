@@ -4,24 +4,31 @@ The section sets come from the real ncu: ``--list-sets`` of ncu 2022.3 and 2024.
 installs both) and of ncu 2025.3.1 on the H200 (``data/ncu-cli/list-sets-2025.3.txt``, a copy of
 ``../shared/ncu-reference/list-sets.txt``). ``--set full`` holds the four hierarchical roofline charts only in
 2025.3; ``--set roofline`` holds them in all three. The claim that a page left out roofline metrics ncu collected
-is held to a report exported twice by ncu: its default details page and its raw page.
+is held to a report exported twice by ncu: its default details page and its raw page. What ``missing`` says of
+DRAM on an integrated (Tegra) GPU is held to ncu 2024.2's metric catalogs of those chips.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _analyses import sample
-from _ncu import VERSIONS, list_sets, require_ncu, run_list_sets, stock_sections
+from _ncu import VERSIONS, list_sets, query_metrics, require_ncu, run_list_sets, stock_section_folder, stock_sections
 
-from ncu_roofline.classify import COLLECT, RAW_EXPORT
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.classify import COLLECT, RAW_EXPORT, TEGRA_DRAM
+from ncu_roofline.device import resolve_peaks
 from ncu_roofline.hints import RULES
 from ncu_roofline.ncurules import ROOFLINE_RULE
-from ncu_roofline.quantities import ROOFLINE_SET, WORK_SECTIONS
+from ncu_roofline.quantities import MCC_DRAM_BYTES, ROOFLINE_SET, WORK_SECTIONS
 from ncu_roofline.report.terminal import render_terminal
 from ncu_roofline.report.viewmodel import NOT_COLLECTED, NOT_EXPORTED, build_view
+from ncu_roofline.roofline import achieved_traffic
 
 DATA = Path(__file__).parent / "data"
 #: "--section S (or --set X)": the advice that names a section and the stock set holding it.
@@ -115,3 +122,67 @@ def test_an_export_without_any_roofline_work_names_every_precision_and_one_run()
     text = " ".join(render_terminal(a).split())
     assert "No roofline: this export has no FP64, FP32, FP16 or Tensor work: profile with --set roofline" in text
     assert "--section NcuRoofline" in text
+
+
+# --- DRAM on integrated (Tegra) GPUs ------------------------------------------------------------------------------
+
+
+def _tegra_like(tmp: Path, cc: str) -> Path:
+    """The H200 details page as an integrated GPU's export shows it: its CC set to ``cc`` and no DRAM rows (the
+    stock SpeedOfLight section has none for CC 7.2 and 8.7)."""
+    with (DATA / "micro_full.details.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    header = rows[0]
+    at_cc, at_label = header.index("CC"), header.index("Metric Name")
+    out = [header]
+    for row in rows[1:]:
+        if len(row) > at_label and row[at_label].startswith("DRAM"):
+            continue
+        out.append([cc if i == at_cc else v for i, v in enumerate(row)])
+    path = tmp / f"tegra-{cc}.details.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(out)
+    return path
+
+
+def test_the_dram_an_integrated_gpu_has_is_what_ncu_itself_reads() -> None:
+    ncu = require_ncu("2024.2")
+    for chip in ("gv11b", "ga10b"):  # Xavier (CC 7.2) and Orin (CC 8.7)
+        names = {line.split()[0] for line in query_metrics(ncu, chip).splitlines() if "__" in line.split(" ")[0]}
+        assert len(names) > 1000
+        assert not {n for n in names if n.startswith(("dram__", "gpu__dram"))}, chip
+    assert "dram__bytes" in {line.split()[0] for line in query_metrics(ncu, "ga100").splitlines() if line.strip()}
+    # on CC 8.7 ncu's own tensor roofline chart reads the memory controller's bytes; on CC 7.2 nothing
+    tensor = (stock_section_folder(ncu) / f"{WORK_SECTIONS['tensor']}.section").read_text(encoding="utf-8")
+    at = tensor.index(f'Name: "{MCC_DRAM_BYTES}.per_second"')
+    assert f'Name: "{MCC_DRAM_BYTES}.peak_sustained"' in tensor
+    assert "MinArch: CC_87" in tensor[:at] and "MaxArch: CC_87" in tensor[:at]
+    assert MCC_DRAM_BYTES in TEGRA_DRAM["8.7"] and "mcc__" not in TEGRA_DRAM["7.2"]
+
+
+def test_the_memory_controllers_dram_bytes_give_the_dram_roofline() -> None:
+    # the H200 raw page with its DRAM bytes under the names ncu's tensor chart reads on CC 8.7, and every other
+    # DRAM figure left out: the DRAM traffic and peak are ncu's own numbers, as with dram__bytes
+    values = sample("micro_roof.raw.csv.gz").report.values
+    rename = {f"dram__bytes.sum.{s}": f"{MCC_DRAM_BYTES}.{s}" for s in ("per_second", "peak_sustained")}
+    dropped = [c for c in values.columns if c.startswith(("dram__bytes", "gpu__dram", "fbpa__", "dram__cycles_a"))]
+    mcc = values.drop(columns=[c for c in dropped if c not in rename]).rename(columns=rename)
+    assert not any(c.startswith(("dram__bytes", "gpu__dram")) for c in mcc.columns)
+    got, want = achieved_traffic(mcc, "dram"), values["dram__bytes.sum.per_second"]
+    assert want.notna().all() and np.allclose(got.to_numpy(), want.to_numpy(), rtol=1e-12)
+    peak = resolve_peaks(mcc)["dram_bytes_per_s"].to_numpy()
+    assert np.allclose(peak, resolve_peaks(values)["dram_bytes_per_s"].to_numpy(), rtol=1e-12)
+    assert np.isfinite(peak).all()
+
+
+@pytest.mark.parametrize("cc", ["7.2", "8.7", "9.0"])
+def test_what_missing_says_of_dram_on_an_integrated_gpu(cc: str, tmp_path: Path) -> None:
+    a = analyze(ncu_roofline.read(_tegra_like(tmp_path, cc)))
+    assert (a.verdicts["unmeasured"].astype(str).str.split(", ").map(lambda u: "hbm" in u)).all()
+    missing = a.verdicts["missing"].astype(str)
+    if cc in TEGRA_DRAM:  # what cannot be collected there is not asked for
+        assert missing.str.contains(TEGRA_DRAM[cc], regex=False).all()
+        assert not missing.str.contains(COLLECT["hbm"], regex=False).any()
+    else:
+        assert missing.str.contains(COLLECT["hbm"], regex=False).all()
+        assert not missing.str.contains("integrated GPU", regex=False).any()
