@@ -1,7 +1,8 @@
-"""Scratch helper: ncu ``--page raw`` CSV -> the wide ``Report.values`` frame, for tests only.
+"""An independent reader of ncu ``--page raw`` CSV -> the wide ``Report.values`` frame, for tests only.
 
-Stands in for ``ncu_roofline.read(path).values`` until the reader lands on main; swap the call in
-``raw_wide`` for that and delete this module. It follows the same contract (``ncu_roofline.model``):
+The roofline, chart and device tests take ncu's numbers through it rather than through ``ncu_roofline.read``,
+so their golden values never come from the reader under test (and a reader bug shows as a disagreement
+between the two). It follows the same contract (``ncu_roofline.model``):
 index ``(report, process_id, launch_id)``, one float column per ncu metric name, base SI units
 (decimal prefixes), percentages 0..100. String-valued metrics (``device__attribute_display_name``) are
 returned separately by ``raw_texts``; ``raw_rounding`` gives each cell's printing precision.
