@@ -131,16 +131,20 @@ COLLECT: dict[str, str] = {
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
-#: Integrated (Tegra) GPUs, where ncu has no ``dram__`` counter and its Speed Of Light no DRAM throughput (the
-#: stock SpeedOfLight section's DRAM rows skip CC 7.2 and 8.7; ncu 2024.2's metric catalogs of gv11b and ga10b
-#: have no ``dram__`` metric): what ``missing`` says of their DRAM instead of COLLECT["hbm"], which they cannot
-#: collect. On CC 8.7 ncu's tensor roofline chart reads the memory controller's bytes (MCC_DRAM_BYTES), which the
-#: roofline reads too.
+#: Integrated GPUs (Tegra, and the DGX Spark's GB10), whose memory is the system's and where ncu has no ``dram__``
+#: counter and its Speed Of Light no DRAM throughput: what ``missing`` says of their DRAM instead of COLLECT["hbm"],
+#: which they cannot collect. The evidence: ncu 2024.2's metric catalogs of gv11b (CC 7.2) and ga10b (CC 8.7) have
+#: no ``dram__`` metric and its stock sections skip both for DRAM; ncu 2025.3's stock sections skip CC 8.7, 11.0
+#: and 12.1 (docs/sections.md). On CC 8.7 ncu 2024.2's tensor roofline chart alone reads the memory controller's
+#: bytes (MCC_DRAM_BYTES), which the DRAM recipes read too.
+_NO_DRAM = "DRAM: ncu has no DRAM counter on this integrated GPU (CC {cc}, the system's memory): not measurable"
 TEGRA_DRAM: dict[str, str] = {
-    "7.2": "DRAM: ncu has no DRAM counter on this integrated GPU (CC 7.2): the DRAM level cannot be measured",
-    "8.7": "DRAM: on this integrated GPU (CC 8.7) ncu counts DRAM bytes only at the memory controller, in its tensor "
-    f"roofline chart ({MCC_DRAM_BYTES}.per_second: --section {WORK_SECTIONS['tensor']}, or --metrics "
-    f"{MCC_DRAM_BYTES}.per_second,{MCC_DRAM_BYTES}.peak_sustained,dram__cycles_elapsed.avg.per_second)",
+    "7.2": _NO_DRAM.format(cc="7.2"),
+    "8.7": _NO_DRAM.format(cc="8.7")
+    + f", but for ncu 2024.2's tensor roofline chart (--section {WORK_SECTIONS['tensor']}), which reads the memory "
+    f"controller's {MCC_DRAM_BYTES}, as this analysis does",
+    "11.0": _NO_DRAM.format(cc="11.0"),
+    "12.1": _NO_DRAM.format(cc="12.1"),
 }
 #: The ncu command that writes a report's raw page: every metric it collected, the roofline charts' too.
 RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"

@@ -175,7 +175,7 @@ def test_the_memory_controllers_dram_bytes_give_the_dram_roofline() -> None:
     assert np.isfinite(peak).all()
 
 
-@pytest.mark.parametrize("cc", ["7.2", "8.7", "9.0"])
+@pytest.mark.parametrize("cc", ["7.2", "8.7", "12.1", "9.0"])
 def test_what_missing_says_of_dram_on_an_integrated_gpu(cc: str, tmp_path: Path) -> None:
     a = analyze(ncu_roofline.read(_tegra_like(tmp_path, cc)))
     assert (a.verdicts["unmeasured"].astype(str).str.split(", ").map(lambda u: "hbm" in u)).all()
