@@ -613,8 +613,15 @@ def classify(
     # nothing measured is near its roof, and a memory level that was not measured may be the one that is: no
     # verdict. With every memory level measured and only the SM's non-FP pipes open (the NERSC --metrics
     # recipe), the latency/launch verdict stands, marked partial below.
+    # ncu's Memory Throughput is its busiest memory unit (the breakdown holds DRAM, L2 and L1; DRAM is at most
+    # Memory Throughput on every launch of the H200 exports, L2 and L1 are capped at it here): a level left
+    # unmeasured is at most that, so under the bound threshold it cannot be the one at its bound (an integrated
+    # GPU, which has no DRAM counter, still gets its latency and launch verdicts)
+    with np.errstate(invalid="ignore"):
+        capped = ~np.isnan(t["memory"]) & (t["memory"] < BOUND_THRESHOLD)
+    open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
     lim = limiter.copy()
-    lim[below & np.logical_or.reduce([unknown[k] for k in LIMITERS])] = None
+    lim[below & np.logical_or.reduce([open_level[k] for k in LIMITERS])] = None
     verdict = ~pd.isna(lim)
     value = np.where(verdict, value, np.nan)
     lim_memory = one_of(lim, *MEMORY_LIMITERS)
@@ -661,9 +668,10 @@ def classify(
     # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
     # pipes) could be busier still, so the limiter is not settled; no unit holding it: any unmeasured one
     open_units = joined(
-        [(unknown[k] & (below | lim_memory | (k in MEMORY_LIMITERS)), k) for k in UNMEASURED_UNITS], ", ", n
+        [(open_level[k] & (below | lim_memory | (k in MEMORY_LIMITERS)), k) for k in UNMEASURED_UNITS], ", ", n
     )
     partial = verdict & (open_units != "")
+    bounded = joined([(verdict & unknown[k] & capped, k) for k in MEMORY_LIMITERS], ", ", n)
 
     words = per_distinct(
         choose(verdict, np.stack([source[k] for k in LIMITERS], axis=1)[np.arange(n), _limiter_position(lim)], ""),
@@ -694,6 +702,15 @@ def classify(
         open_units,
         " not measured",
         choose(below, " (could be at its bound)", choose(lim_memory, " (could be busier)", "")),
+    )
+    reason = append(
+        reason,
+        bounded != "",
+        "; ",
+        bounded,
+        " not measured, at most ncu's Memory Throughput (",
+        percent(t["memory"]),
+        ")",
     )
     no_verdict = ~verdict & (basis != "") & (unmeasured != "")
     reason[no_verdict] = (

@@ -186,3 +186,31 @@ def test_what_missing_says_of_dram_on_an_integrated_gpu(cc: str, tmp_path: Path)
     else:
         assert missing.str.contains(COLLECT["hbm"], regex=False).all()
         assert not missing.str.contains("integrated GPU", regex=False).any()
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "llm_full.raw.csv.gz", "train_step.raw.csv.gz"])
+def test_ncus_memory_throughput_is_at_least_its_dram_throughput(name: str) -> None:
+    # the premise of reading an unmeasured memory level as at most Memory Throughput: ncu's own numbers
+    q = sample(name).quantities
+    dram, memory = q["dram_throughput_pct"].to_numpy(), q["memory_throughput_pct"].to_numpy()
+    assert np.isfinite(dram).all() and np.isfinite(memory).all()
+    assert (dram <= memory + 1e-9).all()
+
+
+def test_an_integrated_gpu_without_dram_counters_still_gets_every_verdict(tmp_path: Path) -> None:
+    full = sample("micro_full.details.csv")
+    tegra = analyze(ncu_roofline.read(_tegra_like(tmp_path, "8.7")))
+    v = tegra.verdicts
+    assert v["limiter"].notna().all() and v["regime"].tolist() == full.verdicts["regime"].tolist()
+    assert v["unmeasured"].astype(str).str.contains("hbm").all()
+    memory = tegra.quantities["memory_throughput_pct"].to_numpy()
+    # a verdict DRAM could overturn (Memory Throughput at or over the bound threshold) is partial, the others not
+    assert (v["partial"].to_numpy(dtype=bool) == (memory >= 60)).all()
+    at_most = v["reason"].astype(str).str.contains("hbm not measured, at most ncu's Memory Throughput", regex=False)
+    assert (at_most.to_numpy() == (memory < 60)).all()
+    # where the full export's limiter is not DRAM, the same limiter
+    same = full.verdicts["limiter"].to_numpy() != "hbm"
+    busiest_dram = full.verdicts["reason"].astype(str).str.contains("busiest unit hbm", regex=False).to_numpy()
+    keep = same & ~busiest_dram
+    assert keep.sum() >= 10
+    assert (v["limiter"].to_numpy()[keep] == full.verdicts["limiter"].to_numpy()[keep]).all()
