@@ -138,7 +138,7 @@ COLLECT: dict[str, str] = {
 #: and 12.1 (docs/sections.md). On CC 8.7 ncu 2024.2's tensor roofline chart alone reads the memory controller's
 #: bytes (MCC_DRAM_BYTES), which the DRAM recipes read too.
 _NO_DRAM = "DRAM: ncu has no DRAM counter on this integrated GPU (CC {cc}, the system's memory): not measurable"
-TEGRA_DRAM: dict[str, str] = {
+INTEGRATED_DRAM: dict[str, str] = {
     "7.2": _NO_DRAM.format(cc="7.2"),
     "8.7": _NO_DRAM.format(cc="8.7")
     + f", but for ncu 2024.2's tensor roofline chart (--section {WORK_SECTIONS['tensor']}), which reads the memory "
@@ -582,7 +582,7 @@ def classify(
     figure and text is computed over whole columns (no loop over launches). When the caller has them
     already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``.
     ``cc``: each launch's compute capability (the launches' ``cc``), for what ``missing`` says an integrated
-    GPU cannot collect (TEGRA_DRAM)."""
+    GPU cannot collect (INTEGRATED_DRAM)."""
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
     t = float_columns(table)
@@ -648,9 +648,9 @@ def classify(
     for k in UNMEASURED_UNITS:
         if k == "hbm" and cc is not None:
             cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
-            on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in TEGRA_DRAM}
+            on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in INTEGRATED_DRAM}
             collect.append((unknown[k] & ~np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()]), COLLECT[k]))
-            collect += [(where, TEGRA_DRAM[c]) for c, where in on.items()]
+            collect += [(where, INTEGRATED_DRAM[c]) for c, where in on.items()]
         else:
             collect.append((unknown[k], COLLECT[k]))
     missing = joined(

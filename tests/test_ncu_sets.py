@@ -21,7 +21,7 @@ from _ncu import VERSIONS, list_sets, query_metrics, require_ncu, run_list_sets,
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
-from ncu_roofline.classify import COLLECT, RAW_EXPORT, TEGRA_DRAM
+from ncu_roofline.classify import COLLECT, INTEGRATED_DRAM, RAW_EXPORT
 from ncu_roofline.device import resolve_peaks
 from ncu_roofline.hints import RULES
 from ncu_roofline.ncurules import ROOFLINE_RULE
@@ -157,7 +157,7 @@ def test_the_dram_an_integrated_gpu_has_is_what_ncu_itself_reads() -> None:
     at = tensor.index(f'Name: "{MCC_DRAM_BYTES}.per_second"')
     assert f'Name: "{MCC_DRAM_BYTES}.peak_sustained"' in tensor
     assert "MinArch: CC_87" in tensor[:at] and "MaxArch: CC_87" in tensor[:at]
-    assert MCC_DRAM_BYTES in TEGRA_DRAM["8.7"] and "mcc__" not in TEGRA_DRAM["7.2"]
+    assert MCC_DRAM_BYTES in INTEGRATED_DRAM["8.7"] and "mcc__" not in INTEGRATED_DRAM["7.2"]
 
 
 def test_the_memory_controllers_dram_bytes_give_the_dram_roofline() -> None:
@@ -180,8 +180,8 @@ def test_what_missing_says_of_dram_on_an_integrated_gpu(cc: str, tmp_path: Path)
     a = analyze(ncu_roofline.read(_tegra_like(tmp_path, cc)))
     assert (a.verdicts["unmeasured"].astype(str).str.split(", ").map(lambda u: "hbm" in u)).all()
     missing = a.verdicts["missing"].astype(str)
-    if cc in TEGRA_DRAM:  # what cannot be collected there is not asked for
-        assert missing.str.contains(TEGRA_DRAM[cc], regex=False).all()
+    if cc in INTEGRATED_DRAM:  # what cannot be collected there is not asked for
+        assert missing.str.contains(INTEGRATED_DRAM[cc], regex=False).all()
         assert not missing.str.contains(COLLECT["hbm"], regex=False).any()
     else:
         assert missing.str.contains(COLLECT["hbm"], regex=False).all()
