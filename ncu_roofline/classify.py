@@ -135,14 +135,15 @@ COLLECT: dict[str, str] = {
 #: counter and its Speed Of Light no DRAM throughput: what ``missing`` says of their DRAM instead of COLLECT["hbm"],
 #: which they cannot collect. The evidence: ncu 2024.2's metric catalogs of gv11b (CC 7.2) and ga10b (CC 8.7) have
 #: no ``dram__`` metric and its stock sections skip both for DRAM; ncu 2025.3's stock sections skip CC 8.7, 11.0
-#: and 12.1 (docs/sections.md). On CC 8.7 ncu 2024.2's tensor roofline chart alone reads the memory controller's
-#: bytes (MCC_DRAM_BYTES), which the DRAM recipes read too.
+#: (Thor, CC 10.1 before CUDA 13) and 12.1 (docs/sections.md). On CC 8.7 ncu 2024.2's tensor roofline chart
+#: alone reads the memory controller's bytes (MCC_DRAM_BYTES), which the DRAM recipes read too.
 _NO_DRAM = "DRAM: ncu has no DRAM counter on this integrated GPU (CC {cc}, the system's memory): not measurable"
 INTEGRATED_DRAM: dict[str, str] = {
     "7.2": _NO_DRAM.format(cc="7.2"),
     "8.7": _NO_DRAM.format(cc="8.7")
     + f", but for ncu 2024.2's tensor roofline chart (--section {WORK_SECTIONS['tensor']}), which reads the memory "
     f"controller's {MCC_DRAM_BYTES}, as this analysis does",
+    "10.1": _NO_DRAM.format(cc="10.1"),  # Thor as CUDA 12.8-12.9 (and the ncu of their time) number it
     "11.0": _NO_DRAM.format(cc="11.0"),
     "12.1": _NO_DRAM.format(cc="12.1"),
 }
