@@ -77,7 +77,7 @@ from .vector import (
 
 # ------------------------------------------------------------------------------------------------ thresholds
 # values and reasons: ncu_roofline.thresholds
-from .vocabulary import LEVELS, LIMITER_OF_LEVEL, LIMITERS, MEMORY_LIMITERS, PRECISIONS, REGIMES
+from .vocabulary import LEVELS, LIMITER_OF_LEVEL, LIMITERS, MEMORY_LIMITERS, PRECISIONS, RAW_EXPORT, REGIMES
 
 UNITS = (*LEVELS, "sm")
 PIPES = (*PRECISIONS, "other")
@@ -147,8 +147,6 @@ INTEGRATED_DRAM: dict[str, str] = {
     "11.0": _NO_DRAM.format(cc="11.0"),
     "12.1": _NO_DRAM.format(cc="12.1"),
 }
-#: The ncu command that writes a report's raw page: every metric it collected, the roofline charts' too.
-RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
 #: The roofline's entry in ``missing`` (``{command}``: ``profile_command()``): what collects it, and, since a
 #: details page leaves out the charts' metrics a report holds (the hierarchical charts' without a trace), where a
 #: report that has them shows them; ...

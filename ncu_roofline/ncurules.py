@@ -140,6 +140,14 @@ ROOFLINE_RULE = "SOLFPRoofline"
 ROOFLINE_RULE_PRECISIONS = ("fp64", "fp32")
 
 
+def rule_ran_anywhere(rules: pd.DataFrame, rule: str) -> bool:
+    """Whether ncu's ``rule`` has a row in ``rules`` (``Report.rules``): it ran for some launch (one comparison
+    over the column; ``rule_ran`` says for which launches, from the encoded rows)."""
+    if not has_rules(rules):
+        return False
+    return bool((rules["rule"] == rule).fillna(False).any())
+
+
 def rule_ran(rules: pd.DataFrame | RuleRows | None, rule: str, index: pd.Index) -> np.ndarray:
     """Per launch of ``index``, positional: whether ncu's ``rule`` has a row for it (the rule ran, so the section
     that holds it was collected)."""

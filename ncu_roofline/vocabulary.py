@@ -68,6 +68,11 @@ class Flavour(StrEnum):
     NCU_REP = "ncu-rep"
 
 
+#: The ncu command that exports a report's raw page: every metric it collected (the roofline charts' too), what
+#: a user is told to export where a file is not one the analysis can read or leaves metrics out.
+RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
+
+
 # The same, as plain strings in their order (for frames, column names and JSON keys).
 LIMITERS: tuple[str, ...] = tuple(m.value for m in Limiter)
 MEMORY_LIMITERS: tuple[str, ...] = (Limiter.HBM.value, Limiter.L2.value, Limiter.L1.value)

@@ -21,7 +21,7 @@ from _ncu import VERSIONS, list_sets, query_metrics, require_ncu, run_list_sets,
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
-from ncu_roofline.classify import COLLECT, INTEGRATED_DRAM, RAW_EXPORT
+from ncu_roofline.classify import COLLECT, INTEGRATED_DRAM
 from ncu_roofline.device import resolve_peaks
 from ncu_roofline.hints import RULES
 from ncu_roofline.ncurules import ROOFLINE_RULE
@@ -29,6 +29,7 @@ from ncu_roofline.quantities import MCC_DRAM_BYTES, ROOFLINE_SET, WORK_SECTIONS
 from ncu_roofline.report.terminal import render_terminal
 from ncu_roofline.report.viewmodel import NOT_COLLECTED, NOT_EXPORTED, build_view
 from ncu_roofline.roofline import achieved_traffic
+from ncu_roofline.vocabulary import RAW_EXPORT
 
 DATA = Path(__file__).parent / "data"
 #: "--section S (or --set X)": the advice that names a section and the stock set holding it.

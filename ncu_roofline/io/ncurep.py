@@ -18,6 +18,7 @@ import pandas as pd
 from ..errors import FormatError, MissingExtraError
 from ..model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, LongMetrics, conform, empty_frame
 from ..units import Unit, unit_or_none
+from ..vocabulary import RAW_EXPORT
 from .identity import display_name
 from .page import Page
 from .sniff import Located
@@ -33,7 +34,7 @@ def _module() -> Any:
     except ImportError as exc:
         raise MissingExtraError(
             "reading .ncu-rep files needs NVIDIA's ncu_report module: pip install 'ncu-roofline[ncu-rep]' "
-            "(or export a CSV with: ncu -i REPORT.ncu-rep --csv --page raw > REPORT.raw.csv)"
+            f"(or export a CSV with: {RAW_EXPORT})"
         ) from exc
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, InputError, NcuError, ParseError
+from ..vocabulary import RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -58,7 +59,7 @@ _SOURCE_HEADER = re.compile(r'^(?:"Address","Source"|Address,Source)(?:,|$)')
 #: What a source page is told.
 _SOURCE_PAGE = (
     "this is ncu's source page (--page source: instructions, no metrics per launch): export the details or raw "
-    "page (ncu -i REPORT.ncu-rep --csv --page raw > report.csv)"
+    f"page ({RAW_EXPORT})"
 )
 
 
@@ -301,8 +302,8 @@ def locate(path: Path) -> Located:
     if any(_TEXT_PAGE.match(s.text) for s in preamble):
         raise FormatError(
             path,
-            "this is ncu's human-readable page, not a CSV export: export it with "
-            "'ncu -i REPORT.ncu-rep --csv --page raw > report.csv' (or run ncu with --csv)",
+            f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "
+            "with --csv)",
         )
     _raise_ncu_error(path, preamble)
     _raise_other_separator(path, preamble)
@@ -327,7 +328,7 @@ def _raise_other_separator(path: Path, lines: list[Skipped]) -> None:
             raise FormatError(
                 path,
                 f"an ncu header with its fields separated by {sep!r}, not ',' (re-saved by a spreadsheet or "
-                "converted?): read ncu's own CSV export ('ncu -i REPORT.ncu-rep --csv --page raw > report.csv')",
+                f"converted?): read ncu's own CSV export ('{RAW_EXPORT}')",
                 line=s.line,
             )
 

@@ -8,10 +8,10 @@ import re
 from collections.abc import Sequence
 
 from ..analysis import Analysis
-from ..classify import RAW_EXPORT, profile_command
+from ..classify import profile_command
 from ..ncurules import ROOFLINE_RULE
 from ..quantities import ROOFLINE_SET
-from ..vocabulary import Limiter, Regime
+from ..vocabulary import RAW_EXPORT, Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
 from .viewmodel import NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view, limiter_label

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis
-from ..classify import RAW_EXPORT, UNIT_COLUMNS
+from ..classify import UNIT_COLUMNS
 from ..device import peaks_note
 from ..hints import read_evidence
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
-from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS
+from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywhere
 from ..quantities import BY_NAME, ROOFLINE_SET, WORK_SECTIONS
 from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, key_codes, summarize
@@ -34,6 +34,7 @@ from ..vocabulary import (
     LIMITERS,
     PRECISION_LABELS,
     PRECISIONS,
+    RAW_EXPORT,
     REGIME_LABELS,
     REGIMES,
     Level,
@@ -662,13 +663,6 @@ NOT_COLLECTED, NOT_EXPORTED = "not collected", "not exported"
 PANEL_COLUMNS = ("achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity")
 
 
-def _rule_ran(rules: pd.DataFrame, rule: str) -> bool:
-    """Whether ncu's ``rule`` has a row in ``rules`` (``Report.rules``): it ran for some launch."""
-    if not len(rules) or "rule" not in rules.columns:
-        return False
-    return bool((rules["rule"] == rule).fillna(False).any())
-
-
 def _roofline_panel(
     precision: str,
     roof: pd.DataFrame,
@@ -1010,7 +1004,7 @@ def build_view(
 
     roof = analysis.roofline
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
-    chart_ran = _rule_ran(analysis.report.rules, ROOFLINE_RULE)
+    chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
     rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
     if title is None:
