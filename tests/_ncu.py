@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from ncu_roofline.sections import parse_list_sections
+
 #: Where tools/install_ncu.sh puts them unless told otherwise; NCU_ROOFLINE_NCU_PREFIX overrides.
 DEFAULT_PREFIX = Path.home() / ".cache" / "ncu-roofline" / "ncu"
 VERSIONS = ("2022.3", "2024.2")
@@ -182,5 +184,6 @@ def run_list_sets(ncu: Path) -> dict[str, set[str]]:
 def stock_sections(ncu: Path) -> set[str]:
     """The identifiers of the sections a real ncu ships (``ncu --list-sections``: its own section folder)."""
     done = subprocess.run([str(ncu), "--list-sections"], capture_output=True, text=True, timeout=120, check=True)
-    rows = [line.split()[0] for line in done.stdout.splitlines() if line.strip() and not line.startswith((" ", "-"))]
-    return set(rows[1:] if rows[:1] == ["Identifier"] else rows)  # the header's first word, then one per section
+    listed, errors = parse_list_sections(done.stdout)  # the reader `ncu-roofline sections` reads it with
+    assert not errors, errors
+    return set(listed)
