@@ -405,14 +405,17 @@ def _section_class(schema: Schema = NEWEST_SCHEMA) -> Any:
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.ProfilerSection"))
 
 
-def parse_section_message(text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA) -> Any:
+def parse_section_message(
+    text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA, *, skip_unknown: bool = False
+) -> Any:
     """Parse one section file's text into the protobuf message of ``schema``; raise SectionFileError (with the
-    line) if it does not fit that schema."""
+    line) if it does not fit that schema. ``skip_unknown``: fields outside the schema (the bar charts and
+    tables of ncu's stock sections, which this project does not model) are passed over instead of rejected."""
     message = _section_class(schema)()  # first: it says how to install protobuf when it is missing
     from google.protobuf import text_format  # noqa: PLC0415 - optional dependency, present from here on
 
     try:
-        text_format.Parse(text, message)
+        text_format.Parse(text, message, allow_unknown_field=skip_unknown)
     except text_format.ParseError as exc:
         line = exc.GetLine() if exc.GetLine() > 0 else None
         version = "" if schema == NEWEST_SCHEMA else f" of ncu {schema.version}"
@@ -427,19 +430,22 @@ def message_to_section(message: Any, source: str | Path | None = None) -> Sectio
     return _convert(message, None if source is None else str(source))
 
 
-def parse_section_text(text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA) -> SectionFile:
-    """Parse one section file's text; raise SectionFileError (with the line) if it does not fit the schema."""
-    return message_to_section(parse_section_message(text, source, schema), source)
+def parse_section_text(
+    text: str, source: str | Path | None = None, schema: Schema = NEWEST_SCHEMA, *, skip_unknown: bool = False
+) -> SectionFile:
+    """Parse one section file's text; raise SectionFileError (with the line) if it does not fit the schema
+    (``skip_unknown``: as :func:`parse_section_message`)."""
+    return message_to_section(parse_section_message(text, source, schema, skip_unknown=skip_unknown), source)
 
 
-def load_section(path: str | Path) -> SectionFile:
-    """Parse one ``.section`` file."""
+def load_section(path: str | Path, *, skip_unknown: bool = False) -> SectionFile:
+    """Parse one ``.section`` file (``skip_unknown``: as :func:`parse_section_message`, for ncu's stock files)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SectionFileError(path, f"cannot read the section file: {exc.strerror}") from exc
-    return parse_section_text(text, path)
+    return parse_section_text(text, path, skip_unknown=skip_unknown)
 
 
 def _has(message: Any, field: str) -> bool:

@@ -327,6 +327,35 @@ def test_parser_rejects_broken_text(text: str, expected: str) -> None:
     assert str(info.value).startswith("broken.section")
 
 
+def test_stock_files_parts_outside_the_schema_are_passed_over_only_when_asked() -> None:
+    """ncu's stock sections have bar charts and tables this schema does not model: a file of ours with them is
+    rejected, as ncu would reject a field it does not know; reading a stock file's labels passes over them."""
+    text = (
+        MINIMAL
+        + """Metrics {
+  Metrics {
+    Label: "Waves Per SM"
+    Name: "launch__waves_per_multiprocessor"
+  }
+}
+Body {
+  Items {
+    BarChart {
+      Label: "Pipe Utilization"
+      Metrics { Name: "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active" }
+    }
+  }
+}
+"""
+    )
+    with pytest.raises(SectionFileError, match="BarChart"):
+        parse_section_text(text, "stock.section")
+    section = parse_section_text(text, "stock.section", skip_unknown=True)
+    assert [(m.label, m.name) for m in section.metrics] == [("Waves Per SM", "launch__waves_per_multiprocessor")]
+    assert [m.name for m in section.header] == ["gpu__time_duration.sum"]
+    assert section.body == ()
+
+
 def test_parser_without_protobuf_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     from ncu_roofline import sectionfile
     from ncu_roofline.errors import MissingExtraError
