@@ -1,6 +1,7 @@
 """Every ncu version's labels mean their metrics: the label table is generated from ncu's own section labels
-(``../shared/ncu-reference/labels-by-version.csv``, 2019.5-2025.3) and a real label/name export pair, and is
-current. Golden mappings are read from the reference file itself, never from the code under test."""
+(``../shared/ncu-reference/labels-by-version.csv``, 2019.5-2025.3), the stock sections' ``Metrics`` blocks of
+the real ncu 2022.3 and 2024.2, and real label/name export pairs, and is current. Golden mappings are read from
+the reference file, the real ncu and its exports, never from the code under test."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _ncu import VERSIONS, require_ncu, stock_section_folder
 from conftest import SHARED_ROOT
 
 from ncu_roofline.labels import resolve
+from ncu_roofline.sectionfile import SectionFileError, load_section
+from ncu_roofline.sections import ncu_version
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = SHARED_ROOT / "ncu-reference" / "labels-by-version.csv"
@@ -109,3 +113,41 @@ def test_every_unambiguous_label_of_every_version_resolves_to_one_of_its_names()
         # another version may spell the same label with a newer name; both must be names ncu used for it
         assert name in used[(section, label)], (version, section, label, name)
     assert checked > 300
+
+
+# --- Source 3: the labels of the stock sections' Metrics blocks (what --print-details all adds) ---------------
+
+STOCK = ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_metrics_block_labels_are_those_the_real_ncu_ships(version: str) -> None:
+    """The committed extract is what this ncu's own section files declare (so the table is never built from a
+    guess); its stock files parse only with the parts outside our schema passed over."""
+    ncu = require_ncu(version)
+    folder = stock_section_folder(ncu)
+    full = ncu_version(str(ncu))
+    rows = _tool().stock_metrics_rows(folder, full)
+    with STOCK.open(newline="", encoding="utf-8") as fh:
+        committed = [tuple(r) for r in csv.reader(fh)][1:]
+    assert [r for r in committed if r[0] == full] == rows, "run python tools/make_label_table.py --extract-stock"
+    assert len(rows) > 30
+    with pytest.raises(SectionFileError):  # e.g. ComputeWorkloadAnalysis' bar charts
+        for path in sorted(folder.glob("*.section")):
+            load_section(path)
+
+
+def test_every_metrics_block_label_a_real_ncu_printed_resolves_to_the_name_it_printed() -> None:
+    """ncu 2024.2's --print-details all export of the 2025.3 micro_roof report, with labels and with names: every
+    label it printed for one metric (outside the charts' body items) resolves, on the report's CC 9.0, to the
+    name it printed beside it."""
+    reexport = ROOT / "tests" / "data" / "reexport" / "ncu-2024.2"
+    printed = _tool().pairs(
+        reexport / "micro_roof.details-all.csv.gz", reexport / "micro_roof.details-all-names.csv.gz"
+    )
+    wrong = {key: (name, resolve(*key, "9.0")[0]) for key, name in printed.items() if resolve(*key, "9.0")[0] != name}
+    assert wrong == {}
+    assert len(printed) > 40
+    assert printed[("GPU Speed Of Light Throughput", "Waves Per SM")] == "launch__waves_per_multiprocessor"
+    # a label 2024.2's own section gives another name (..._active): the report's 2025.3 name wins
+    assert printed[("Compute Workload Analysis", "Max. Issued Slots Busy")].endswith("pct_of_peak_sustained_elapsed")

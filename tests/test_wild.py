@@ -233,6 +233,41 @@ def test_2024_2_details_values_equal_2025_3(flavour: str) -> None:
     assert ok.all(), joined.loc[~ok, [*key, "text_25", "unit_25", "text_24", "unit_24"]].head().to_string()
 
 
+@pytest.mark.parametrize(
+    ("details", "raw", "launches"),
+    [
+        ("micro_full.details-all.csv.gz", "micro_full.raw-base.csv.gz", MICRO_LAUNCHES),  # ncu 2025.3, H200
+        ("reexport/ncu-2024.2/micro_roof.details-all.csv.gz", "reexport/ncu-2024.2/micro_roof.raw-base.csv.gz", 1),
+    ],
+)
+def test_every_label_of_a_print_details_all_page_means_its_metric(details: str, raw: str, launches: int) -> None:
+    """Each label a --print-details all page prints outside the charts' body items (header metrics and the
+    sections' Metrics blocks) is read as a metric whose value is the raw page's value of that metric in the same
+    report, launch by launch: ncu's own numbers, never the reader's. (ncu 2024.2's export stops after launch 0.)
+    The label table once read the Half chart's "Predicated-On HADD ... Per Cycle" as 2025.3's body-item
+    ``..._x2`` (twice the value) and, from 2024.2's own section, "Max. Issued Slots Busy" as ``..._active``."""
+    page = read_shared(DATA / details).metrics
+    named = page[page["metric"].notna() & page["body_item"].isna() & page["value"].notna()]
+    joined = named.merge(read_shared(DATA / raw).metrics, on=["launch_id", "metric"], suffixes=("_all", "_raw"))
+    assert len(joined) == len(named), set(named["metric"]) - set(joined["metric"])  # every one is on the raw page
+    assert joined["launch_id"].nunique() == launches
+    ok = close_within_rounding(joined, "_all", "_raw")
+    assert ok.all(), joined.loc[~ok, ["launch_id", "section_all", "label_all", "metric", "text_all", "text_raw"]]
+    labels = set(zip(joined["section_all"], joined["label_all"], strict=True))
+    assert ("GPU Speed Of Light Throughput", "Waves Per SM") in labels  # a Metrics-block label, 2022.3 on
+    if launches > 1:
+        assert len(labels) > 150
+        assert {
+            ("Memory Workload Analysis Tables", "L2 Hit Rate For Loads"),
+            ("Memory Workload Analysis Tables", "Average Bytes Per Sector For Global Loads"),
+            ("Source Counters", "stall_long_sb"),
+            (
+                "GPU Speed Of Light Hierarchical Roofline Chart (Half Precision)",
+                "Predicated-On HADD Thread Instructions Executed Per Cycle",
+            ),
+        } <= labels
+
+
 @pytest.mark.parametrize("flavour", ["raw", "raw-base"])
 def test_2024_2_raw_values_equal_2025_3(flavour: str) -> None:
     # The 2024.2 raw page writes dimensionless rates as 1/cycle, 1/ns, 1/s and one percentage as "%/",

@@ -1,12 +1,20 @@
 """Regenerate ncu_roofline/data/labels.csv: (section display name, metric label) -> ncu metric name.
 
-Two sources, both ncu's own:
+Three sources, all ncu's own:
 
 1. ``labels-by-version.csv`` (``../shared/ncu-reference``): the ``Header`` and ``Body`` labels of every stock
    section of every ncu version 2019.5-2025.3 with their metric names, as the section files declare them (section
    display names of every version: "GPU Speed Of Light" up to 2021, "GPU Speed Of Light Throughput" after);
-2. two exports of the same report that differ only in ``--print-metric-name`` (labels vs names): their rows
-   align one to one, so they show which of a label's names a real export printed (ncu 2025.3.1, H200).
+2. exports of the same report that differ only in ``--print-metric-name`` (labels vs names): their rows
+   align one to one, so they show which of a label's names a real export printed: ncu 2025.3.1's details page
+   of the H200 micro report, and ncu 2024.2's ``--print-details all`` pages of the 2025.3 ``micro_roof``
+   report (``tests/data/reexport``, whose labels and names are the report's own sections': the 2025.3 names of
+   the ``Metrics`` block labels of source 3, where they changed);
+3. the labels of the stock sections' ``Metrics`` blocks, which ``--print-details all`` adds to a details page
+   and (1) does not have ("Waves Per SM" in "GPU Speed Of Light Throughput", the hit rates and bytes per sector
+   of "Memory Workload Analysis Tables", the roofline charts' FMA peaks ...), as the section files of the real
+   ncu 2022.3 and 2024.2 declare them: ``tests/data/ncu-cli/metrics-blocks.csv``, written by
+   ``--extract-stock`` from the ncu that ``tools/install_ncu.sh`` installs (a test holds it to that ncu).
 
 Per (section, label) the names are listed best first: those the real export printed, then by the newest ncu
 version that uses the name. A name that only exists on some architectures gets its compute-capability range
@@ -21,32 +29,46 @@ one with a rollup, ``name.avg``) is taken: on Pascal the old counter measures th
 
     python tools/make_label_table.py            # write the table
     python tools/make_label_table.py --check    # exit 1 if the table is not what the sources give
+    python tools/make_label_table.py --extract-stock [PREFIX]   # rewrite source 3 from the installed real ncu
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import io
+import itertools
 import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from ncu_roofline.labels import is_metric_name  # noqa: E402
+from ncu_roofline.sectionfile import load_section  # noqa: E402
+from ncu_roofline.sections import ncu_version  # noqa: E402
 
 OUT = ROOT / "ncu_roofline" / "data" / "labels.csv"
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "ncu-reference" / "labels-by-version.csv"
+REEXPORT = ROOT / "tests" / "data" / "reexport" / "ncu-2024.2"
 PAIRS = (
     (
         SHARED / "ncu-samples" / "h200-micro" / "micro_full.details.csv",
         SHARED / "ncu-samples" / "h200-micro" / "micro_full.details-names.csv",
     ),
+    (REEXPORT / "micro_roof.details-all.csv.gz", REEXPORT / "micro_roof.details-all-names.csv.gz"),
 )
 HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions")
+#: Source 3, in the columns of labels-by-version.csv.
+STOCK_METRICS = ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv"
+STOCK_HEADER = ("version", "section_identifier", "section_display_name", "label", "metric_name")
+#: The real ncu versions source 3 is read from, and where tools/install_ncu.sh puts them.
+STOCK_VERSIONS = ("2022.3", "2024.2")
+NCU_PREFIX = Path.home() / ".cache" / "ncu-roofline" / "ncu"
 
 #: Metric names that exist only on some architectures: (pattern, cc_min, cc_max). From the stock sections'
 #: per-architecture ``Options`` (NCU-FACTS.md): L1 global/local writeback ``_mem_lgds`` on CC 9.0+, ``_mem_lg``
@@ -84,24 +106,61 @@ def _overlap(a: tuple[str, str], b: tuple[str, str]) -> bool:
     return lo_a <= hi_b and lo_b <= hi_a
 
 
+def _open_text(path: Path) -> IO[str]:
+    return gzip.open(path, "rt", newline="", encoding="utf-8") if path.suffix == ".gz" else path.open(newline="")
+
+
 def pairs(labels_csv: Path, names_csv: Path) -> dict[tuple[str, str], str]:
-    """(section, label) -> name, from two exports of one report (labels and names)."""
-    with labels_csv.open(newline="") as a, names_csv.open(newline="") as b:
+    """(section, label) -> name, from two exports of one report (labels and names). Rows of a chart's body items
+    (``--print-details all``) are left out: they are read by role, not by label. So is a label printed for
+    several names in one export: it names a series (the tensor chart's "Src:fp16" over six sub-metrics), not a
+    metric."""
+    with _open_text(labels_csv) as a, _open_text(names_csv) as b:
         ra, rb = csv.reader(a), csv.reader(b)
         ha, hb = next(ra), next(rb)
         if ha != hb:
             raise SystemExit("headers differ: not two exports of the same report")
         si, mi, vi = ha.index("Section Name"), ha.index("Metric Name"), ha.index("Metric Value")
-        out: dict[tuple[str, str], str] = {}
+        bi = ha.index("Body Item Label") if "Body Item Label" in ha else None
+        names: dict[tuple[str, str], set[str]] = {}
         for x, y in zip(ra, rb, strict=True):
             if x[:mi] != y[:mi] or len(x) != len(y):
                 raise SystemExit(f"rows differ: {x[:3]} vs {y[:3]}")
-            if len(x) <= vi or not x[mi]:
-                continue  # rule row
-            key = (x[si], x[mi])
-            if out.setdefault(key, y[mi]) != y[mi]:
-                raise SystemExit(f"label {key} maps to two names: {out[key]} and {y[mi]}")
-        return out
+            if len(x) <= vi or not x[mi] or (bi is not None and x[bi]):
+                continue  # rule row, or a chart's body item
+            names.setdefault((x[si], x[mi]), set()).add(y[mi])
+        return {key: next(iter(found)) for key, found in names.items() if len(found) == 1}
+
+
+def stock_sections_folder(prefix: Path, version: str) -> Path:
+    """Where tools/install_ncu.sh unpacks one version's stock section files."""
+    return prefix / version / "usr" / "lib" / "x86_64-linux-gnu" / "nsight-compute" / "sections"
+
+
+def stock_metrics_rows(folder: Path, version: str) -> list[tuple[str, str, str, str, str]]:
+    """(version, section identifier, display name, label, metric) of every labelled entry of the ``Metrics``
+    blocks of the section files in ``folder``, each architecture alternative (``Options``) a row of its own.
+    Entries without a label are left out: ncu prints those under their metric name, which needs no table."""
+    rows: list[tuple[str, str, str, str, str]] = []
+    for path in sorted(folder.glob("*.section")):
+        section = load_section(path, skip_unknown=True)  # their bar charts and tables are not modelled
+        for ref in section.metrics:
+            for name, label in ((ref.name, ref.label), *((o.name, o.label or ref.label) for o in ref.options)):
+                row = (version, section.identifier, section.display_name, label or "", name)
+                if label and row not in rows:
+                    rows.append(row)
+    return rows
+
+
+def extract_stock(prefix: Path) -> str:
+    """Source 3 as CSV text, from the stock sections of the real ncu installed under ``prefix``."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(STOCK_HEADER)
+    for short in STOCK_VERSIONS:
+        version = ncu_version(str(prefix / "bin" / f"ncu-{short}"))
+        w.writerows(stock_metrics_rows(stock_sections_folder(prefix, short), version))
+    return buf.getvalue()
 
 
 def reference_rows(path: Path) -> Iterable[tuple[str, str, str, str]]:
@@ -117,11 +176,11 @@ def reference_rows(path: Path) -> Iterable[tuple[str, str, str, str]]:
         yield v, s, lab, m
 
 
-def build(reference: Path, exports: Iterable[tuple[Path, Path]]) -> list[tuple[str, ...]]:
+def build(reference: Path, exports: Iterable[tuple[Path, Path]], stock: Path = STOCK_METRICS) -> list[tuple[str, ...]]:
     """The rows of the label table (HEADER), sorted by section and label, best name first."""
     seen: dict[tuple[str, str], dict[str, set[str]]] = {}
     per_version: dict[tuple[str, str, str], list[str]] = {}
-    for v, s, lab, m in reference_rows(reference):
+    for v, s, lab, m in itertools.chain(reference_rows(reference), reference_rows(stock)):
         if not lab.strip() or "{" in lab or not s or not is_metric_name(m) or _partial_name(m):
             continue
         seen.setdefault((s, lab), {}).setdefault(m, set()).add(v)
@@ -168,7 +227,19 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", type=Path, default=REFERENCE)
     ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what the sources give")
+    ap.add_argument(
+        "--extract-stock",
+        nargs="?",
+        type=Path,
+        const=NCU_PREFIX,
+        metavar="PREFIX",
+        help=f"rewrite {STOCK_METRICS.relative_to(ROOT)} from the real ncu under PREFIX (default {NCU_PREFIX})",
+    )
     args = ap.parse_args(argv)
+    if args.extract_stock is not None:
+        STOCK_METRICS.write_text(extract_stock(args.extract_stock), encoding="utf-8")
+        print(f"{STOCK_METRICS}: {STOCK_METRICS.read_text(encoding='utf-8').count(chr(10)) - 1} rows")
+        return 0
     text = render(build(args.reference, PAIRS))
     if args.check:
         current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""

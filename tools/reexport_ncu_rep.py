@@ -58,6 +58,7 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "details-fp": ("--page", "details", "--print-fp"),
     "details-all": ("--page", "details", "--print-details", "all"),
     "details-body": ("--page", "details", "--print-details", "body"),
+    "details-all-names": ("--page", "details", "--print-details", "all", "--print-metric-name", "name"),
     "details-names": ("--page", "details", "--print-metric-name", "name"),
     "details-label-names": ("--page", "details", "--print-metric-name", "label-name"),
     "details-mangled": ("--page", "details", "--print-kernel-base", "mangled"),
