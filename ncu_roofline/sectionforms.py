@@ -22,7 +22,7 @@ metric names of its stock section files); ``tests/test_section_forms.py`` checks
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +52,11 @@ _ADA_V2_NAMES = {
     )
 }
 
+#: Xavier (CC 7.2, gv11b) has no DRAM counters (``--query-metrics --chip gv11b`` of ncu 2022.3 and 2024.2; its memory
+#: is the SoC's). 2025.3's enum values stop at ``CC_72`` from below, so the shipped files' DRAM entries read
+#: "up to CC_72"; the forms of the ncu versions that know ``CC_70`` narrow them to "up to CC_70".
+_XAVIER_ABSENT = {72: frozenset({"dram__bytes", "dram__cycles_elapsed", "gpu__dram_throughput"})}
+
 #: SASS register-spilling counts: in no stock section file nor rule of ncu 2022.3 or 2024.2 and not in their
 #: ``--query-metrics`` (first seen collected by ncu 2025.3.1 on the H200 samples).
 _SPILLING = frozenset(
@@ -61,6 +66,11 @@ _SPILLING = frozenset(
         "sass__inst_executed_register_spilling_mem_shared",
     }
 )
+
+
+def _absent_archs(absent_on: Mapping[int, Iterable[str]], names: Iterable[str]) -> tuple[int, ...]:
+    bases = {name.partition(".")[0] for name in names}
+    return tuple(arch for arch, absent in sorted(absent_on.items()) if bases & set(absent))
 
 
 @dataclass(frozen=True)
@@ -74,11 +84,18 @@ class Form:
     unavailable: frozenset[str] = frozenset()
     #: ... and the beginnings of such names, for whole families.
     unavailable_prefixes: tuple[str, ...] = ()
+    #: Architecture number -> metric base names that chip does not have, though the newest form's filters (whose
+    #: enum values are ncu 2025.3's, without ``CC_70``) cannot leave it out: the entries are narrowed around it.
+    absent_on: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
     def can_collect(self, name: str) -> bool:
         """Whether this version can collect a metric (the newest form's spelling, before :attr:`renames`)."""
         base = name.partition(".")[0]
         return base not in self.unavailable and not base.startswith(self.unavailable_prefixes)
+
+    def absent_archs(self, names: Iterable[str]) -> tuple[int, ...]:
+        """The architectures of :attr:`absent_on` that lack one of these metrics (names or expressions' operands)."""
+        return _absent_archs(self.absent_on, names)
 
     @property
     def version(self) -> str:
@@ -117,6 +134,7 @@ FORMS: dict[str, Form] = {
             "sm__pipe_tma_cycles_active",
         },
         unavailable_prefixes=("sm__ops_path_tensor",),
+        absent_on=_XAVIER_ABSENT,
     ),
     "2024.2": Form(
         Schema(
@@ -127,6 +145,7 @@ FORMS: dict[str, Form] = {
         renames=_ADA_V2_NAMES,
         # launch__occupancy_limit_barriers: not in 2024.2's stock sections or rules (2025.3's Occupancy has it).
         unavailable=_SPILLING | {"launch__occupancy_limit_barriers"},
+        absent_on=_XAVIER_ABSENT,
     ),
     NEWEST_SCHEMA.version: Form(NEWEST_SCHEMA),
 }
@@ -201,6 +220,11 @@ class Rewrite:
     known: tuple[int, ...]
     dropped_derived: set[str] = field(default_factory=set)
     notes: dict[str, set[str]] = field(default_factory=dict)
+    #: :attr:`Form.absent_on`, and the derived metrics left out there because they read such a metric.
+    absent_on: dict[int, set[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.absent_on = {arch: set(names) for arch, names in self.form.absent_on.items()}
 
     def note(self, kind: str, what: str) -> None:
         self.notes.setdefault(kind, set()).add(what)
@@ -246,6 +270,45 @@ def _range_text(message: Any) -> str:
     lo = message.MinArch if message.HasField("MinArch") else None
     hi = message.MaxArch if message.HasField("MaxArch") else None
     return f"{'' if lo is None else _arch_name(lo)}..{'' if hi is None else _arch_name(hi)}"
+
+
+def _narrow(holder: Any, names: Iterable[str], state: Rewrite) -> bool:
+    """Leave out of ``holder``'s Filter (a metric entry, option or derived metric) the architectures of
+    :attr:`Form.absent_on` that lack one of ``names``: each filter item holding one is split around it. False
+    when nothing is left."""
+    archs = [a for a in _absent_archs(state.absent_on, names) if a in state.known]
+    if not archs:
+        return True
+    filt = holder.Filter
+    ranges = [
+        (int(i.MinArch) if i.HasField("MinArch") else None, int(i.MaxArch) if i.HasField("MaxArch") else None)
+        for i in filt.Items
+    ] or [(None, None)]
+    for arch in archs:
+        below = max((k for k in state.known if k < arch), default=None)
+        above = min((k for k in state.known if k > arch), default=None)
+        parts: list[tuple[int | None, int | None]] = []
+        for lo, hi in ranges:
+            if (lo is not None and arch < lo) or (hi is not None and arch > hi):
+                parts.append((lo, hi))
+                continue
+            if below is not None and (lo is None or lo <= below):
+                parts.append((lo, below))
+            if above is not None and (hi is None or hi >= above):
+                parts.append((above, hi))
+        if parts != ranges:
+            state.note(f"left out where the chip has no such counter (ncu {state.form.version})", _arch_name(arch))
+        ranges = parts
+    if not ranges:
+        return False
+    del filt.Items[:]
+    for lo, hi in ranges:
+        item = filt.Items.add()
+        if lo is not None:
+            item.MinArch = lo
+        if hi is not None:
+            item.MaxArch = hi
+    return True
 
 
 def _rewrite_filter(message: Any, state: Rewrite) -> bool:
@@ -312,9 +375,13 @@ def _rewrite_metric(message: Any, state: Rewrite) -> bool:
     """Rewrite one metric entry (Name, Filter, Options) in place; False when it should be left out."""
     if message.HasField("Filter") and not _rewrite_filter(message.Filter, state):
         return False
+    if not _narrow(message, [message.Name], state):
+        return False
     kept = []
     for option in message.Options:
         if option.HasField("Filter") and not _rewrite_filter(option.Filter, state):
+            continue
+        if not _narrow(option, [option.Name], state):
             continue
         name = _rename(option.Name, state)
         if name is None:
@@ -354,7 +421,12 @@ def _rewrite_definitions(section: Any, state: Rewrite) -> None:
     kept = []
     for definition in section.MetricDefinitions.MetricDefinitions:
         keep = True
-        if definition.HasField("Filter"):
+        operands = re.findall(r"[A-Za-z_][A-Za-z0-9_.]*__[A-Za-z0-9_.]+", definition.Expression)
+        for arch in _absent_archs(state.absent_on, operands):
+            state.absent_on[arch].add(definition.Name)  # what reads it is left out there too
+        if not _narrow(definition, operands, state):
+            keep = False
+        elif definition.HasField("Filter"):
             if not _rewrite_filter(definition.Filter, state):
                 keep = False
             elif not has_filter:
