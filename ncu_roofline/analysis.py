@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .arrowpool import malloc_arrow
-from .chart import chart_points, fill_from_chart
+from .chart import chart_peaks, chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
 from .device import find_device, identify, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
@@ -111,9 +111,11 @@ def analyze(
     ident = identify(report)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
-    peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks)
+    points = chart_points(report.body_item_metrics)
+    chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
+    peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks, chart)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=index)
-    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), chart_points(report.body_item_metrics))
+    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), points)
     roof_pos = launch_positions(roof, index)  # each roofline row's launch, found once for every reader
     # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
     all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)

@@ -27,7 +27,7 @@ import pandas as pd
 from .device import parse_series
 from .model import LAUNCH_KEY
 from .roofline import DEFAULT_TENSOR_SERIES, ROOFLINE_COLUMNS, _derive
-from .vector import per_distinct
+from .vector import launch_positions, per_distinct
 
 #: Chart section display name -> precision.
 CHART_SECTIONS: dict[str, str] = {
@@ -198,6 +198,33 @@ def _pick_tensor(points: pd.DataFrame) -> pd.DataFrame:
     t = t.sort_values(["_has", "_per_op", "_work", "_default"], ascending=[False, False, False, True], kind="stable")
     chosen: pd.DataFrame = t.drop_duplicates(list(LAUNCH_KEY))[[*LAUNCH_KEY, "series"]]
     return chosen
+
+
+#: The peak figures (``device.FIGURES``) a chart point gives directly: the FP roofs by precision, the bandwidth
+#: roofs by level. The tensor roofs are per series (``fill_from_chart`` takes them).
+CHART_FLOP_FIGURES = {"fp64": "fp64_flops", "fp32": "fp32_flops", "fp16": "fp16_flops"}
+CHART_BYTE_FIGURES = {"dram": "dram_bytes_per_s", "l2": "l2_bytes_per_s", "l1": "l1_bytes_per_s"}
+
+
+def chart_peaks(points: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
+    """Per launch of ``index``, the FP and bandwidth roofs ncu's chart points (``chart_points``) draw, as the
+    peak figures of ``CHART_FLOP_FIGURES`` and ``CHART_BYTE_FIGURES``: the report's own peaks, for
+    ``device.resolve_peaks`` to take before its table. NaN where the chart has none."""
+    columns = [*CHART_FLOP_FIGURES.values(), *CHART_BYTE_FIGURES.values()]
+    out = np.full((len(index), len(columns)), np.nan)
+    if len(points) and len(index):
+        pos = launch_positions(points, index)
+        precision = points["precision"].astype(object).to_numpy()
+        level = points["level"].astype(object).to_numpy()
+        for j, (key, source, value) in enumerate(
+            [(p, precision, "peak_flops") for p in CHART_FLOP_FIGURES]
+            + [(lv, level, "peak_bytes_per_s") for lv in CHART_BYTE_FIGURES]
+        ):
+            figure = points[value].to_numpy(dtype=float)
+            rows = np.flatnonzero((source == key) & (pos >= 0) & ~np.isnan(figure))
+            launches, first = np.unique(pos[rows], return_index=True)  # each launch's first point
+            out[launches, j] = figure[rows[first]]
+    return pd.DataFrame(out, index=index, columns=columns)
 
 
 def fill_from_chart(roof: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:

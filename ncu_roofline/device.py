@@ -104,6 +104,8 @@ PEAK_COLUMNS: tuple[str, ...] = ("device", *FIGURES, *(f"source_{f}" for f in FI
 REPORT = "report"
 OVERRIDE = "override"
 MISSING = "missing"
+#: The source of a figure the built-in table gave: this, then the entry's name.
+TABLE = "table:"
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -353,8 +355,10 @@ def resolve_peaks(
     values: pd.DataFrame,
     device: str | pd.Series | None = None,
     overrides: Mapping[str, float] | None = None,
+    chart: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Peaks per launch: report metrics first, the built-in table per missing figure, user overrides last.
+    """Peaks per launch: report metrics first, then the report's roofline chart (``chart``: figure columns
+    indexed like ``values``, ``chart.chart_peaks``), the built-in table per missing figure, user overrides last.
 
     ``values``: the wide ``Report.values`` frame. ``device``: the GPU name for the table fallback, either one
     name for every launch or a Series of names indexed like ``values`` (the text of
@@ -374,6 +378,9 @@ def resolve_peaks(
     if bad:
         raise AnalysisError(f"unknown peak override(s) {', '.join(bad)}; known: {', '.join(sorted(OVERRIDE_KEYS))}")
     frame = peaks_from_metrics(values)
+    if chart is not None:  # ncu's chart points: the report's own figures too
+        for fig in chart.columns:
+            frame[fig] = frame[fig].fillna(chart[fig].reindex(frame.index))
     names = _device_names(values, device)
     frame.insert(0, "device", names)
     # each figure's source per launch as a code into ``labels`` (few distinct texts: taken once at the end)
@@ -397,7 +404,7 @@ def resolve_peaks(
             j = FIGURES.index(fig)
             fill = rows & missing[:, j]  # distinct names fill distinct rows: still missing before this name
             frame.loc[fill, fig] = figure.value
-            sources[fill, j] = code(f"table:{spec.name}")
+            sources[fill, j] = code(f"{TABLE}{spec.name}")
 
     series_cols = [c for c in frame.columns if c.startswith("tensor_") and c not in FIGURES and c.endswith("_flops")]
     for fig, value in overrides.items():
@@ -465,12 +472,17 @@ def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
 
 def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
     """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
-    width / 8 [byte/s]; NaN without them. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value
-    already in Hz (above 1e8) is taken as such."""
+    width / 8 [byte/s]; else ncu's own DRAM peak (the roofline's ``dram_bytes_per_s`` peak recipes: peak bytes
+    per cycle x DRAM clock, which a details page of the roofline charts or of our sections has without the
+    attributes); NaN without either. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value already in
+    Hz (above 1e8) is taken as such."""
     clock = _first_values(values, MEMORY_CLOCKS)
     with np.errstate(invalid="ignore"):
         clock_hz = np.where(clock > 1e8, clock, clock * 1e3)
     out: np.ndarray = clock_hz * 2 * _first_values(values, BUS_WIDTHS) / 8
+    if np.isnan(out).any():
+        peak = quantities.derive(values, "dram_bytes_per_s", table=PEAK_RECIPES)[0]
+        out = np.where(np.isnan(out), peak, out)
     return out
 
 
@@ -512,7 +524,8 @@ def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tup
     A name the table knows decides; where it matches several forms of a model (or several models), the
     attributes choose among those. A name the table does not know is kept as it is: no entry (attributes that
     happen to match another GPU do not rename it). Without a name, the attributes must single out one entry:
-    CC and SM count, and the DRAM bandwidth where the report has the memory clock and bus width.
+    CC and SM count, and the DRAM bandwidth where the report has the memory clock and bus width or ncu's DRAM
+    peak.
     """
     if name:
         m = match_device(name)
@@ -542,8 +555,8 @@ def identify(report: Report) -> pd.DataFrame:
                       GPU is not in the table (its own peak metrics carry the analysis)
     ``device_basis``  how the entry was found: ``display_name`` (the name, forgiving spelling),
                       ``display_name+attributes`` (the name matched several entries; CC, SM count and DRAM
-                      bandwidth chose), ``attributes`` (no name: CC + SM count + memory clock x bus width
-                      matched exactly one entry), or <NA>
+                      bandwidth chose), ``attributes`` (no name: CC + SM count + DRAM bandwidth, from
+                      memory clock x bus width or else ncu's DRAM peak, matched exactly one entry), or <NA>
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)

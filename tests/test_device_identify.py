@@ -91,6 +91,36 @@ def test_attributes_identify_a_page_without_its_name(work: Path) -> None:
     assert set(ident["device_name"]) == {"NVIDIA H200"}
 
 
+def test_a_print_details_all_page_is_identified_by_ncus_dram_peak() -> None:
+    """A details page has no device attributes; a --print-details all page has ncu's DRAM peak (the chart's
+    "Theoretical DRAM Bytes Accessible" 1.50 Kbyte/cycle x "DRAM Frequency" 3.20 GHz = 4.8 TB/s): with CC 9.0
+    and 132 SMs that is the H200, the GPU the raw page of the same report names (its display name)."""
+    named = set(identify(read_shared(data("micro_full.raw.csv")))["device_name"])
+    ident = identify(read_shared(data("micro_full.details-all.csv")))
+    assert named == {"NVIDIA H200"}
+    assert set(ident["device"]) == named and set(ident["device_basis"]) == {"attributes"}
+    # the default details page has neither the attributes nor the DRAM peak: no guess
+    assert identify(read_shared(data("micro_full.details.csv")))["device"].isna().all()
+
+
+def test_the_charts_roofs_win_over_the_table() -> None:
+    """The table fills what the report lacks, and ncu's chart is the report's: with the H200 named (or
+    identified), a --print-details all page's roofs (FP, tensor series, bandwidth) are still its charts',
+    launch by launch those the raw page of the same report gives from its metrics (within the page's three
+    digits; the H200 datasheet's FP32 roof, 67 TFLOP/s at 1.98 GHz, is 2 % above the chart's at the
+    launches' 1.94 GHz)."""
+    raw = analysed(data("micro_full.raw.csv")).roofline
+    for device in (None, "NVIDIA H200"):
+        page = analyze(read_shared(data("micro_full.details-all.csv")), device=device)
+        key = ["launch_id", "precision", "level", "series"]
+        joined = page.roofline.merge(raw, on=key, suffixes=("_all", "_raw"))
+        assert joined["launch_id"].nunique() == 16 and (joined["precision"] == "tensor").sum() == 48
+        for col in ("peak_flops", "peak_bytes_per_s"):
+            np.testing.assert_allclose(joined[f"{col}_all"], joined[f"{col}_raw"], rtol=6e-3)
+        peaks = page.peaks
+        assert set(peaks["source_fp32_flops"]) == {"report"} and set(peaks["source_dram_bytes_per_s"]) == {"report"}
+
+
 def test_attributes_alone_do_not_guess() -> None:
     """Four V100 forms share CC 7.0, 80 SMs and 900 GB/s: without a name, none is chosen."""
     assert identify_one(None, "7.0", 80.0, 877e6 * 2 * 4096 / 8) == (None, None)
