@@ -276,10 +276,16 @@ def _narrow(holder: Any, names: Iterable[str], state: Rewrite) -> bool:
     """Leave out of ``holder``'s Filter (a metric entry, option or derived metric) the architectures of
     :attr:`Form.absent_on` that lack one of ``names``: each filter item holding one is split around it. False
     when nothing is left."""
-    archs = [a for a in _absent_archs(state.absent_on, names) if a in state.known]
+    filt = holder.Filter
+    lo_all = int(filt.MinArch) if filt.HasField("MinArch") else None
+    hi_all = int(filt.MaxArch) if filt.HasField("MaxArch") else None
+    archs = [
+        a
+        for a in _absent_archs(state.absent_on, names)
+        if a in state.known and (lo_all is None or a >= lo_all) and (hi_all is None or a <= hi_all)
+    ]  # an architecture the filter's own bounds leave out needs no narrowing
     if not archs:
         return True
-    filt = holder.Filter
     ranges = [
         (int(i.MinArch) if i.HasField("MinArch") else None, int(i.MaxArch) if i.HasField("MaxArch") else None)
         for i in filt.Items
