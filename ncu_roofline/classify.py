@@ -46,7 +46,7 @@ import pyarrow as pa
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
 from .ncurules import ROOFLINE_RULE, RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, rule_ran, sol_verdicts
-from .quantities import MCC_DRAM_BYTES, ROOFLINE_SET, STALL_REASONS, WORK_SECTIONS
+from .quantities import MCC_DRAM_BYTES, NO_DRAM_CCS, ROOFLINE_SET, STALL_REASONS, WORK_SECTIONS
 from .sections import profile_commands, section_folder
 from .thresholds import (
     BALANCED_MARGIN,
@@ -131,21 +131,17 @@ COLLECT: dict[str, str] = {
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
-#: Integrated GPUs (Tegra, and the DGX Spark's GB10), whose memory is the system's and where ncu has no ``dram__``
-#: counter and its Speed Of Light no DRAM throughput: what ``missing`` says of their DRAM instead of COLLECT["hbm"],
-#: which they cannot collect. The evidence: ncu 2024.2's metric catalogs of gv11b (CC 7.2) and ga10b (CC 8.7) have
-#: no ``dram__`` metric and its stock sections skip both for DRAM; ncu 2025.3's stock sections skip CC 8.7, 11.0
-#: (Thor, CC 10.1 before CUDA 13) and 12.1 (docs/sections.md). On CC 8.7 ncu 2024.2's tensor roofline chart
-#: alone reads the memory controller's bytes (MCC_DRAM_BYTES), which the DRAM recipes read too.
+#: Integrated GPUs (``quantities.NO_DRAM_CCS``: no ``dram__`` counter, no DRAM throughput in ncu's Speed Of
+#: Light): what ``missing`` says of their DRAM instead of COLLECT["hbm"], which they cannot collect. On CC 8.7
+#: ncu 2024.2's tensor roofline chart alone reads the memory controller's bytes (MCC_DRAM_BYTES), which the DRAM
+#: recipes read too.
 _NO_DRAM = "DRAM: ncu has no DRAM counter on this integrated GPU (CC {cc}, the system's memory): not measurable"
+_MCC_NOTE = (
+    f", but for ncu 2024.2's tensor roofline chart (--section {WORK_SECTIONS['tensor']}), which reads the memory "
+    f"controller's {MCC_DRAM_BYTES}, as this analysis does"
+)
 INTEGRATED_DRAM: dict[str, str] = {
-    "7.2": _NO_DRAM.format(cc="7.2"),
-    "8.7": _NO_DRAM.format(cc="8.7")
-    + f", but for ncu 2024.2's tensor roofline chart (--section {WORK_SECTIONS['tensor']}), which reads the memory "
-    f"controller's {MCC_DRAM_BYTES}, as this analysis does",
-    "10.1": _NO_DRAM.format(cc="10.1"),  # Thor as CUDA 12.8-12.9 (and the ncu of their time) number it
-    "11.0": _NO_DRAM.format(cc="11.0"),
-    "12.1": _NO_DRAM.format(cc="12.1"),
+    cc: _NO_DRAM.format(cc=cc) + (_MCC_NOTE if cc == "8.7" else "") for cc in NO_DRAM_CCS
 }
 #: The roofline's entry in ``missing`` (``{command}``: ``profile_command()``): what collects it, and, since a
 #: details page leaves out the charts' metrics a report holds (the hierarchical charts' without a trace), where a

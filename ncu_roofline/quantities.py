@@ -68,6 +68,14 @@ SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
 L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
 L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
+#: The integrated GPUs (Tegra, and the DGX Spark's GB10: the system's memory) on which ncu has no DRAM counter,
+#: by compute capability, and the DRAM counters they lack. The evidence: ncu 2022.3's and 2024.2's
+#: ``--query-metrics`` of gv11b (CC 7.2) and ga10b (CC 8.7) have no ``dram__`` metric and their stock sections skip
+#: both for DRAM; ncu 2025.3's stock sections skip CC 8.7, 11.0 (Thor, CC 10.1 before CUDA 13) and 12.1.
+#: What ``missing`` says of them (``classify.INTEGRATED_DRAM``) and what the section forms leave out there
+#: (``sectionforms``) both read this.
+NO_DRAM_CCS: tuple[str, ...] = ("7.2", "8.7", "10.1", "11.0", "12.1")
+DRAM_COUNTERS: frozenset[str] = frozenset({"dram__bytes", "dram__cycles_elapsed", "gpu__dram_throughput"})
 #: DRAM bytes as the memory controller of an integrated GPU counts them, where there is no ``dram__`` counter:
 #: ncu 2024.2's SpeedOfLight_HierarchicalTensorRooflineChart reads ``.per_second`` and ``.peak_sustained`` of it
 #: (times DRAM_CLOCK) for CC 8.7 (Orin).

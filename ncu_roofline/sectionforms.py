@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ncu_roofline.quantities import DRAM_COUNTERS, NO_DRAM_CCS
 from ncu_roofline.sectionfile import (
     ARCH_ENUM,
     EVALUATION_CCS,
@@ -52,10 +53,11 @@ _ADA_V2_NAMES = {
     )
 }
 
-#: Xavier (CC 7.2, gv11b) has no DRAM counters (``--query-metrics --chip gv11b`` of ncu 2022.3 and 2024.2; its memory
-#: is the SoC's). 2025.3's enum values stop at ``CC_72`` from below, so the shipped files' DRAM entries read
-#: "up to CC_72"; the forms of the ncu versions that know ``CC_70`` narrow them to "up to CC_70".
-_XAVIER_ABSENT = {72: frozenset({"dram__bytes", "dram__cycles_elapsed", "gpu__dram_throughput"})}
+#: The integrated GPUs have no DRAM counters (``quantities.NO_DRAM_CCS``). 2025.3's enum values stop at ``CC_72``
+#: from below, so the shipped files' DRAM entries read "up to CC_72" and cannot leave Xavier (CC 7.2) out; the
+#: forms of the ncu versions that know ``CC_70`` narrow them to "up to CC_70" (the other integrated GPUs are outside
+#: the shipped filters already, or unknown to those versions).
+_NO_DRAM = {cc_number(cc): DRAM_COUNTERS for cc in NO_DRAM_CCS}
 
 #: SASS register-spilling counts: in no stock section file nor rule of ncu 2022.3 or 2024.2 and not in their
 #: ``--query-metrics`` (first seen collected by ncu 2025.3.1 on the H200 samples).
@@ -134,7 +136,7 @@ FORMS: dict[str, Form] = {
             "sm__pipe_tma_cycles_active",
         },
         unavailable_prefixes=("sm__ops_path_tensor",),
-        absent_on=_XAVIER_ABSENT,
+        absent_on=_NO_DRAM,
     ),
     "2024.2": Form(
         Schema(
@@ -145,7 +147,7 @@ FORMS: dict[str, Form] = {
         renames=_ADA_V2_NAMES,
         # launch__occupancy_limit_barriers: not in 2024.2's stock sections or rules (2025.3's Occupancy has it).
         unavailable=_SPILLING | {"launch__occupancy_limit_barriers"},
-        absent_on=_XAVIER_ABSENT,
+        absent_on=_NO_DRAM,
     ),
     NEWEST_SCHEMA.version: Form(NEWEST_SCHEMA),
 }
