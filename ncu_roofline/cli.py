@@ -24,7 +24,7 @@ import click
 
 from . import __version__
 from .analysis import Analysis, analyze
-from .arrowpool import use_system_allocator
+from .arrowpool import keep_freed_memory, use_system_allocator
 from .errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -566,6 +566,7 @@ def main() -> None:
     4 analysis, 5 output, 6 missing extra, 70 internal error, 130 interrupted.
     """
     use_system_allocator()
+    keep_freed_memory()
 
 
 #: ``--format`` values: the renderer registries' names (``ncu_roofline.report.registry``).

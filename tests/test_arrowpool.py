@@ -119,3 +119,68 @@ def test_read_analyze_and_summarize_take_their_buffers_from_malloc(
     summary.summarize(analysis.analyze(report))
     assert seen == {"read_one": "system", "launch_index": "system", "_launch_frame": "system"}
     assert _backend() == "mimalloc"
+
+
+# ------------------------------------------------------------------ malloc keeps what is freed (the command line)
+
+_MALLINFO = """
+import ctypes, json, sys
+import numpy as np
+from ncu_roofline.arrowpool import LIBC, keep_freed_memory
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(f, ctypes.c_size_t) for f in
+                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+                 "keepcost")]
+
+LIBC.mallinfo2.restype = MallInfo2
+taken = keep_freed_memory({}) if sys.argv[1] == "keep" else None
+before = LIBC.mallinfo2().hblks
+block = np.ones(8 << 20, dtype=np.uint8)  # 8 MiB: its own mapping by default
+print(json.dumps({"taken": taken, "mapped": LIBC.mallinfo2().hblks - before}))
+"""
+
+
+def _blocks_mapped(mode: str) -> dict[str, Any]:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _MALLINFO, mode], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def test_malloc_keeps_freed_memory_in_its_heap() -> None:
+    """With keep_freed_memory, an 8 MiB block comes from malloc's heap (reused after it is freed), not from a
+    mapping of its own that free hands back to the system (glibc's default for blocks from 128 KiB)."""
+    from ncu_roofline.arrowpool import LIBC
+
+    if not hasattr(LIBC, "mallopt") or not hasattr(LIBC, "mallinfo2"):
+        pytest.skip("not glibc 2.33 or later")
+    assert _blocks_mapped("default") == {"taken": None, "mapped": 1}
+    assert _blocks_mapped("keep") == {"taken": True, "mapped": 0}
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [{"MALLOC_ARENA_MAX": "2"}, {"MALLOC_MMAP_THRESHOLD_": "65536"}, {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}],
+)
+def test_malloc_tuned_by_the_user_is_left_alone(environ: dict[str, str]) -> None:
+    from ncu_roofline.arrowpool import keep_freed_memory
+
+    assert not keep_freed_memory(environ)
+
+
+def test_the_command_line_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from ncu_roofline import cli
+
+    calls: list[None] = []
+    monkeypatch.setattr(cli, "keep_freed_memory", lambda: calls.append(None) or True)
+    result = CliRunner().invoke(
+        cli.main, [str(data("micro_full.details.csv")), "--format", "json", "-o", str(tmp_path / "out.json")]
+    )
+    assert result.exit_code == 0, result.output
+    assert calls == [None]

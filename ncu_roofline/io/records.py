@@ -8,8 +8,6 @@ and :func:`classify_odd_rows` decides what it is (an ncu message, program output
 from __future__ import annotations
 
 import csv
-import ctypes
-import ctypes.util
 import mmap
 import os
 import re
@@ -26,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ..arrowpool import LIBC
 from ..errors import ParseError
 from ..units import detect_number_style
 from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
@@ -525,19 +524,9 @@ def release_memory() -> None:
     """Hand memory freed by parsed blocks back to the system: Arrow's allocator keeps freed pages for reuse, and
     glibc keeps what the parsing threads freed in their own arenas (a third of the peak at 10,240 launches)."""
     pa.default_memory_pool().release_unused()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _libc() -> ctypes.CDLL | None:
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:  # pragma: no cover - not glibc
-        return None
-    return lib if hasattr(lib, "malloc_trim") else None
-
-
-_LIBC = _libc()
+    trim = getattr(LIBC, "malloc_trim", None)  # glibc's
+    if trim is not None:
+        trim(0)
 
 
 def _mapped(fd: int, offset: int, length: int) -> np.ndarray:

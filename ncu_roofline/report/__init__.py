@@ -3,3 +3,24 @@
 Renderers take an :class:`ncu_roofline.analysis.Analysis` and return text (or write files); they never compute
 a metric: every number comes from the analysis frames.
 """
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (objects are still freed by reference counting), then as it was. For
+    the stages that build an object per launch (the JSON writer's items, the view model's rows, the page's
+    data): those objects hold no cycles, and the collector, set off every 700 new objects, would walk the young
+    ones again and again (the view model of 10,240 launches: 43 collections, 65 ms)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

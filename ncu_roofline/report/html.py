@@ -25,7 +25,7 @@ from plotly.offline import get_plotlyjs
 from .. import __version__
 from ..analysis import Analysis
 from ..vocabulary import LIMITER_LABELS
-from . import fmt
+from . import fmt, gc_paused
 from . import viewmodel as vm
 from .figures import CONFIG, figures_json
 from .registry import FunctionRenderer, Options, Run
@@ -206,7 +206,9 @@ _SLOT = "<ncu-roofline-slot {}>"
 def render_view_html(view: ReportView) -> str:
     """The page for a view model (see :func:`render_html`)."""
     template = _environment().get_template(TEMPLATE)
-    blocks = {"data": page_json(page_data(view)), "plotly_js": get_plotlyjs()}  # in the order of the page
+    with gc_paused():  # lists of each launch's values, none in a cycle
+        data = page_json(page_data(view))
+    blocks = {"data": data, "plotly_js": get_plotlyjs()}  # in the order of the page
     page = template.render(
         view=view,
         f=fmt,

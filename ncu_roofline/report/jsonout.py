@@ -34,11 +34,9 @@ infinite intensity of work without traffic, are ``null``.
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from itertools import pairwise, repeat
 from typing import Any
 
@@ -53,7 +51,7 @@ from ..hints import read_evidence
 from ..model import LAUNCH_KEY
 from ..summary import LaunchKeys, Summary, summarize
 from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
-from . import fmt
+from . import fmt, gc_paused
 from .registry import FunctionRenderer, Options, Run
 
 SCHEMA = 3
@@ -404,18 +402,6 @@ def _evidence(texts: list[str | None]) -> list[Any]:
     return [next(parsed) if t else [] for t in texts]
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused (objects are still freed by reference counting), then as it was."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 ROOF_NUMS = (
     "achieved_flops",
     "achieved_bytes_per_s",
@@ -719,7 +705,7 @@ def launch_objects(analysis: Analysis, chunk: int = CHUNK) -> Iterator[list[dict
         return
     launches = _Launches(analysis)
     for start in range(0, launches.n, chunk):
-        with _gc_paused():  # the items are acyclic; collecting during their build would double its time
+        with gc_paused():  # the items are acyclic; collecting during their build would double its time
             part = launches.objects(start, min(launches.n, start + chunk))
         yield part
 
@@ -743,7 +729,7 @@ def launch_json(analysis: Analysis, chunk: int = CHUNK, *, keys: LaunchKeys | No
             except (_NotPlain, ValueError):  # e.g. evidence the standard library does not write (NaN)
                 plain, text = False, None
         if text is None:
-            with _gc_paused():
+            with gc_paused():
                 text = _encode_bytes(launches.objects(start, stop))[1:-1]
         yield text
 

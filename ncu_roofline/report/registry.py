@@ -22,6 +22,7 @@ from typing import Generic, Protocol, TypeVar
 from ..analysis import Analysis
 from ..diff import Diff
 from ..summary import Summary, summarize
+from . import gc_paused
 from .viewmodel import ReportView, build_view
 
 #: What ``render`` returns: text, text in pieces (an iterator of str, written as they come, so a large output is
@@ -88,7 +89,9 @@ class Run:
 
     @cached_property
     def view(self) -> ReportView:
-        return build_view(self.analysis, self.summary, title=self.title)
+        summary = self.summary
+        with gc_paused():  # a row object per launch, none in a cycle
+            return build_view(self.analysis, summary, title=self.title)
 
 
 @dataclass(frozen=True)
