@@ -85,8 +85,8 @@ def keep_freed_memory(environ: Mapping[str, str] | None = None) -> bool:
     writers, which build and drop column after column of tens of megabytes, take new pages from the system for
     each, and a new page costs a fault, zeroed by the kernel (and, on a virtual machine whose host backs the
     guest's memory lazily, backed by the host: see docs/performance.md). The command line calls this (its
-    process is its own); the library never does. Measured on the 10,240-launch details page, side by side, 3
-    rounds: the JSON run 1.15-1.25 s against 1.32-1.46 s, its system time 0.32-0.46 s against 0.52-0.55 s."""
+    process is its own); the library never does. Measured on the 10,240-launch details page, side by side, 8
+    rounds: the JSON run's median 1.20 s against 1.25 s, its system time 0.32 s against 0.38 s."""
     env = os.environ if environ is None else environ
     if any(v in env for v in MALLOC_ENV) or "glibc.malloc" in env.get("GLIBC_TUNABLES", ""):
         return False
