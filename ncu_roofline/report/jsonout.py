@@ -366,31 +366,36 @@ class _Groups:
         return starts, {k: v.python(a, b) for k, v in self.columns.items()}
 
     def json(self, lo: int, hi: int, keys: dict[str, str], std: bool) -> list[bytes]:
-        """Per group ``lo`` to ``hi`` - 1, the JSON text (dialect ``std``) of the list of its items, each an
-        object (``keys``: JSON key -> column, written in sorted order)."""
+        """Per group ``lo`` to ``hi`` - 1, the JSON text (dialect ``std``) of its items, comma-separated, each an
+        object (``keys``: JSON key -> column, written in sorted order): the list without its brackets (the
+        enclosing object writes them, ``_objects_json``'s ``around``)."""
         starts, a, b = self.span(lo, hi)
 
         def make(get: Getter) -> list[bytes]:
             return _objects_json({k: get(c) for k, c in keys.items()})
 
-        return _grouped(self.rows.texts(a, b, std, "objects", make), starts, b"[]")
+        return _grouped(self.rows.texts(a, b, std, "objects", make), starts)
 
 
-def _objects_json(columns: dict[str, list[bytes]]) -> list[bytes]:
+def _objects_json(columns: dict[str, list[bytes]], around: dict[str, bytes] | None = None) -> list[bytes]:
     """Per row, the JSON object of ``columns`` (key -> the JSON text of each row's value), keys sorted: the text of
-    a row joined from its pieces in one call."""
+    a row joined from its pieces in one call. ``around``: key -> the two brackets its texts go between (b"[]" for
+    a list's items), written with the key and the key after it, so that the texts are not copied to add them."""
+    around = around or {}
     parts: list[Any] = []
+    close = b""  # what the key before leaves to close
     for i, key in enumerate(sorted(columns)):
-        parts.append(repeat((b"," if i else b"{") + orjson.dumps(key) + b":"))
+        brackets = around.get(key, b"")
+        parts.append(repeat(close + (b"," if i else b"{") + orjson.dumps(key) + b":" + brackets[:1]))
         parts.append(columns[key])
-    parts.append(repeat(b"}"))
+        close = brackets[1:]
+    parts.append(repeat(close + b"}"))
     return list(map(b"".join, zip(*parts, strict=False)))  # the keys repeat
 
 
-def _grouped(items: list[bytes], starts: list[int], around: bytes) -> list[bytes]:
-    """Per group (its items from ``starts[g]`` to ``starts[g + 1]``), the items comma-separated in ``around``."""
-    o, c = around[:1], around[1:]
-    return [o + b",".join(items[a:b]) + c for a, b in pairwise(starts)]
+def _grouped(items: list[bytes], starts: list[int]) -> list[bytes]:
+    """Per group (its items from ``starts[g]`` to ``starts[g + 1]``), the items comma-separated (no brackets)."""
+    return [b",".join(items[a:b]) for a, b in pairwise(starts)]
 
 
 def _evidence(texts: list[str | None]) -> list[Any]:
@@ -641,14 +646,14 @@ class _Launches:
             return [u + b":" + v for u, v in zip(get("unit"), get("value"), strict=True)]
 
         per_group = {
-            "utilization": _grouped(self.util_json.rows.texts(a, b, std, "units", unit_value), starts, b"{}"),
+            "utilization": _grouped(self.util_json.rows.texts(a, b, std, "units", unit_value), starts),
             "memory": self.memory.json(lo, hi, MEMORY_ITEM, std),
             "roofline": self.roof.json(lo, hi, ROOF_ITEM, std),
             "hints": self._hints_json(lo, hi, std),
         }
         for key, texts in per_group.items():
             parts[key] = [texts[c] for c in rel]
-        return b",".join(_objects_json(parts))
+        return b",".join(_objects_json(parts, GROUP_BRACKETS))
 
     def _hints_json(self, lo: int, hi: int, std: bool) -> list[bytes]:
         """Per launch group ``lo`` to ``hi`` - 1, its ``hints`` list as JSON text; each distinct evidence text
@@ -691,6 +696,10 @@ class _Launches:
             self.split_texts[name, std] = _each(_split_cached(column.table.tolist(), sep, strip), std)
         out: list[bytes] = self.split_texts[name, std][column.values[start:stop]].tolist()
         return out
+
+
+#: The brackets of a launch's grouped values (``_Launches.json``: each group's text is written without them).
+GROUP_BRACKETS = {"utilization": b"{}", "memory": b"[]", "roofline": b"[]", "hints": b"[]"}
 
 
 class _NotPlain(Exception):
