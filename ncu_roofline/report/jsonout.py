@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator
-from itertools import pairwise, repeat
+from itertools import chain, pairwise, repeat
 from typing import Any
 
 import numpy as np
@@ -381,16 +381,29 @@ def _objects_json(columns: dict[str, list[bytes]], around: dict[str, bytes] | No
     """Per row, the JSON object of ``columns`` (key -> the JSON text of each row's value), keys sorted: the text of
     a row joined from its pieces in one call. ``around``: key -> the two brackets its texts go between (b"[]" for
     a list's items), written with the key and the key after it, so that the texts are not copied to add them."""
-    around = around or {}
+    return list(map(b"".join, zip(*_object_pieces(columns, around or {}, b"{"), strict=False)))  # the keys repeat
+
+
+def _objects_joined(columns: dict[str, list[bytes]], around: dict[str, bytes]) -> bytes:
+    """``b",".join(_objects_json(columns, around))``, joined from every row's pieces in one call (each row's text is
+    not made and copied again)."""
+    pieces = _object_pieces(columns, around, b",{")
+    pieces[0] = chain([b"{" + next(pieces[0])[2:]], pieces[0])  # the first row: no comma before it
+    return b"".join(chain.from_iterable(zip(*pieces, strict=False)))
+
+
+def _object_pieces(columns: dict[str, list[bytes]], around: dict[str, bytes], opening: bytes) -> list[Any]:
+    """The pieces of each row's object (``_objects_json``), as iterables to zip: the keys' texts repeated (the
+    first one after ``opening``), each column's texts between them."""
     parts: list[Any] = []
     close = b""  # what the key before leaves to close
     for i, key in enumerate(sorted(columns)):
         brackets = around.get(key, b"")
-        parts.append(repeat(close + (b"," if i else b"{") + orjson.dumps(key) + b":" + brackets[:1]))
+        parts.append(repeat(close + (b"," if i else opening) + orjson.dumps(key) + b":" + brackets[:1]))
         parts.append(columns[key])
         close = brackets[1:]
     parts.append(repeat(close + b"}"))
-    return list(map(b"".join, zip(*parts, strict=False)))  # the keys repeat
+    return parts
 
 
 def _grouped(items: list[bytes], starts: list[int]) -> list[bytes]:
@@ -653,7 +666,7 @@ class _Launches:
         }
         for key, texts in per_group.items():
             parts[key] = [texts[c] for c in rel]
-        return b",".join(_objects_json(parts, GROUP_BRACKETS))
+        return _objects_joined(parts, GROUP_BRACKETS)
 
     def _hints_json(self, lo: int, hi: int, std: bool) -> list[bytes]:
         """Per launch group ``lo`` to ``hi`` - 1, its ``hints`` list as JSON text; each distinct evidence text
