@@ -281,3 +281,24 @@ _TRICKY = st.text(alphabet='"\\,[]a\u00e9', max_size=5)
 )
 def test_any_items_cut_from_one_encoding_are_each_items_text(values: list[object], std: bool) -> None:
     assert jsonout._each(values, std).tolist() == [jsonout._ENCODERS[std](v) for v in values]
+
+
+@pytest.mark.parametrize("rows", [0, 1, 3])
+@pytest.mark.parametrize(
+    "around",
+    [{}, {"a": b"[]"}, {"z": b"{}"}, {"a": b"[]", "m": b"[]", "z": b"{}"}],
+)
+def test_objects_are_the_json_of_their_rows_joined_whole_or_each(rows: int, around: dict[str, bytes]) -> None:
+    # each row's value texts as encode writes them; the bracketed keys' texts are a list's items without brackets
+    values = {
+        "z": [{"u": i} for i in range(rows)],
+        "a": [[i, "x"] for i in range(rows)],
+        "m": [["m,]", None][: i % 3] for i in range(rows)],
+        "b": [None if i % 2 else f"t{i}" for i in range(rows)],
+    }
+    texts = {
+        k: [encode(v).encode()[1:-1] if k in around else encode(v).encode() for v in col] for k, col in values.items()
+    }
+    want = [encode({k: col[i] for k, col in values.items()}).encode() for i in range(rows)]
+    assert jsonout._objects_json(texts, around) == want
+    assert jsonout._objects_joined(texts, around) == b",".join(want)
