@@ -381,28 +381,29 @@ def _objects_json(columns: dict[str, list[bytes]], around: dict[str, bytes] | No
     """Per row, the JSON object of ``columns`` (key -> the JSON text of each row's value), keys sorted: the text of
     a row joined from its pieces in one call. ``around``: key -> the two brackets its texts go between (b"[]" for
     a list's items), written with the key and the key after it, so that the texts are not copied to add them."""
-    return list(map(b"".join, zip(*_object_pieces(columns, around or {}, b"{"), strict=False)))  # the keys repeat
+    return list(map(b"".join, zip(*_object_pieces(columns, around or {}), strict=False)))  # the keys repeat
 
 
 def _objects_joined(columns: dict[str, list[bytes]], around: dict[str, bytes]) -> bytes:
     """``b",".join(_objects_json(columns, around))``, joined from every row's pieces in one call (each row's text is
     not made and copied again)."""
-    pieces = _object_pieces(columns, around, b",{")
-    pieces[0] = chain([b"{" + next(pieces[0])[2:]], pieces[0])  # the first row: no comma before it
-    return b"".join(chain.from_iterable(zip(*pieces, strict=False)))
+    return b"".join(chain.from_iterable(zip(*_object_pieces(columns, around, b","), strict=False)))
 
 
-def _object_pieces(columns: dict[str, list[bytes]], around: dict[str, bytes], opening: bytes) -> list[Any]:
-    """The pieces of each row's object (``_objects_json``), as iterables to zip: the keys' texts repeated (the
-    first one after ``opening``), each column's texts between them."""
+def _object_pieces(columns: dict[str, list[bytes]], around: dict[str, bytes], between: bytes = b"") -> list[Any]:
+    """The pieces of each row's object (``_objects_json``), as iterables to zip: the keys' texts repeated, each
+    column's texts between them; ``between`` goes before every row's object but the first."""
     parts: list[Any] = []
     close = b""  # what the key before leaves to close
     for i, key in enumerate(sorted(columns)):
         brackets = around.get(key, b"")
-        parts.append(repeat(close + (b"," if i else opening) + orjson.dumps(key) + b":" + brackets[:1]))
+        parts.append(repeat(close + (b"," if i else b"{") + orjson.dumps(key) + b":" + brackets[:1]))
         parts.append(columns[key])
         close = brackets[1:]
     parts.append(repeat(close + b"}"))
+    if between:  # the first row's opening alone, every later row's after ``between``
+        opening = next(parts[0])
+        parts[0] = chain([opening], repeat(between + opening))
     return parts
 
 
