@@ -33,6 +33,7 @@ from .device import PEAK_COLUMNS
 from .errors import EXIT_INTERNAL, FormatError, NcuRooflineError, NoLaunchesError, OutputError
 from .filters import filter_analysis
 from .io import read_one
+from .io.records import usable_cpus
 
 #: The frames of a campaign dataset, each its own folder: what they hold is documented on ``Analysis`` and
 #: ``ncu_roofline.model``; ``quantities`` and ``peaks`` have their LAUNCH_KEY index as columns, ``peaks`` only
@@ -216,10 +217,7 @@ def existing_partitions(root: Path, reports: Iterable[str]) -> list[str]:
 
 def default_jobs() -> int:
     """Worker processes by default: the CPUs this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def _context() -> multiprocessing.context.BaseContext:

@@ -9,6 +9,8 @@ import csv
 import gzip
 import itertools
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -574,3 +576,20 @@ def test_the_streamed_reader_answers_as_the_careful_reader(
         return
     _assert_same(fast, slow)
     assert_frame_equal(fast.source, slow.source, check_exact=True)
+
+
+def test_parsing_threads_follow_the_cpus_this_process_may_use() -> None:
+    """A process pinned to one CPU (``taskset``, a batch job's share of a node) parses on one thread, however many
+    CPUs the machine has; the export command's default worker count is the same figure."""
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs an affinity mask of two CPUs or more to narrow")
+    one = min(os.sched_getaffinity(0))
+    code = (
+        f"import os; os.sched_setaffinity(0, {{{one}}})\n"
+        "from ncu_roofline.io import records\n"
+        "from ncu_roofline.campaign import default_jobs\n"
+        "print(records.MAX_CHUNKS, default_jobs(), os.cpu_count())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[:2] == ["1", "1"] and int(out[2]) >= 2
+    assert min(8, len(os.sched_getaffinity(0))) == records.MAX_CHUNKS
