@@ -16,7 +16,13 @@ shape), ``--page all`` the sample's ``--print-details all`` page repeated (1,900
 and embedded tables among them: 620 KB a launch, so ask for --sizes 256,1024).
 
     python benchmarks/pipeline.py [--sizes 1024,10240,102400] [--only pandas,ingest,json,html] [--repeat 1]
-                                  [--page repeated|distinct|2021|all] [--keep DIR]
+                                  [--page repeated|distinct|2021|all] [--keep DIR] [--cpus N]
+
+``--cpus N`` runs every measurement on N of the CPUs the benchmark may use (Linux's affinity mask, inherited by
+each measurement's process). The bare read (pandas 3 parses on one thread and builds its text columns on Arrow's)
+and ncu-roofline's reader (one parsing thread per CPU, up to 8) use what they are given; the analysis, the summary
+and the writers are one core's Python whatever the count. So the ratios depend on it: on this project's 2-core
+machine the JSON run is 2.2-2.4x the bare read on both CPUs and 1.5x on one.
 
 ``--repeat N`` runs N rounds, each measurement once per round in the order given (the bare read first), and keeps
 the fastest of each: measurements taken side by side, not N of one kind and then N of the next. On a virtual
@@ -219,6 +225,13 @@ def main() -> None:
         "--print-details all page repeated",
     )
     ap.add_argument("--keep", type=Path, help="build the files here and keep them (reused when present)")
+    ap.add_argument(
+        "--cpus",
+        type=int,
+        help="run every measurement on this many of the CPUs this process may use (its affinity mask, which the "
+        "measurements inherit; Linux): the bare read and the reader use every CPU they may, the stages after the "
+        "read one, so the ratios depend on the count",
+    )
     ap.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -230,7 +243,16 @@ def main() -> None:
         kinds.insert(0, "pandas")  # every ratio is against the bare read of the same run
     work = args.keep or Path(tempfile.mkdtemp(prefix="ncu-roofline-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; the {args.page} page")
+    if args.cpus:
+        allowed = sorted(os.sched_getaffinity(0))
+        if not 1 <= args.cpus <= len(allowed):
+            ap.error(f"--cpus {args.cpus}: this process may use {len(allowed)} CPUs")
+        os.sched_setaffinity(0, allowed[: args.cpus])
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(
+        f"machine: {os.cpu_count()} cores, measurements on {cpus}, Python {sys.version.split()[0]};"
+        f" the {args.page} page"
+    )
     first, again = touch_cost()
     print(f"fresh memory: {first:.1f} us per 4 KiB page the first time, {again:.1f} us again")
     print(
