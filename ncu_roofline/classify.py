@@ -11,7 +11,8 @@ Every launch gets a score (0..1) per limiter: the fraction of that unit's peak i
 ``l1``       the same for L1/TEX: byte roof (global/local L1 traffic), busiest L1 member of the breakdown (it sees
              shared memory and bank conflicts), else ``l1tex__throughput`` of elapsed cycles, else the SOL
              header's figure of *active* cycles capped at ``Memory Throughput`` (on a 2 us, one-block kernel the
-             active-cycle figure reads ~100 % of almost nothing);
+             active-cycle figure reads ~100 % of almost nothing); without ``Memory Throughput`` that figure is
+             no score, only an upper bound of the level (its active cycles are at most the elapsed ones);
 ``compute``  the larger of ``sm__throughput`` (it includes every pipe and the issue slots, so integer and
              address work count) and the best FP64/FP32/FP16/tensor fraction of the FLOP roofs.
 
@@ -122,7 +123,8 @@ COLLECT: dict[str, str] = {
     "dram__bytes.sum.per_second (--metrics dram__bytes.sum.per_second)",
     "l2": "L2: lts__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
     "lts__t_bytes.sum.per_second (--metrics lts__t_bytes.sum.per_second)",
-    "l1": "L1: l1tex__throughput.avg.pct_of_peak_sustained_active (--section SpeedOfLight) or "
+    "l1": "L1: l1tex__throughput.avg.pct_of_peak_sustained_active with the Memory Throughput that caps it "
+    "(--section SpeedOfLight), l1tex__throughput.avg.pct_of_peak_sustained_elapsed or "
     "l1tex__t_bytes.sum.per_second (--metrics l1tex__t_bytes.sum.per_second)",
     "compute": "compute: sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
     "sm": "SM pipes (integer, tensor and issue work the FLOP counts miss): "
@@ -360,11 +362,14 @@ def _scores(
     the score and its source (object array, None where no score)."""
     cap = t["memory"]
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped(t["l2"], cap), t["l2_busiest"])
-    l1_header = _capped(t["l1"], cap)
+    # the active-cycle figure is only an upper bound of the elapsed one (a one-block launch reads 67-178 %):
+    # without Memory Throughput to cap it, it gives no score (classify keeps it as the level's upper bound)
+    l1_header = np.where(np.isnan(cap), np.nan, np.fmin(t["l1"], cap))
     l1_sol = np.where(
         np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
     )
-    sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
+    capped = ~np.isnan(cap)  # the L2 header figure (of elapsed cycles) is capped where Memory Throughput is known
+    sol_l2_name = choose(np.isnan(t["l2_busiest"]), choose(capped, "l2", "l2_uncapped"), "l2_busiest")
     sol_l1_name = choose(np.isnan(t["l1_busiest"]), choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest")
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
     pipes = _nanmax(*(t[c] for c in pipe_columns))
@@ -550,6 +555,7 @@ SOURCE_WORDS: dict[str, str] = {
     "dram": "SOL DRAM throughput",
     "dram_busiest": "busiest DRAM unit of the SOL memory breakdown",
     "l2": "SOL L2 throughput, capped at Memory Throughput",
+    "l2_uncapped": "SOL L2 throughput; Memory Throughput, its cap, not measured",
     "l2_busiest": "busiest L2 unit of the SOL memory breakdown",
     "l1": "SOL L1/TEX throughput of active cycles, capped at Memory Throughput",
     "l1_elapsed": "SOL L1/TEX throughput",
@@ -612,9 +618,14 @@ def classify(
     # Memory Throughput on every launch of the H200 exports, L2 and L1 are capped at it here): a level left
     # unmeasured is at most that, so under the bound threshold it cannot be the one at its bound (an integrated
     # GPU, which has no DRAM counter, still gets its latency and launch verdicts)
+    # L1 with its figure of active cycles alone (nothing to cap it, no figure of elapsed cycles): at most that,
+    # since its active cycles are at most the elapsed ones; under the bound threshold it cannot be at its bound
+    l1_upper = np.where(unknown["l1"], t["l1"], np.nan)
     with np.errstate(invalid="ignore"):
         capped = ~np.isnan(t["memory"]) & (t["memory"] < BOUND_THRESHOLD)
+        l1_under = l1_upper < BOUND_THRESHOLD
     open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
+    open_level["l1"] &= ~l1_under
     lim = limiter.copy()
     lim[below & np.logical_or.reduce([open_level[k] for k in LIMITERS])] = None
     verdict = ~pd.isna(lim)
@@ -711,6 +722,13 @@ def classify(
     reason[no_verdict] = (
         "no verdict: " + unmeasured[no_verdict] + f" not measured, and every measured unit is under "
         f"{BOUND_THRESHOLD:.0%} of its peak"
+    )
+    reason = append(
+        reason,
+        (verdict | no_verdict) & ~np.isnan(l1_upper),
+        "; l1 at most ",
+        percent(l1_upper),
+        " (its throughput of active cycles; no Memory Throughput to cap it)",
     )
 
     others = joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + percent(s[k])) for k in LIMITERS], ", ", n)

@@ -49,10 +49,11 @@ def _convert_numbers(text: str, column: str, convert) -> str:
     for r in rs[1:]:
         if len(r) > i and NUMBER.match(r[i]):
             r[i] = convert(r[i])
-    return _write_like(text, rs)
+    return write_like(text, rs)
 
 
-def _write_like(original: str, rs: list[list[str]]) -> str:
+def write_like(original: str, rs: list[list[str]]) -> str:
+    """``rs`` written as ncu wrote ``original``: metric rows of a ragged details page end with one empty field."""
     header = rs[0]
     ragged = "Metric Value" in header and header.index("Metric Value") + 2 < len(header)
     if not ragged:
@@ -80,7 +81,7 @@ def label_name(labels_text: str, names_text: str) -> str:
     for x, y in zip(a[1:], b[1:], strict=True):
         if len(x) > mi and x[mi]:
             x[mi] = f"{x[mi]} ({y[mi]})"
-    return _write_like(labels_text, a)
+    return write_like(labels_text, a)
 
 
 LAYOUT_15 = [

@@ -463,3 +463,56 @@ def test_latency_verdicts_on_a_details_page_name_ncus_stall() -> None:
         "stalls (ncu's CPIStall rule): 49.5 cycles per instruction waiting for a scoreboard dependency on a L1TEX"
         in reason
     )
+
+
+#: A Speed Of Light picked by hand (--metrics): each unit's throughput, L1's of its active cycles, no Memory
+#: Throughput (gpu__compute_memory_throughput), which caps that figure in ncu's own section.
+HAND_PICKED_SOL = (
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active",
+)
+
+
+def _raw_subset(tmp_path: Path, metrics: tuple[str, ...]) -> Path:
+    """The real raw page with its identity columns and ``metrics`` only, written as ncu writes it."""
+    rows = list(csv.reader(data("micro_full.raw.csv").open()))
+    keep = [*range(rows[0].index("CC") + 1), *(rows[0].index(m) for m in metrics)]
+    path = tmp_path / "picked.raw.csv"
+    with path.open("w", newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    return path
+
+
+def test_l1_of_active_cycles_alone_is_an_upper_bound_not_a_score(tmp_path: Path) -> None:
+    """Without Memory Throughput to cap it, L1's throughput of its active cycles gives no score: on the
+    one-block tiny_launch ncu reads 67-105 % there (0.2 % of elapsed cycles), and a verdict built on it said
+    "l1 bound". It still bounds the level: under 60 % it cannot be the one at its bound."""
+    rows = {r[0]: r for r in csv.reader(data("micro_full.raw.csv").open())}
+    col = next(csv.reader(data("micro_full.raw.csv").open())).index(
+        "l1tex__throughput.avg.pct_of_peak_sustained_active"
+    )
+    active = {int(k): float(r[col].replace(",", "")) / 100 for k, r in rows.items() if k.isdigit()}
+    assert active[13] > 1.0 and active[12] > BOUND_THRESHOLD  # ncu's own figures: the trap
+
+    a = analyze(ncu_roofline.read(_raw_subset(tmp_path, HAND_PICKED_SOL)))
+    v = _by_id(a.verdicts)
+    assert v["score_l1"].isna().all()
+    assert (v[[f"score_{k}" for k in LIMITERS]].max(axis=1).dropna() <= 1.0).all()
+    for lid in range(12, 16):  # no verdict: L1 could be at its bound; the reason gives ncu's figure as the bound
+        assert pd.isna(v.loc[lid, "limiter"]) and "l1" in v.loc[lid, "unmeasured"]
+        assert f"l1 at most {active[lid]:.0%}" in v.loc[lid, "reason"]
+    for lid in (5, 6, 7):  # FP-bound kernels: L1 under 1 % of its active cycles leaves only DRAM open
+        assert v.loc[lid, "limiter"] == "compute" and "partial: hbm not measured;" in v.loc[lid, "reason"]
+    assert "elapsed" in v.loc[12, "missing"]  # what to collect names the figure of elapsed cycles
+
+    # with the figure of elapsed cycles collected too, the tiny launches are what the samples README says
+    b = analyze(
+        ncu_roofline.read(
+            _raw_subset(tmp_path, (*HAND_PICKED_SOL, "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"))
+        )
+    )
+    w = _by_id(b.verdicts)
+    assert (w.loc[12:15, "regime"] == "launch").all()
+    assert (w.loc[12:15, "score_l1"] < 0.01).all()
