@@ -343,8 +343,8 @@ def _nanmax(*arrays: np.ndarray) -> np.ndarray:
 
 
 def _capped(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """``value`` capped at ``cap`` where the cap is known."""
-    return np.where(np.isnan(cap), value, np.fmin(value, cap))
+    """``value`` capped at ``cap`` where the cap is known; NaN where ``value`` is (a cap is no value)."""
+    return np.where(np.isnan(cap), value, np.minimum(value, cap))
 
 
 def scores(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -364,7 +364,7 @@ def _scores(
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped(t["l2"], cap), t["l2_busiest"])
     # the active-cycle figure is only an upper bound of the elapsed one (a one-block launch reads 67-178 %):
     # without Memory Throughput to cap it, it gives no score (classify keeps it as the level's upper bound)
-    l1_header = np.where(np.isnan(cap), np.nan, np.fmin(t["l1"], cap))
+    l1_header = np.where(np.isnan(cap), np.nan, np.minimum(t["l1"], cap))
     l1_sol = np.where(
         np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
     )
@@ -719,9 +719,19 @@ def classify(
         ")",
     )
     no_verdict = ~verdict & (basis != "") & (unmeasured != "")
+    with np.errstate(invalid="ignore"):
+        memory_bound = t["memory"] >= BOUND_THRESHOLD  # ncu's busiest memory unit: some level is at its bound
     reason[no_verdict] = (
         "no verdict: " + unmeasured[no_verdict] + f" not measured, and every measured unit is under "
         f"{BOUND_THRESHOLD:.0%} of its peak"
+    )
+    at = no_verdict & memory_bound
+    reason[at] = (
+        "no verdict: "
+        + unmeasured[at]
+        + " not measured, and ncu's Memory Throughput (its busiest memory unit) is "
+        + percent(t["memory"])[at]
+        + ": a memory level that was not measured is at its bound"
     )
     reason = append(
         reason,

@@ -516,3 +516,23 @@ def test_l1_of_active_cycles_alone_is_an_upper_bound_not_a_score(tmp_path: Path)
     w = _by_id(b.verdicts)
     assert (w.loc[12:15, "regime"] == "launch").all()
     assert (w.loc[12:15, "score_l1"] < 0.01).all()
+
+
+def test_memory_throughput_alone_scores_no_level_and_says_a_level_is_at_its_bound(tmp_path: Path) -> None:
+    """The two headline figures picked by hand (Compute and Memory Throughput): Memory Throughput caps the L2 and
+    L1 figures, it is none of them (L2 and L1 scored the cap itself: "l2 at 87%" on stream_triad, whose L2
+    figure was never collected). Where it is at or over 60 %, some memory level is at its bound: no verdict, and
+    the reason says so rather than "every measured unit is under 60%"."""
+    picked = ("gpu__time_duration.sum", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+              "sm__throughput.avg.pct_of_peak_sustained_elapsed")  # fmt: skip
+    raw = list(csv.reader(data("micro_full.raw.csv").open()))
+    memory = {int(r[0]): float(r[raw[0].index(picked[1])].replace(",", "")) / 100 for r in raw if r[0].isdigit()}
+    v = _by_id(analyze(ncu_roofline.read(_raw_subset(tmp_path, picked))).verdicts)
+    assert v[["score_hbm", "score_l2", "score_l1"]].isna().all().all()
+    for lid in (0, 1, 4, 9):  # stream_triad, strided_read, smem_bank_conflict, spill_heavy: Memory Throughput >= 60 %
+        assert memory[lid] >= BOUND_THRESHOLD and pd.isna(v.loc[lid, "limiter"])
+        assert f"Memory Throughput (its busiest memory unit) is {memory[lid]:.0%}" in v.loc[lid, "reason"]
+    for lid in (5, 6, 7):  # the FP kernels: compute-bound, every memory level at most Memory Throughput (< 1 %)
+        assert v.loc[lid, "limiter"] == "compute" and memory[lid] < 0.01
+        assert "hbm, l2, l1 not measured, at most ncu's Memory Throughput" in v.loc[lid, "reason"]
+    assert (v.loc[12:15, "regime"] == "launch").all()  # all under 60 %, the levels capped by it: settled
