@@ -7,14 +7,17 @@ Every launch gets a score (0..1) per limiter: the fraction of that unit's peak i
 ``l2``       the larger of the L2 byte roof (L2 -> SM bytes) and the L2 unit's Speed Of Light figure: the busiest
              L2 member of ncu's memory breakdown (tag lookups, atomics, writes: work the byte roof does not
              see); where the export has no breakdown, the SOL header ``lts__throughput`` capped at ncu's
-             ``Memory Throughput`` (the breakdown maximum, which bounds every member);
+             ``Memory Throughput`` (the breakdown maximum, which bounds every member); without ``Memory
+             Throughput`` the header is only an upper bound of the level (HEADER_BOUNDS);
 ``l1``       the same for L1/TEX: byte roof (global/local L1 traffic), busiest L1 member of the breakdown (it sees
              shared memory and bank conflicts), else ``l1tex__throughput`` of elapsed cycles, else the SOL
              header's figure of *active* cycles capped at ``Memory Throughput`` (on a 2 us, one-block kernel the
              active-cycle figure reads ~100 % of almost nothing); without ``Memory Throughput`` that figure is
-             no score, only an upper bound of the level (its active cycles are at most the elapsed ones);
+             no score, only an upper bound of the level (its active cycles are at most the elapsed ones:
+             HEADER_BOUNDS);
 ``compute``  the larger of ``sm__throughput`` (it includes every pipe and the issue slots, so integer and
-             address work count) and the best FP64/FP32/FP16/tensor fraction of the FLOP roofs.
+             address work count; else the busiest pipe, a lower bound of it that cannot settle the SM under its
+             bound) and the best FP64/FP32/FP16/tensor fraction of the FLOP roofs.
 
 The limiter is the unit with the highest score. Memory units within ``TIE_MARGIN`` of each other go to the
 outer level (DRAM, then L2, then L1): every DRAM byte also crosses L2 and L1, so a tie means the inner
@@ -121,15 +124,14 @@ UNMEASURED_UNITS = (*LIMITERS, "sm")
 COLLECT: dict[str, str] = {
     "hbm": "DRAM: gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
     "dram__bytes.sum.per_second (--metrics dram__bytes.sum.per_second)",
-    "l2": "L2: lts__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
-    "lts__t_bytes.sum.per_second (--metrics lts__t_bytes.sum.per_second)",
+    "l2": "L2: lts__throughput.avg.pct_of_peak_sustained_elapsed with the Memory Throughput that caps it "
+    "(--section SpeedOfLight) or lts__t_bytes.sum.per_second (--metrics lts__t_bytes.sum.per_second)",
     "l1": "L1: l1tex__throughput.avg.pct_of_peak_sustained_active with the Memory Throughput that caps it "
     "(--section SpeedOfLight), l1tex__throughput.avg.pct_of_peak_sustained_elapsed or "
     "l1tex__t_bytes.sum.per_second (--metrics l1tex__t_bytes.sum.per_second)",
     "compute": "compute: sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
-    "sm": "SM pipes (integer, tensor and issue work the FLOP counts miss): "
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or the pipe utilisations "
-    "(--section ComputeWorkloadAnalysis)",
+    "sm": "SM throughput (integer, tensor and issue work the FLOP counts and the pipes miss): "
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
@@ -342,9 +344,22 @@ def _nanmax(*arrays: np.ndarray) -> np.ndarray:
     return out
 
 
-def _capped(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """``value`` capped at ``cap`` where the cap is known; NaN where ``value`` is (a cap is no value)."""
-    return np.where(np.isnan(cap), value, np.minimum(value, cap))
+def _capped_header(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """A SOL header figure capped at Memory Throughput; NaN where either is missing (a cap is no value, and a
+    figure without its cap is only a bound: HEADER_BOUNDS)."""
+    out: np.ndarray = np.minimum(value, cap)  # NaN if either is
+    return out
+
+
+#: The SOL header figures that bound a memory level from above where Memory Throughput, which caps them, is not
+#: in the export: (unit-table column, what the reason calls it). ``lts__throughput`` counts more than ncu's
+#: memory breakdown does (up to 36 points over its busiest L2 member on the H200 samples: stream_triad's 90 %
+#: against DRAM's 87 %); L1's figure of *active* cycles is at least its figure of elapsed ones (a one-block
+#: launch reads 67-178 % against 0.2 %). Under the bound threshold such a bound settles its level.
+HEADER_BOUNDS: dict[str, tuple[str, str]] = {
+    "l2": ("l2", "SOL L2 throughput"),
+    "l1": ("l1", "its throughput of active cycles"),
+}
 
 
 def scores(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -360,16 +375,15 @@ def _scores(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """``scores`` over the unit table's columns ``t`` (``pipe_columns``: its pipe_* columns): per limiter,
     the score and its source (object array, None where no score)."""
+    # The SOL headers' L2 and L1 figures score only capped at Memory Throughput: without it each is an upper
+    # bound of the level (HEADER_BOUNDS; classify keeps it as such), not a score
     cap = t["memory"]
-    l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped(t["l2"], cap), t["l2_busiest"])
-    # the active-cycle figure is only an upper bound of the elapsed one (a one-block launch reads 67-178 %):
-    # without Memory Throughput to cap it, it gives no score (classify keeps it as the level's upper bound)
-    l1_header = np.where(np.isnan(cap), np.nan, np.minimum(t["l1"], cap))
+    l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped_header(t["l2"], cap), t["l2_busiest"])
+    l1_header = _capped_header(t["l1"], cap)
     l1_sol = np.where(
         np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
     )
-    capped = ~np.isnan(cap)  # the L2 header figure (of elapsed cycles) is capped where Memory Throughput is known
-    sol_l2_name = choose(np.isnan(t["l2_busiest"]), choose(capped, "l2", "l2_uncapped"), "l2_busiest")
+    sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
     sol_l1_name = choose(np.isnan(t["l1_busiest"]), choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest")
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
     pipes = _nanmax(*(t[c] for c in pipe_columns))
@@ -555,7 +569,6 @@ SOURCE_WORDS: dict[str, str] = {
     "dram": "SOL DRAM throughput",
     "dram_busiest": "busiest DRAM unit of the SOL memory breakdown",
     "l2": "SOL L2 throughput, capped at Memory Throughput",
-    "l2_uncapped": "SOL L2 throughput; Memory Throughput, its cap, not measured",
     "l2_busiest": "busiest L2 unit of the SOL memory breakdown",
     "l1": "SOL L1/TEX throughput of active cycles, capped at Memory Throughput",
     "l1_elapsed": "SOL L1/TEX throughput",
@@ -600,13 +613,16 @@ def classify(
     have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1).to_numpy()
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()
     have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1).to_numpy()
-    have_sm = table["sm"].notna().to_numpy() | have_pipes
+    # sm__throughput is the busiest of the SM's sub-units (pipes, issue slots, ...): the pipes alone are a lower
+    # bound of it (two llm_full launches: busiest pipe 37-40 %, SM throughput over 60 %), so they can show the SM
+    # at its bound but cannot settle that it is under it
+    have_sm = table["sm"].notna().to_numpy()
     families = ("roofline", "speed-of-light", "sol-breakdown", "pipes")
     basis_of = np.array(["+".join(f for b, f in enumerate(families) if code >> b & 1) for code in range(16)], object)
     basis = basis_of[have_roof * 1 + have_sol * 2 + have_breakdown * 4 + have_pipes * 8]
 
     unknown = {k: np.isnan(s[k]) for k in LIMITERS}
-    unknown["sm"] = ~unknown["compute"] & ~have_sm  # compute from FLOP counts only
+    unknown["sm"] = ~unknown["compute"] & ~have_sm  # compute from FLOP counts or pipes only
     any_unknown = np.logical_or.reduce([unknown[k] for k in UNMEASURED_UNITS])
     with np.errstate(invalid="ignore"):
         bound = value >= BOUND_THRESHOLD
@@ -618,14 +634,14 @@ def classify(
     # Memory Throughput on every launch of the H200 exports, L2 and L1 are capped at it here): a level left
     # unmeasured is at most that, so under the bound threshold it cannot be the one at its bound (an integrated
     # GPU, which has no DRAM counter, still gets its latency and launch verdicts)
-    # L1 with its figure of active cycles alone (nothing to cap it, no figure of elapsed cycles): at most that,
-    # since its active cycles are at most the elapsed ones; under the bound threshold it cannot be at its bound
-    l1_upper = np.where(unknown["l1"], t["l1"], np.nan)
+    # a level with only its SOL header figure and nothing to cap it (HEADER_BOUNDS) is at most that figure
+    upper = {k: np.where(unknown[k], t[column], np.nan) for k, (column, _) in HEADER_BOUNDS.items()}
     with np.errstate(invalid="ignore"):
         capped = ~np.isnan(t["memory"]) & (t["memory"] < BOUND_THRESHOLD)
-        l1_under = l1_upper < BOUND_THRESHOLD
     open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
-    open_level["l1"] &= ~l1_under
+    for k, bound_of in upper.items():
+        with np.errstate(invalid="ignore"):
+            open_level[k] &= ~(bound_of < BOUND_THRESHOLD)
     lim = limiter.copy()
     lim[below & np.logical_or.reduce([open_level[k] for k in LIMITERS])] = None
     verdict = ~pd.isna(lim)
@@ -733,13 +749,15 @@ def classify(
         + percent(t["memory"])[at]
         + ": a memory level that was not measured is at its bound"
     )
-    reason = append(
-        reason,
-        (verdict | no_verdict) & ~np.isnan(l1_upper),
-        "; l1 at most ",
-        percent(l1_upper),
-        " (its throughput of active cycles; no Memory Throughput to cap it)",
-    )
+    for k, (_, words_of) in HEADER_BOUNDS.items():
+        reason = append(
+            reason,
+            # where the bound decides something: no verdict, the level left open, or a latency/launch verdict
+            (no_verdict | (verdict & (open_level[k] | below))) & ~np.isnan(upper[k]),
+            f"; {k} at most ",
+            percent(upper[k]),
+            f" ({words_of}; no Memory Throughput to cap it)",
+        )
 
     others = joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + percent(s[k])) for k in LIMITERS], ", ", n)
     explanation = append(reason, others != "", "; others: ", others)
