@@ -1,0 +1,99 @@
+"""Metrics picked by hand (``ncu --metrics``) in whole groups: whatever subset of the Speed Of Light, the byte and
+FLOP counts and the pipes an export has, a verdict the classifier settles (not partial) is the one the whole page
+gives, and on the micro kernels the one their construction gives (the samples README).
+
+Each list keeps the raw page's identity columns and the groups' metrics, every value ncu's own; the lists are
+every combination of up to three groups (the duration always in), over the micro and llm_full raw pages.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import itertools
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import data
+from test_classify import MICRO_TRUTH
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+
+
+def _rows(name: str) -> list[list[str]]:
+    raw = data(name).read_bytes()
+    return list(csv.reader((gzip.decompress(raw) if data(name).suffix == ".gz" else raw).decode().splitlines()))
+
+
+def _groups(header: list[str]) -> dict[str, list[str]]:
+    def like(pattern: str) -> list[str]:
+        return [c for c in header if re.fullmatch(pattern, c)]
+
+    return {
+        "sm": like(r"sm__throughput\.avg\.pct_of_peak_sustained_elapsed"),
+        "memory": like(r"gpu__compute_memory_throughput\.avg\.pct_of_peak_sustained_elapsed"),
+        "dram": like(r"gpu__dram_throughput\.avg\.pct_of_peak_sustained_elapsed"),
+        "l2": like(r"lts__throughput\.avg\.pct_of_peak_sustained_elapsed"),
+        "l1_active": like(r"l1tex__throughput\.avg\.pct_of_peak_sustained_active"),
+        "l1_elapsed": like(r"l1tex__throughput\.avg\.pct_of_peak_sustained_elapsed"),
+        "bytes": like(
+            r"(dram__bytes|lts__t_bytes|l1tex__t_bytes)\.sum(\.per_second)?|(sm|gpc)__cycles_elapsed\.avg(\.per_second)?"
+        ),
+        "flops": like(r"(sm|smsp)__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on\.sum(\.per_cycle_elapsed)?"),
+        "pipes": like(r"sm__(inst_executed_pipe|pipe)_\w+\.avg\.pct_of_peak_sustained_active"),
+    }
+
+
+def _lists(header: list[str]) -> list[tuple[str, ...]]:
+    names = [g for g, columns in _groups(header).items() if columns]
+    return [c for k in (1, 2, 3) for c in itertools.combinations(names, k)]
+
+
+def _verdicts(rows: list[list[str]], picked: tuple[str, ...], path: Path) -> pd.DataFrame:
+    header = rows[0]
+    groups = _groups(header)
+    columns = ["gpu__time_duration.sum", *(c for g in picked for c in groups[g])]
+    keep = [*range(header.index("CC") + 1), *sorted({header.index(c) for c in columns})]
+    with path.open("w", newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    v = analyze(ncu_roofline.read(path)).verdicts
+    return v.set_index(v["launch_id"].astype(int))
+
+
+def _settled_against(v: pd.DataFrame, expected: dict[int, tuple[str | None, str]]) -> list[str]:
+    """The settled verdicts of ``v`` that contradict ``expected`` (launch -> limiter, regime): a bound verdict
+    names the expected limiter, a latency or launch verdict the expected regime."""
+    wrong = []
+    for lid, r in v.iterrows():
+        if pd.isna(r["limiter"]) or bool(r["partial"]):
+            continue
+        limiter, regime = expected[int(lid)]
+        if r["regime"] != regime or (regime == "bound" and r["limiter"] != limiter):
+            wrong.append(f"{lid}: {r['limiter']}/{r['regime']}, expected {limiter}/{regime}: {r['reason']}")
+    return wrong
+
+
+MICRO = _rows("micro_full.raw.csv")
+LLM = _rows("llm_full.raw.csv")
+
+
+@pytest.mark.parametrize("picked", _lists(MICRO[0]), ids="+".join)
+def test_micro_settled_verdicts_are_the_kernels_construction(picked: tuple[str, ...], tmp_path: Path) -> None:
+    truth = {lid: (limiter, regime) for lid, (_, limiter, _, regime) in MICRO_TRUTH.items()}
+    assert _settled_against(_verdicts(MICRO, picked, tmp_path / "p.raw.csv"), truth) == []
+
+
+@pytest.fixture(scope="module")
+def llm_whole() -> dict[int, tuple[str | None, str]]:
+    v = analyze(ncu_roofline.read(data("llm_full.raw.csv"))).verdicts
+    return {int(r["launch_id"]): (r["limiter"], r["regime"]) for _, r in v.iterrows()}
+
+
+@pytest.mark.parametrize("picked", _lists(LLM[0]), ids="+".join)
+def test_llm_settled_verdicts_are_the_whole_pages(
+    picked: tuple[str, ...], tmp_path: Path, llm_whole: dict[int, tuple[str | None, str]]
+) -> None:
+    assert _settled_against(_verdicts(LLM, picked, tmp_path / "p.raw.csv"), llm_whole) == []
