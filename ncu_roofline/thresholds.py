@@ -145,7 +145,8 @@ UNCOALESCED_MIN_GAIN = _t(
 MAX_IDEAL_SECTORS_PER_REQUEST = _t(
     "MAX_IDEAL_SECTORS_PER_REQUEST", 16.0, "sectors per request", "uncoalesced_global_access",
     "Without ncu's ideal sectors: a warp-wide 16-byte (float4) access touches 32 x 16 / 32 = 16 sectors when "
-    "coalesced; more sectors per request is uncoalesced at any access width.",
+    "coalesced; more sectors per request is uncoalesced at any access width (flagged from 10 % over it, "
+    "UNCOALESCED_EXCESS_SHARE: 17.8).",
 )  # fmt: skip
 BANK_CONFLICT_SHARE = _t(
     "BANK_CONFLICT_SHARE", 0.25, "share of shared wavefronts", "shared_bank_conflicts",
