@@ -817,8 +817,19 @@ def shared_bank_conflicts(f: Frame) -> Found:
             "[32][32]), swizzle the index (XOR), or change which thread reads which element."
         ),
         evidence=(
-            Ev("l1tex__data_bank_conflicts_pipe_lsu_mem_shared / wavefronts", share, BANK_CONFLICT_SHARE, ">="),
-            Ev("conflict share x L1 utilisation", gain, BANK_CONFLICT_MIN_GAIN, ">="),
+            Ev(  # the loads' and stores' counts picked by hand leave out other shared traffic (ldsm, cp.async)
+                np.where(
+                    split,
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld + _op_st / their wavefronts (loads and "
+                    "stores only)",
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared / wavefronts",
+                ),
+                share,
+                BANK_CONFLICT_SHARE,
+                ">=",
+            ),
+            # without L1's utilisation the share alone decides (and bounds the estimate): no product to show
+            Ev("conflict share x L1 utilisation", gain, BANK_CONFLICT_MIN_GAIN, ">=", ~np.isnan(l1)),
         ),
         estimate=gain,
     )

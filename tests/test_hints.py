@@ -7,10 +7,12 @@ own spill report (``ptxas-v.txt``), and ncu's own rule messages in the details e
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -468,3 +470,30 @@ def test_low_occupancy_of_a_gemm_by_design(micro: Analysis) -> None:
     row = hints[(hints["hint"] == "low_occupancy") & (hints["launch_id"] == 10)].iloc[0]
     assert row["severity"] == "low" and "by design" in row["message"]
     assert "registers" not in row["advice"] and "smaller tiles" not in row["advice"]
+
+
+def test_bank_conflicts_without_l1_utilisation_show_no_product_they_did_not_measure(tmp_path: Path) -> None:
+    """The loads' and stores' shared-memory counters picked by hand (as forum answers give them), no L1 figure:
+    the conflict share alone decides (llm_full launch 7: ncu's counts give 25.2 % of the loads' and stores'
+    wavefronts), the evidence says it counts loads and stores only (the launch's other shared traffic, 21.7 M
+    wavefronts in all, is not in them), and it has no "share x L1 utilisation" row made with an L1 it assumed."""
+    from test_picked_lists import _rows
+
+    rows = _rows("llm_full.raw.csv")
+    names = tuple(
+        f"l1tex__data_{what}_mem_shared_op_{op}.sum"
+        for what in ("bank_conflicts_pipe_lsu", "pipe_lsu_wavefronts")
+        for op in ("ld", "st")
+    )
+    keep = [*range(rows[0].index("CC") + 1), *(rows[0].index(n) for n in names)]
+    path = tmp_path / "shared.raw.csv"
+    with path.open("w", newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    launch = next(r for r in rows if r[0] == "7")
+    c_ld, c_st, w_ld, w_st = (float(launch[rows[0].index(n)].replace(",", "")) for n in names)
+    share = (c_ld + c_st) / (w_ld + w_st)
+    assert share == pytest.approx(0.252, abs=1e-3)
+    h = hint(analysed(path), 7, "shared_bank_conflicts")
+    evidence = {e["metric"]: e["value"] for e in json.loads(h["evidence"])}
+    label = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld + _op_st / their wavefronts (loads and stores only)"
+    assert list(evidence) == [label] and evidence[label] == pytest.approx(share)
