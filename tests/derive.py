@@ -7,8 +7,10 @@ H200 export; only its spelling or the column layout changes.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import re
+from pathlib import Path
 
 NUMBER = re.compile(r"^-?\d{1,3}(,\d{3})*(\.\d+)?$|^-?\d+(\.\d+)?$")
 
@@ -138,3 +140,18 @@ def layout(text: str, columns: list[str], old_units: bool = False) -> str:
             row[u] = OLD_UNITS.get(row[u], row[u])
         out.append(row)
     return write(out)
+
+
+def raw_rows(path: Path) -> list[list[str]]:
+    """The rows of a raw page (or any export), gzip-compressed or not."""
+    data = path.read_bytes()
+    return rows((gzip.decompress(data) if path.suffix == ".gz" else data).decode())
+
+
+def picked(raw: list[list[str]], metrics: tuple[str, ...] | list[str], target: Path) -> Path:
+    """A raw page of the metrics picked by hand (``ncu --metrics``): ``raw``'s identity columns (up to CC) and
+    ``metrics``, each once, in the page's order, every value ncu's own, written as ncu writes it."""
+    header = raw[0]
+    keep = [*range(header.index("CC") + 1), *sorted({header.index(m) for m in metrics})]
+    target.write_text(write([[r[i] for i in keep] for r in raw]))
+    return target

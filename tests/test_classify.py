@@ -8,10 +8,10 @@ read back from the code under test.
 from __future__ import annotations
 
 import csv
-import gzip
 import re
 from pathlib import Path
 
+import derive
 import numpy as np
 import pandas as pd
 import pytest
@@ -468,10 +468,6 @@ def test_latency_verdicts_on_a_details_page_name_ncus_stall() -> None:
 
 #: A Speed Of Light picked by hand (--metrics): each unit's throughput, L1's of its active cycles, no Memory
 #: Throughput (gpu__compute_memory_throughput), which caps that figure in ncu's own section.
-def _text(path: Path) -> str:
-    return (gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()).decode()
-
-
 HAND_PICKED_SOL = (
     "gpu__time_duration.sum",
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
@@ -480,25 +476,22 @@ HAND_PICKED_SOL = (
 )
 
 
+def _figures(source: str, metric: str) -> dict[int, float]:
+    """ncu's percentage ``metric`` per launch ID of a raw page, as a fraction."""
+    raw = derive.raw_rows(data(source))
+    return {int(r[0]): float(r[raw[0].index(metric)].replace(",", "")) / 100 for r in raw if r[0].isdigit()}
+
+
 def _raw_subset(tmp_path: Path, metrics: tuple[str, ...], source: str = "micro_full.raw.csv") -> Path:
-    """The real raw page with its identity columns and ``metrics`` only, written as ncu writes it."""
-    rows = list(csv.reader(_text(data(source)).splitlines()))
-    keep = [*range(rows[0].index("CC") + 1), *(rows[0].index(m) for m in metrics)]
-    path = tmp_path / "picked.raw.csv"
-    with path.open("w", newline="") as fh:
-        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
-    return path
+    """The real raw page with its identity columns and ``metrics`` only (derive.picked)."""
+    return derive.picked(derive.raw_rows(data(source)), metrics, tmp_path / "picked.raw.csv")
 
 
 def test_l1_of_active_cycles_alone_is_an_upper_bound_not_a_score(tmp_path: Path) -> None:
     """Without Memory Throughput to cap it, L1's throughput of its active cycles gives no score: on the
     one-block tiny_launch ncu reads 67-105 % there (0.2 % of elapsed cycles), and a verdict built on it said
     "l1 bound". It still bounds the level: under 60 % it cannot be the one at its bound."""
-    rows = {r[0]: r for r in csv.reader(data("micro_full.raw.csv").open())}
-    col = next(csv.reader(data("micro_full.raw.csv").open())).index(
-        "l1tex__throughput.avg.pct_of_peak_sustained_active"
-    )
-    active = {int(k): float(r[col].replace(",", "")) / 100 for k, r in rows.items() if k.isdigit()}
+    active = _figures("micro_full.raw.csv", "l1tex__throughput.avg.pct_of_peak_sustained_active")
     assert active[13] > 1.0 and active[12] > BOUND_THRESHOLD  # ncu's own figures: the trap
 
     a = analyze(ncu_roofline.read(_raw_subset(tmp_path, HAND_PICKED_SOL)))
@@ -530,8 +523,7 @@ def test_memory_throughput_alone_scores_no_level_and_says_a_level_is_at_its_boun
     the reason says so rather than "every measured unit is under 60%"."""
     picked = ("gpu__time_duration.sum", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
               "sm__throughput.avg.pct_of_peak_sustained_elapsed")  # fmt: skip
-    raw = list(csv.reader(data("micro_full.raw.csv").open()))
-    memory = {int(r[0]): float(r[raw[0].index(picked[1])].replace(",", "")) / 100 for r in raw if r[0].isdigit()}
+    memory = _figures("micro_full.raw.csv", picked[1])
     v = _by_id(analyze(ncu_roofline.read(_raw_subset(tmp_path, picked))).verdicts)
     assert v[["score_hbm", "score_l2", "score_l1"]].isna().all().all()
     for lid in (0, 1, 4, 9):  # stream_triad, strided_read, smem_bank_conflict, spill_heavy: Memory Throughput >= 60 %
@@ -549,9 +541,7 @@ def test_the_l2_header_alone_is_an_upper_bound_and_the_outer_level_holds(tmp_pat
     it bounds L2 and scores nothing. The DRAM kernels are hbm-bound as the samples README says (partial: L2 could
     be busier, at most ncu's figure), not "l2 at 90%"; under 60 % the bound settles L2 (l2_reread: latency)."""
     picked = (*HAND_PICKED_SOL, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
-    raw = list(csv.reader(data("micro_full.raw.csv").open()))
-    column = raw[0].index("lts__throughput.avg.pct_of_peak_sustained_elapsed")
-    lts = {int(r[0]): float(r[column].replace(",", "")) / 100 for r in raw if r[0].isdigit()}
+    lts = _figures("micro_full.raw.csv", "lts__throughput.avg.pct_of_peak_sustained_elapsed")
     v = _by_id(analyze(ncu_roofline.read(_raw_subset(tmp_path, picked))).verdicts)
     assert v["score_l2"].isna().all()
     for lid in (0, 1):
@@ -566,7 +556,7 @@ def test_the_pipes_alone_cannot_settle_that_the_sm_is_under_its_bound(tmp_path: 
     """Every pipe of ComputeWorkloadAnalysis, without sm__throughput: the SM's throughput is the busiest of more
     than its pipes (issue slots among them), so two llm_full launches whose SM ncu reads over 60 % have no pipe
     over 60 %. Such a launch gets no settled latency verdict: the SM stays open (partial or no verdict)."""
-    raw = list(csv.reader(_text(data("llm_full.raw.csv")).splitlines()))
+    raw = derive.raw_rows(data("llm_full.raw.csv"))
     pipes = tuple(
         c for c in raw[0] if re.fullmatch(r"sm__(inst_executed_pipe|pipe)_\w+\.avg\.pct_of_peak_sustained_active", c)
     )

@@ -7,13 +7,13 @@ own spill report (``ptxas-v.txt``), and ncu's own rule messages in the details e
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import math
 import re
 from pathlib import Path
 
+import derive
 import numpy as np
 import pandas as pd
 import pytest
@@ -477,18 +477,13 @@ def test_bank_conflicts_without_l1_utilisation_show_no_product_they_did_not_meas
     the conflict share alone decides (llm_full launch 7: ncu's counts give 25.2 % of the loads' and stores'
     wavefronts), the evidence says it counts loads and stores only (the launch's other shared traffic, 21.7 M
     wavefronts in all, is not in them), and it has no "share x L1 utilisation" row made with an L1 it assumed."""
-    from test_picked_lists import _rows
-
-    rows = _rows("llm_full.raw.csv")
+    rows = derive.raw_rows(data("llm_full.raw.csv"))
     names = tuple(
         f"l1tex__data_{what}_mem_shared_op_{op}.sum"
         for what in ("bank_conflicts_pipe_lsu", "pipe_lsu_wavefronts")
         for op in ("ld", "st")
     )
-    keep = [*range(rows[0].index("CC") + 1), *(rows[0].index(n) for n in names)]
-    path = tmp_path / "shared.raw.csv"
-    with path.open("w", newline="") as fh:
-        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    path = derive.picked(rows, names, tmp_path / "shared.raw.csv")
     launch = next(r for r in rows if r[0] == "7")
     c_ld, c_st, w_ld, w_st = (float(launch[rows[0].index(n)].replace(",", "")) for n in names)
     share = (c_ld + c_st) / (w_ld + w_st)

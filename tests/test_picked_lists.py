@@ -8,12 +8,11 @@ every combination of up to three groups (the duration always in), over the micro
 
 from __future__ import annotations
 
-import csv
-import gzip
 import itertools
 import re
 from pathlib import Path
 
+import derive
 import pandas as pd
 import pytest
 from conftest import data
@@ -21,11 +20,6 @@ from test_classify import MICRO_TRUTH
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
-
-
-def _rows(name: str) -> list[list[str]]:
-    raw = data(name).read_bytes()
-    return list(csv.reader((gzip.decompress(raw) if data(name).suffix == ".gz" else raw).decode().splitlines()))
 
 
 def _groups(header: list[str]) -> dict[str, list[str]]:
@@ -53,13 +47,9 @@ def _lists(header: list[str]) -> list[tuple[str, ...]]:
 
 
 def _verdicts(rows: list[list[str]], picked: tuple[str, ...], path: Path) -> pd.DataFrame:
-    header = rows[0]
-    groups = _groups(header)
+    groups = _groups(rows[0])
     columns = ["gpu__time_duration.sum", *(c for g in picked for c in groups[g])]
-    keep = [*range(header.index("CC") + 1), *sorted({header.index(c) for c in columns})]
-    with path.open("w", newline="") as fh:
-        csv.writer(fh, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
-    v = analyze(ncu_roofline.read(path)).verdicts
+    v = analyze(ncu_roofline.read(derive.picked(rows, columns, path))).verdicts
     return v.set_index(v["launch_id"].astype(int))
 
 
@@ -76,8 +66,8 @@ def _settled_against(v: pd.DataFrame, expected: dict[int, tuple[str | None, str]
     return wrong
 
 
-MICRO = _rows("micro_full.raw.csv")
-LLM = _rows("llm_full.raw.csv")
+MICRO = derive.raw_rows(data("micro_full.raw.csv"))
+LLM = derive.raw_rows(data("llm_full.raw.csv"))
 
 
 @pytest.mark.parametrize("picked", _lists(MICRO[0]), ids="+".join)
