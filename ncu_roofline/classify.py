@@ -485,8 +485,11 @@ def flops_pipe(t: dict[str, np.ndarray], sm: np.ndarray) -> np.ndarray:
     best, frac, known = _first_max([t[p] for p in PRECISIONS])
     with np.errstate(invalid="ignore"):
         explains = (frac >= PIPE_FLOP_MIN) & (np.isnan(sm) | (frac >= PIPE_FLOP_SHARE * sm))
-    # without tensor counters, idle FP roofs could hide tensor work as well as integer work: no answer
-    out = choose(explains, np.asarray(PRECISIONS, dtype=object)[best], choose(np.isnan(t["tensor"]), None, "other"))
+    # "other" (integer, address, issue work) only where every precision's roof is measured and none explains
+    # the SM: an idle tensor roof beside unmeasured FP roofs (one chart's section picked by hand) could hide FP64
+    # work (fp64_fma), as idle FP roofs without tensor counters could hide tensor work
+    every = np.logical_and.reduce([~np.isnan(t[p]) for p in PRECISIONS])
+    out = choose(explains, np.asarray(PRECISIONS, dtype=object)[best], choose(every, "other", None))
     out[~known] = None
     return out
 

@@ -142,10 +142,15 @@ def layout(text: str, columns: list[str], old_units: bool = False) -> str:
     return write(out)
 
 
+def text_of(path: Path) -> str:
+    """An export's text, gzip-compressed or not."""
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode()
+
+
 def raw_rows(path: Path) -> list[list[str]]:
     """The rows of a raw page (or any export), gzip-compressed or not."""
-    data = path.read_bytes()
-    return rows((gzip.decompress(data) if path.suffix == ".gz" else data).decode())
+    return rows(text_of(path))
 
 
 def picked(raw: list[list[str]], metrics: tuple[str, ...] | list[str], target: Path) -> Path:

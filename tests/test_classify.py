@@ -577,3 +577,22 @@ def test_the_pipes_alone_cannot_settle_that_the_sm_is_under_its_bound(tmp_path: 
     for lid in hidden:
         assert pd.isna(v.loc[lid, "limiter"]) or (v.loc[lid, "partial"] and "sm not measured" in v.loc[lid, "reason"])
     assert "sm__throughput" in v.loc[hidden[0], "missing"]
+
+
+def test_an_idle_tensor_roof_alone_does_not_make_fp64_work_other(tmp_path: Path) -> None:
+    """Sections picked by hand from a --print-details all page: the tensor roofline chart (fp64_fma's tensor roof
+    is 0 %) without the FP64, FP32 and FP16 charts. The FLOP roofs cannot tell FP64 work from integer work then:
+    the pipe is not "other" (the construction: fp64), and no "non-FP compute" hint says so."""
+    original = derive.text_of(data("micro_full.details-all.csv"))
+    page = derive.rows(original)
+    section = page[0].index("Section Name")
+    picked = {"Compute Workload Analysis", "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)"}
+    rows = [page[0], *(r for r in page[1:] if len(r) > section and r[section] in picked)]
+    path = tmp_path / "picked.details.csv"
+    path.write_text(derive.write_like(original, rows))
+    a = analyze(ncu_roofline.read(path))
+    v = _by_id(a.verdicts)
+    assert MICRO_TRUTH[6][:3] == ("fp64_fma", "compute", "fp64")
+    assert v.loc[6, "limiter"] == "compute" and str(v.loc[6, "compute_pipe"]) in ("fp64", "<NA>")
+    fired = a.hints[a.hints["launch_id"].astype(int) == 6]["hint"]
+    assert "non_fp_compute" not in set(fired)
