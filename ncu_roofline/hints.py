@@ -330,6 +330,13 @@ _SOURCE = "--section SourceCounters"
 _ROOF_CHART = f"--section {WORK_SECTIONS['fp32']} (or --set {ROOFLINE_SET})"
 
 
+def _latency_launch(f: Frame) -> Arr:
+    """How a message names a latency-bound launch: as such where the verdict is settled, and "as far as measured"
+    where it is partial (a unit the export did not measure could be at its bound: metrics picked by hand)."""
+    partial = f.number("partial") == 1.0
+    return np.where(partial, "a launch latency-bound as far as measured (partial verdict)", "a latency-bound launch")
+
+
 def _is(f: Frame, column: str, *values: str) -> Arr:
     """Where verdict column ``column`` is one of ``values`` (a missing value is "")."""
     if column in f.verdicts.columns and "" not in values:
@@ -512,7 +519,7 @@ def low_occupancy(f: Frame) -> Found:
         )
         design = t.pick(by_design, "; one block per SM by design, near a roof", "")
         elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
-        out: Arr = "Low occupancy on a latency-bound launch: " + cause + elig + design
+        out: Arr = "Low occupancy on " + t.s(_latency_launch(f)) + ": " + cause + elig + design
         return out
 
     def advice(t: Text) -> Arr:
@@ -1037,7 +1044,7 @@ def atomic_contention(f: Frame) -> Found:
                 + " % busy, the average "
                 + t.f(savg, ".1f")
                 + " %",
-                "atomics are " + t.f(share, ".0%") + " of the global memory requests of a latency-bound launch",
+                "atomics are " + t.f(share, ".0%") + " of the global memory requests of " + t.s(_latency_launch(f)),
             )
         ),
         advice=lambda t: (

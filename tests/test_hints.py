@@ -492,3 +492,16 @@ def test_bank_conflicts_without_l1_utilisation_show_no_product_they_did_not_meas
     evidence = {e["metric"]: e["value"] for e in json.loads(h["evidence"])}
     label = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld + _op_st / their wavefronts (loads and stores only)"
     assert list(evidence) == [label] and evidence[label] == pytest.approx(share)
+
+
+def test_a_hint_on_a_partial_latency_verdict_says_it_is_partial(micro: Analysis) -> None:
+    """low_occupancy (ID 10, latency-bound by construction) on the --metrics run of the same program, whose SM
+    throughput was not collected: the verdict is latency-bound as far as measured, and the hint says so; on the
+    full page the verdict is settled and the hint names a latency-bound launch."""
+    picked = analysed(data("micro_metrics.raw.csv"))
+    v = picked.verdicts.set_index(picked.verdicts["launch_id"].astype(int))
+    assert v.loc[10, "regime"] == "latency" and bool(v.loc[10, "partial"])
+    assert hint(picked, 10, "low_occupancy")["message"].startswith(
+        "Low occupancy on a launch latency-bound as far as measured (partial verdict): "
+    )
+    assert hint(micro, 10, "low_occupancy")["message"].startswith("Low occupancy on a latency-bound launch: ")
