@@ -352,13 +352,14 @@ def _capped_header(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
 
 
 #: The SOL header figures that bound a memory level from above where Memory Throughput, which caps them, is not
-#: in the export: (unit-table column, what the reason calls it). ``lts__throughput`` counts more than ncu's
-#: memory breakdown does (up to 36 points over its busiest L2 member on the H200 samples: stream_triad's 90 %
-#: against DRAM's 87 %); L1's figure of *active* cycles is at least its figure of elapsed ones (a one-block
-#: launch reads 67-178 % against 0.2 %). Under the bound threshold such a bound settles its level.
-HEADER_BOUNDS: dict[str, tuple[str, str]] = {
-    "l2": ("l2", "SOL L2 throughput"),
-    "l1": ("l1", "its throughput of active cycles"),
+#: in the export: the level (the unit-table column of the same name) -> what the reason calls its figure.
+#: ``lts__throughput`` counts more than ncu's memory breakdown does (up to 36 points over its busiest L2 member on
+#: the H200 samples: stream_triad's 90 % against DRAM's 87 %); L1's figure of *active* cycles is at least its
+#: figure of elapsed ones (a one-block launch reads 67-178 % against 0.2 %). Under the bound threshold such a
+#: bound settles its level.
+HEADER_BOUNDS: dict[str, str] = {
+    "l2": "SOL L2 throughput",
+    "l1": "its throughput of active cycles",
 }
 
 
@@ -638,12 +639,11 @@ def classify(
     # unmeasured is at most that, so under the bound threshold it cannot be the one at its bound (an integrated
     # GPU, which has no DRAM counter, still gets its latency and launch verdicts)
     # a level with only its SOL header figure and nothing to cap it (HEADER_BOUNDS) is at most that figure
-    upper = {k: np.where(unknown[k], t[column], np.nan) for k, (column, _) in HEADER_BOUNDS.items()}
+    upper = {k: np.where(unknown[k], t[k], np.nan) for k in HEADER_BOUNDS}
     with np.errstate(invalid="ignore"):
         capped = ~np.isnan(t["memory"]) & (t["memory"] < BOUND_THRESHOLD)
-    open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
-    for k, bound_of in upper.items():
-        with np.errstate(invalid="ignore"):
+        open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
+        for k, bound_of in upper.items():
             open_level[k] &= ~(bound_of < BOUND_THRESHOLD)
     lim = limiter.copy()
     lim[below & np.logical_or.reduce([open_level[k] for k in LIMITERS])] = None
@@ -740,8 +740,9 @@ def classify(
     no_verdict = ~verdict & (basis != "") & (unmeasured != "")
     with np.errstate(invalid="ignore"):
         memory_bound = t["memory"] >= BOUND_THRESHOLD  # ncu's busiest memory unit: some level is at its bound
-    reason[no_verdict] = (
-        "no verdict: " + unmeasured[no_verdict] + f" not measured, and every measured unit is under "
+    at = no_verdict & ~memory_bound
+    reason[at] = (
+        "no verdict: " + unmeasured[at] + f" not measured, and every measured unit is under "
         f"{BOUND_THRESHOLD:.0%} of its peak"
     )
     at = no_verdict & memory_bound
@@ -752,7 +753,7 @@ def classify(
         + percent(t["memory"])[at]
         + ": a memory level that was not measured is at its bound"
     )
-    for k, (_, words_of) in HEADER_BOUNDS.items():
+    for k, words_of in HEADER_BOUNDS.items():
         reason = append(
             reason,
             # where the bound decides something: no verdict, the level left open, or a latency/launch verdict

@@ -732,7 +732,6 @@ def uncoalesced_global_access(f: Frame) -> Found:
     over = ~theo & (per > MAX_IDEAL_SECTORS_PER_REQUEST)
     share_req = np.where(over, 1.0 - MAX_IDEAL_SECTORS_PER_REQUEST / np.where(over, per, 1.0), np.nan)
     fires_req = over & _ge(share_req, UNCOALESCED_EXCESS_SHARE)
-    share_req = np.where(fires_req, share_req, np.nan)
     memory = _is(f, "limiter", *MEMORY_LIMITERS)
     work = np.where(theo, share, share_req)
     op = np.where(load_worse, "load", "store")
