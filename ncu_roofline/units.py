@@ -215,6 +215,8 @@ def unit_or_none(unit: str) -> Unit | None:
 
 #: A plain number once grouping separators are gone (also scientific notation and ncu's "inf"/"nan").
 _PLAIN_NUMBER = r"^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$"
+#: A value followed by its instances in parentheses (``--print-metric-instances values``): the value is group 1.
+_WITH_INSTANCES = r"^\s*([^\s(;][^(;]*?)\s+\([^()]*\)\s*$"
 
 # Evidence for the number style of a file.
 _EN_EVIDENCE = re.compile(r"^[-+]?[0-9]{1,3}(,[0-9]{3})+\.[0-9]+$|^[-+]?[0-9]*\.([0-9]{1,2}|[0-9]{4,})$")
@@ -260,7 +262,8 @@ def style_of(en: bool, dot: bool) -> str | None:
 
 
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
-    """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists).
+    """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists of instances
+    without a value).
 
     A string column without nulls takes a byte-level path (grouping separators dropped, each cell's characters
     checked against those of a plain number, the plain cells cast at once); only the cells with other characters,
@@ -319,7 +322,11 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
 
 
 def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
-    """:func:`parse_numbers` with Arrow's string kernels (any string array, nulls and chunks included)."""
+    """:func:`parse_numbers` with Arrow's string kernels (any string array, nulls and chunks included). A cell of
+    ``--print-metric-instances values`` (the value, then its instances: ``1,056 (0; 0; 16; ...)``) reads as its
+    value; one of instances alone (``(49.39; 0; ...)``: ncu gives the metric no value) stays null."""
+    if pc.any(pc.match_substring(text, " (")).as_py():
+        text = pc.replace_substring_regex(text, _WITH_INSTANCES, r"\1")
     if style == "en":
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
     else:

@@ -147,9 +147,27 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
     )
 
 
-def test_human_readable_page(tmp_path: Path) -> None:
-    page = "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n"
-    expect(FormatError, write(tmp_path, page, "page.txt"), "human-readable page")
+#: The first lines of ncu's pages without --csv (ncu 2024.2 re-exporting micro_roof.ncu-rep, cut short).
+TEXT_PAGES = {
+    "details": "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n",
+    "raw": (
+        "[2601] microbench@127.0.0.1\n  stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)"
+        " (1056, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n\n"
+        "  Metric Name                                  Metric Unit         Metric Value\n"
+        "  -------------------------------------------- --------------- --------------------\n"
+        "  c2clink__enabled_mask                                                           0\n"
+    ),
+    "session": (
+        "Launch Settings\n--------------------- ------------------\n"
+        "Launch Attribute      Value                                  \n"
+        "--------------------- ------------------\nProfiler Command Line ncu --section SpeedOfLight\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("page", list(TEXT_PAGES))
+def test_human_readable_page(tmp_path: Path, page: str) -> None:
+    expect(FormatError, write(tmp_path, TEXT_PAGES[page], "page.txt"), "human-readable page")
 
 
 def test_only_prof_lines(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import derive
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, SHARED, data, read_shared
+from conftest import DATA, INSTANCE_UNIT_SLIP, SHARED, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.model import (
@@ -355,6 +355,54 @@ def test_instanced_metrics_keep_their_list() -> None:
     assert len(inst) > 0 and inst["value"].isna().all()
     plain = read_shared(data("micro_full.raw.csv"))
     assert _value(r, 0, "dram__bytes.sum.per_second") == _value(plain, 0, "dram__bytes.sum.per_second")
+    # no value on ncu's plain page either
+    both = inst.merge(plain.metrics, on=["launch_id", "metric"], how="left", suffixes=("", "_plain"))
+    assert len(both) == len(inst) and both["value_plain"].isna().all()
+
+
+#: ``--print-metric-instances values``: a value, then its instances in parentheses (ncu 2024.2 and 2025.3).
+_VALUE_AND_INSTANCES = r"^[^(\s][^(]* \(.*\)$"
+
+
+@pytest.mark.parametrize(
+    ("instances", "plain"),
+    [
+        ("micro_full.raw-instances.csv", "micro_full.raw.csv"),  # ncu 2025.3 wrote both
+        ("reexport/ncu-2024.2/micro_roof.raw-instances.csv.gz", "micro_roof.raw.csv"),  # 2024.2 beside 2025.3
+    ],
+)
+def test_a_value_followed_by_its_instances_reads_as_the_value(instances: str, plain: str) -> None:
+    # ncu writes an instanced metric's value, then its instances ("1,056 (0; 0; 16; ...)", "1.60 (1.60)" for
+    # launch__waves_per_multiprocessor); the plain raw page of the same launches has the value alone. It was
+    # NaN, and the hints that read such a metric (tail_effect, small_grid, uncoalesced access) were not given.
+    m = read_shared(data(instances) if not instances.startswith("reexport") else DATA / instances).metrics
+    both = m[m["text"].str.contains(_VALUE_AND_INSTANCES, regex=True, na=False)]
+    assert len(both) > 100
+    joined = both.merge(read_shared(data(plain)).metrics, on=["launch_id", "metric"], suffixes=("", "_plain"))
+    joined = joined[joined["value_plain"].notna()]  # (ncu's plain page has a few of them as text)
+    joined = joined[joined["metric"] != INSTANCE_UNIT_SLIP]
+    assert len(joined) > 100 and joined["value"].notna().all()
+    printed = joined["text"].str.replace(r" \(.*\)$", "", regex=True).str.replace(",", "", regex=False)
+    decimals = printed.str.extract(r"\.(\d+)$")[0].str.len().fillna(0).to_numpy(dtype=float)
+    number = printed.astype(float).to_numpy()
+    scale = np.where(number != 0, joined["value"].to_numpy() / np.where(number != 0, number, 1), 1.0)
+    half = 0.5 * 10.0**-decimals * np.abs(scale)  # half a unit of the last printed digit, in base units
+    off = (joined["value"] - joined["value_plain"]).abs().to_numpy()
+    assert (off <= half * (1 + 1e-9) + 1e-6 * joined["value_plain"].abs().to_numpy()).all()
+
+
+def test_an_instanced_page_gives_the_plain_pages_verdicts_and_hints() -> None:
+    from ncu_roofline.analysis import analyze
+
+    def verdicts(name: str) -> pd.DataFrame:
+        a = analyze(read_shared(data(name)))
+        hints = a.hints.groupby("launch_id")["hint"].agg(lambda h: ",".join(sorted(h)))
+        v = a.verdicts.set_index("launch_id")[["limiter", "regime", "compute_pipe"]].astype(object)
+        return v.assign(hints=hints.reindex(v.index)).fillna("-")
+
+    plain = verdicts("micro_full.raw.csv")
+    assert plain["hints"].str.contains("small_grid").sum() == 5  # (golden: the plain page, ncu's own)
+    pd.testing.assert_frame_equal(verdicts("micro_full.raw-instances.csv"), plain)
 
 
 @pytest.mark.parametrize("style", ["c", "dot"])

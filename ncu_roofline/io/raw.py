@@ -1,8 +1,9 @@
 """Reader of ncu's raw page (``--page raw``): wide, one column per metric name, a units row, one row per launch.
 
 Kept wide (``WideMetrics``): the analysis reads it as a launch x metric matrix, and the long form is built only
-when asked for. ``--print-metric-instances values`` cells (``(0.00; 0; 0; ...)``) keep their text; their
-value is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
+when asked for. ``--print-metric-instances values`` cells keep their text; a cell of a value and its instances
+(``1,056 (0; 0; 16; ...)``) has that value, one of instances alone (``(0.00; 0; 0; ...)``, where the plain page's
+cell is empty) is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
 """
 
 from __future__ import annotations

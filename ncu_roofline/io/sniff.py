@@ -48,8 +48,12 @@ NCU_ERRORS: dict[str, str] = {
     ),
 }
 _NO_KERNELS = "No kernels were profiled"
-#: A section heading of ncu's human-readable details page (``--page details`` without ``--csv``).
-_TEXT_PAGE = re.compile(r"^\s+Section: \S")
+#: Lines only ncu's human-readable pages (no ``--csv``) have: a section heading (details page, summaries), the
+#: metric table's header of the raw page, the attribute tables' headers of the session page.
+_TEXT_PAGE = re.compile(
+    r"^\s+Section: \S|^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$"
+    r"|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
+)
 #: How many bytes of a file we look at to decide it is text.
 SNIFF_BYTES = 1 << 16
 
