@@ -719,6 +719,12 @@ def classify(
         f" under {BOUND_THRESHOLD:.0%})",
     )
     reason = append(reason, latency, "latency-bound (", every, f" under {BOUND_THRESHOLD:.0%})")
+    # without the kernel's duration a short launch cannot be told from a latency-bound one: say so
+    reason = append(
+        reason,
+        latency & np.isnan(duration),
+        f" or launch-bound (duration not measured: launch-bound if under {LAUNCH_DURATION_S * 1e6:.0f} us)",
+    )
     reason = append(reason, launch | latency, "; busiest unit ", unit_text, " at ", u, " (", words, "); ", stalls)
     reason = append(
         reason,

@@ -124,6 +124,29 @@ def test_micro_tiny_launches_are_launch_bound_despite_the_l1_header(micro: Analy
     assert (q.loc[12:15, "duration"] < LAUNCH_DURATION_S).all()
 
 
+def test_without_the_duration_a_latency_verdict_says_it_could_be_launch_bound(tmp_path: Path) -> None:
+    # ncu's details page without its Duration and Elapsed Cycles rows (nothing else gives a launch's duration):
+    # the tiny launches, launch-bound by construction (2 us), cannot be told from latency-bound ones
+    rows = derive.rows(derive.text_of(data("micro_full.details.csv")))
+    label = rows[0].index("Metric Name")
+    kept = [r for r in rows if len(r) <= label or r[label] not in ("Duration", "Elapsed Cycles")]
+    assert len(rows) - len(kept) == 2 * 16
+    path = tmp_path / "no_duration.details.csv"
+    path.write_text(derive.write(kept))
+    a = analyze(ncu_roofline.read(path))
+    assert a.quantities["duration"].isna().all()
+    v = _by_id(a.verdicts)
+    unbound = [lid for lid, (_, _, _, regime) in MICRO_TRUTH.items() if regime != "bound"]
+    assert (v.loc[unbound, "regime"] == "latency").all()  # the regime the measured units give
+    said = v.loc[unbound, "reason"].str.contains(
+        "or launch-bound (duration not measured: launch-bound if under 5 us)", regex=False
+    )
+    assert said.all(), v.loc[unbound, "reason"]
+    assert v.loc[unbound, "missing"].str.contains("gpu__time_duration.sum", regex=False).all()
+    # with the duration, those words are nowhere
+    assert not _by_id(analysed(data("micro_full.details.csv")).verdicts)["reason"].str.contains("or launch-bound").any()
+
+
 def test_micro_stream_and_strided_are_hbm_although_the_l2_header_is_higher(micro: Analysis) -> None:
     q = micro.quantities.reset_index(drop=True)
     v = _by_id(micro.verdicts)
