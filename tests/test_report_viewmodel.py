@@ -237,6 +237,8 @@ def test_view_survives_missing_values_everywhere() -> None:
     assert all(p.note for p in v.rooflines)
     assert [t.key for t in v.by_limiter][-1] is None  # the unclassified launches
     assert v.lead == ("No launch has a duration: the report has no GPU time to attribute.",)
+    # no GPU time, so no share of it: not 0 % for the values no launch has ("launch 0.0%" it said)
+    assert all(t.share is None and t.duration_ns is None for t in (*v.by_limiter, *v.by_regime))
 
 
 def test_view_of_no_launches() -> None:

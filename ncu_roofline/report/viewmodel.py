@@ -520,8 +520,10 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
 
 def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[TimeShare, ...]:
     """The rows of ``Summary.by_limiter`` or ``by_regime``: the known values first (in their order, with 0
-    where absent), then any other value, then the unclassified launches."""
+    where absent, or no time where no launch has a duration), then any other value, then the unclassified
+    launches."""
     rows = {fmt.text(r[column]): r for r in _records(t)}
+    none = 0.0 if any(fmt.number(r["share"]) is not None for r in rows.values()) else None  # an absent value's
     label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
     order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
     if None in rows:
@@ -529,13 +531,13 @@ def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[Ti
     out = []
     for key in order:
         r = rows.get(key)
-        dur = fmt.number(r["duration_s"]) if r is not None else 0.0
+        dur = fmt.number(r["duration_s"]) if r is not None else none
         out.append(
             TimeShare(
                 key=key,
                 label=label(key),
                 duration_ns=None if dur is None else dur * 1e9,
-                share=fmt.number(r["share"]) if r is not None else 0.0,
+                share=fmt.number(r["share"]) if r is not None else none,
                 launches=fmt.integer(r["launches"]) or 0 if r is not None else 0,
                 color=color(key),
             )
