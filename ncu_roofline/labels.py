@@ -75,6 +75,19 @@ def is_metric_name(text: str) -> bool:
     return bool(METRIC_NAME.match(text))
 
 
+#: A row label of the Tensor Core roofline chart's tables on a ``--print-details all`` page: one per series
+#: ("Op:hmma Src:bf16 Dst:fp32 Sparsity:off", six rows of that one label: achieved, % of peak, per cycle and per
+#: second, peak per cycle and per second) and per source type ("Src:fp8 Sparsity:on"). The rows tell their
+#: figures apart only by their order, and the chart's points (body items) give every series' figures by name.
+TENSOR_TABLE_LABEL = re.compile(r"^(?:Op:\w+ )?Src:[\w,]+(?: Dst:\w+)?(?: Sparsity:(?:on|off))?$")
+
+
+def is_tensor_table_label(section: str, field: str) -> bool:
+    """Whether ``field`` in ``section`` is a row label of the Tensor Core chart's tables (``TENSOR_TABLE_LABEL``):
+    recognised, not read, and not a label the table lacks."""
+    return "Tensor Core" in section and bool(TENSOR_TABLE_LABEL.match(field))
+
+
 def _cc_number(cc: str | None) -> float | None:
     try:
         return float(cc) if cc else None

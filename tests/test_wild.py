@@ -25,6 +25,7 @@ from ncu_roofline.analysis import analyze
 from ncu_roofline.diff import compare
 from ncu_roofline.errors import NcuError
 from ncu_roofline.io.identity import demangled, display_name
+from ncu_roofline.labels import TENSOR_TABLE_LABEL
 
 WILD = DATA / "wild"
 V24 = WILD / "ncu-2024.2"
@@ -669,3 +670,25 @@ def test_a_name_that_is_not_mangled_is_left_as_it_is() -> None:
     assert demangled("_Zbad") is None and display_name("_Zbad") == "_Zbad"
     assert demangled("stream_triad") is None
     assert display_name("_Z_not a name") == "_Z_not a name"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["micro_full.details-all.csv", "llm_full.details-all.csv", "reexport/ncu-2024.2/micro_roof.details-all.csv.gz"],
+)
+def test_the_tensor_charts_tables_are_recognised_and_their_series_are_the_charts_points(name: str) -> None:
+    # A --print-details all page prints the Tensor Core chart's tables: six rows per series under one label
+    # ("Op:hmma Src:bf16 Dst:fp32 Sparsity:off"), told apart by their order only, and rows per source type. Not
+    # read, and not "not understood" either (55 of micro_full's 55 such labels were): every series of the tables
+    # is one of the chart's points, which give its figures by name (ncu's own file says so).
+    report = read_shared(DATA / name if name.startswith("reexport") else data(name))
+    m = report.metrics
+    tensor = m[m["section"].astype(str).str.contains("Tensor Core", regex=False)]
+    labels = tensor["label"].astype(str)
+    table = tensor[tensor["body_item"].isna() & labels.str.match(TENSOR_TABLE_LABEL.pattern)]
+    assert len(table) > 100 and table["metric"].isna().all()
+    series = set(table["label"].astype(str)[table["label"].astype(str).str.startswith("Op:")])
+    points = set(tensor["body_item"].dropna().astype(str).str.extract(r"\((Op:[^)]*)\)$")[0].dropna())
+    assert len(series) >= 20 and series <= points
+    said = report.source["not_understood"].iloc[0]
+    assert pd.isna(said) or "Tensor Core" not in said, said

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..labels import resolve
+from ..labels import is_tensor_table_label, resolve
 from ..model import (
     BODY_COLUMNS,
     RULE_COLUMNS,
@@ -735,7 +735,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
                 continue
             sec_name = sections[s_i - 1] if s_i > 0 else ""
             name, _label = resolve(sec_name, fields[f_i - 1], cc)
-            if name is None:
+            if name is None and not is_tensor_table_label(sec_name, fields[f_i - 1]):
                 where = f" in {sec_name!r}" if sec_name else ""
                 not_understood.append(f"label {fields[f_i - 1]!r}{where}")
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..labels import resolve
+from ..labels import is_tensor_table_label, resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
 from ..units import parse_numbers, unit_or_none
 from .records import categorical
@@ -106,7 +106,7 @@ def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | Non
             continue
         sec_name = str(sec.categories[s_i - 1]) if s_i > 0 else ""
         name_, _label = resolve(sec_name, str(fld.categories[f_i - 1]), cc)
-        if name_ is None:
+        if name_ is None and not is_tensor_table_label(sec_name, str(fld.categories[f_i - 1])):
             where = f" in {sec_name!r}" if sec_name else ""
             out.append(f"label {fld.categories[f_i - 1]!r}{where}")
     return out
