@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..labels import is_tensor_table_label, resolve
+from ..labels import resolve
 from ..model import (
     BODY_COLUMNS,
     RULE_COLUMNS,
@@ -41,7 +41,15 @@ from ..model import (
 )
 from ..units import number_evidence, parse_numbers, style_of, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
-from .metricframe import check_units, long_metrics, resolve_names, resolved_names, unit_columns, unknown_labels
+from .metricframe import (
+    check_units,
+    label_not_understood,
+    long_metrics,
+    resolve_names,
+    resolved_names,
+    unit_columns,
+    unknown_labels,
+)
 from .page import Page
 from .records import (
     DICT,
@@ -733,11 +741,9 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         for s_i, f_i in ordered(stream.header_pairs):
             if f_i == 0:
                 continue
-            sec_name = sections[s_i - 1] if s_i > 0 else ""
-            name, _label = resolve(sec_name, fields[f_i - 1], cc)
-            if name is None and not is_tensor_table_label(sec_name, fields[f_i - 1]):
-                where = f" in {sec_name!r}" if sec_name else ""
-                not_understood.append(f"label {fields[f_i - 1]!r}{where}")
+            said = label_not_understood(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)
+            if said is not None:
+                not_understood.append(said)
 
         # metric name per (section, field) pair, categories in the order the long frame gives them
         pair_keys: list[int] = []

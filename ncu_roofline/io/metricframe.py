@@ -104,12 +104,20 @@ def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | Non
         s_i, f_i = divmod(p, n_f)
         if f_i == 0:
             continue
-        sec_name = str(sec.categories[s_i - 1]) if s_i > 0 else ""
-        name_, _label = resolve(sec_name, str(fld.categories[f_i - 1]), cc)
-        if name_ is None and not is_tensor_table_label(sec_name, str(fld.categories[f_i - 1])):
-            where = f" in {sec_name!r}" if sec_name else ""
-            out.append(f"label {fld.categories[f_i - 1]!r}{where}")
+        said = label_not_understood(str(sec.categories[s_i - 1]) if s_i > 0 else "", str(fld.categories[f_i - 1]), cc)
+        if said is not None:
+            out.append(said)
     return out
+
+
+def label_not_understood(section: str, field: str, cc: str | None) -> str | None:
+    """What ``source.not_understood`` says of a details label in ``section`` that the label table does not map to
+    a metric name (None where it does, or where the label is one of the Tensor Core chart's table rows, which are
+    recognised and not read)."""
+    if resolve(section, field, cc)[0] is not None or is_tensor_table_label(section, field):
+        return None
+    where = f" in {section!r}" if section else ""
+    return f"label {field!r}{where}"
 
 
 def resolved_names(section: pa.Array, field: pa.Array, cc: str | None) -> frozenset[str]:
