@@ -64,6 +64,8 @@ from typing import Any
 # the page builder and the fresh-process runner are the reader benchmark's (run as scripts: this folder is on sys.path)
 from ingest import COLUMNS_2021, build_details, in_rounds, touch_cost
 
+from ncu_roofline.io.records import usable_cpus  # (each measurement runs in a process of its own)
+
 KINDS = ("pandas", "ingest", "json", "html")
 #: ``--page`` -> the name its files begin with.
 PAGES = {"repeated": "bench", "distinct": "distinct", "2021": "cols12", "all": "all"}
@@ -248,7 +250,7 @@ def main() -> None:
         if not 1 <= args.cpus <= len(allowed):
             ap.error(f"--cpus {args.cpus}: this process may use {len(allowed)} CPUs")
         os.sched_setaffinity(0, allowed[: args.cpus])
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = usable_cpus()  # what the reader's parsing threads follow
     print(
         f"machine: {os.cpu_count()} cores, measurements on {cpus}, Python {sys.version.split()[0]};"
         f" the {args.page} page"
