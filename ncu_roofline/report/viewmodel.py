@@ -523,7 +523,8 @@ def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[Ti
     where absent, or no time where no launch has a duration), then any other value, then the unclassified
     launches."""
     rows = {fmt.text(r[column]): r for r in _records(t)}
-    none = 0.0 if any(fmt.number(r["share"]) is not None for r in rows.values()) else None  # an absent value's
+    # the time and share of a value no launch has: none where no launch has a time at all
+    absent = 0.0 if any(fmt.number(r["share"]) is not None for r in rows.values()) else None
     label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
     order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
     if None in rows:
@@ -531,13 +532,13 @@ def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[Ti
     out = []
     for key in order:
         r = rows.get(key)
-        dur = fmt.number(r["duration_s"]) if r is not None else none
+        dur = fmt.number(r["duration_s"]) if r is not None else absent
         out.append(
             TimeShare(
                 key=key,
                 label=label(key),
                 duration_ns=None if dur is None else dur * 1e9,
-                share=fmt.number(r["share"]) if r is not None else none,
+                share=fmt.number(r["share"]) if r is not None else absent,
                 launches=fmt.integer(r["launches"]) or 0 if r is not None else 0,
                 color=color(key),
             )
