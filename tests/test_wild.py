@@ -15,10 +15,9 @@ import shutil
 from pathlib import Path
 
 import derive
-import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, INSTANCE_UNIT_SLIP, data, read_shared
+from conftest import DATA, INSTANCE_UNIT_SLIP, close_within_rounding, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -200,25 +199,6 @@ def test_nvtx_ranges_of_every_version_and_page() -> None:
 
 
 # ------------------------------------------------------------ the same report in ncu 2024.2 and 2025.3 exports
-
-
-def half_unit(text: pd.Series, value: pd.Series) -> np.ndarray:
-    """Half a unit of the last printed digit of each cell, in the value's (base) units (of the value before
-    its instances, ``1,056 (0; 0; 16)``, where ``--print-metric-instances`` wrote them)."""
-    plain = text.astype(str).str.replace(r"\s+\(.*\)$", "", regex=True).str.replace(",", "", regex=False)
-    decimals = plain.str.extract(r"\.(\d+)$")[0].str.len().fillna(0).to_numpy(dtype=float)
-    number = pd.to_numeric(plain, errors="coerce").to_numpy(dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        factor = np.where(number != 0, value.to_numpy(dtype=float) / number, 1.0)
-    return np.abs(0.5 * 10.0**-decimals * factor)
-
-
-def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
-    """Values ``value<a>`` and ``value<b>`` agree within the rounding of their printed texts."""
-    va, vb = frame[f"value{a}"], frame[f"value{b}"]
-    tol = half_unit(frame[f"text{a}"], va) + half_unit(frame[f"text{b}"], vb)
-    same = (va - vb).abs() <= tol * (1 + 1e-9) + 1e-12 * va.abs()
-    return same | (va.isna() & vb.isna())
 
 
 @pytest.mark.parametrize("flavour", ["details", "details-names"])
