@@ -127,7 +127,7 @@ def test_micro_tiny_launches_are_launch_bound_despite_the_l1_header(micro: Analy
 def test_without_the_duration_a_latency_verdict_says_it_could_be_launch_bound(tmp_path: Path) -> None:
     # ncu's details page without its Duration and Elapsed Cycles rows (nothing else gives a launch's duration):
     # the tiny launches, launch-bound by construction (2 us), cannot be told from latency-bound ones
-    rows = derive.rows(derive.text_of(data("micro_full.details.csv")))
+    rows = derive.raw_rows(data("micro_full.details.csv"))
     label = rows[0].index("Metric Name")
     kept = [r for r in rows if len(r) <= label or r[label] not in ("Duration", "Elapsed Cycles")]
     assert len(rows) - len(kept) == 2 * 16
