@@ -675,12 +675,21 @@ TABLE: tuple[Quantity, ...] = (
     _q("occupancy_limit_blocks", "launch__occupancy_limit_blocks", "block", "min", "blocks/SM hardware limit"),
     _q("occupancy_limit_warps", "launch__occupancy_limit_warps", "block", "min", "blocks/SM by warps"),
     _q("occupancy_limit_barriers", "launch__occupancy_limit_barriers", "block", "min", "blocks/SM by barriers"),
-    _q(
+    _f(  # (not the static part alone where the whole is not measured: the dynamic part may be most of it)
         "shared_mem_per_block",
-        ("launch__shared_mem_per_block", "launch__shared_mem_per_block_static"),
+        QUANTITY,
         "byte",
         "max",
-        "shared memory per block",
+        "shared memory per block: static, dynamic and the driver's",
+        Recipe("launch__shared_mem_per_block", (_one("launch__shared_mem_per_block"),)),
+        Recipe(
+            "static + dynamic + driver",
+            (
+                _one("launch__shared_mem_per_block_static"),
+                _one("launch__shared_mem_per_block_dynamic"),
+                _one("launch__shared_mem_per_block_driver"),
+            ),
+        ),
     ),
     _q(
         "dynamic_shared_mem_per_block",
@@ -1283,7 +1292,12 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
     Columns taken: the ncu metric names of QUANTITIES. Returns the quantity names, same index."""
     wanted = [BY_NAME[n] for n in names] if names is not None else list(QUANTITIES)
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    out = {q.name: derive(values, q.name, done)[0] if q.name in RECIPES else _combine(values, q) for q in wanted}
+    out = {
+        q.name: derive(values, q.name, done, None if q.name in RECIPES else {q.name: q.recipes})[0]
+        if q.name in RECIPES or not q.plain
+        else _combine(values, q)
+        for q in wanted
+    }
     return pd.DataFrame(out, index=values.index)
 
 

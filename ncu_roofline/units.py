@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -203,6 +204,26 @@ def parse_unit(unit: str) -> Unit:
     return Unit(unit, factor, base)
 
 
+#: The base words whose values ncu writes in a unit of their own when it scales units (``--print-units auto``, its
+#: default): data, frequency and time, alone or in a rate or ratio (``Kbyte/block``, ``Gbyte/s``, ``sector/ns``,
+#: ``%/Kbyte``). Counts (``inst``, ``cycle``, ``thread``) are written whole, with grouping separators.
+SCALED_WORDS = frozenset({"byte", "hz", "s"})
+
+
+def scaled_per_value(unit: Unit) -> bool:
+    """Whether ncu, scaling units, writes each value of ``unit`` in a prefix of its own (``SCALED_WORDS``): a
+    raw page's column unit is then one value's, and only the cells ncu rescales to it (the plain cells, six
+    decimals) are in it; a ``--print-metric-instances`` cell keeps its own (``440 (...)`` under ``%/Kbyte`` where
+    the plain page has ``0.440000``: %/Mbyte)."""
+    return any(word in SCALED_WORDS for word in unit.base.split("/"))
+
+
+def in_base_units(units: Iterable[Unit]) -> bool:
+    """Whether a page's units are ncu's base units (``--print-units base``): no decimal prefix on any of them,
+    time in ``ns`` as ncu writes it then (a page of scaled units has ``Ghz``, ``Mbyte``, ``us`` ...)."""
+    return all(u.factor == 1.0 or u.text.strip() in ("ns", "nsecond") for u in units)
+
+
 def unit_or_none(unit: str) -> Unit | None:
     """:func:`parse_unit`, or None for a unit it does not know (readers keep such cells as text)."""
     try:
@@ -319,6 +340,14 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
     if len(rest):
         out[rest] = _parse_numbers_regex(text.take(pa.array(rest)), style).to_numpy(zero_copy_only=False)
     return pa.array(out, pa.float64(), from_pandas=True)
+
+
+def with_instances(text: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Which cells are a value followed by its instances (``1.02 (1.02)``, ``1,056 (0; 0; 16)``, ``1 (0: 1)``):
+    ``--print-metric-instances`` cells, as a boolean array."""
+    if not pc.any(pc.match_substring(text, " (")).as_py():
+        return np.zeros(len(text), dtype=bool)
+    return np.asarray(pc.fill_null(pc.match_substring_regex(text, _WITH_INSTANCES), False), dtype=bool)
 
 
 def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:

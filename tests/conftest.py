@@ -23,9 +23,9 @@ DATA = Path(__file__).resolve().parent / "data"
 #: ../shared beside the checkout (CI clones the project next to a copy of it)
 SHARED_ROOT = Path(__file__).resolve().parents[2] / "shared"
 SHARED = SHARED_ROOT / "ncu-samples"
-#: ncu's one slip on --print-metric-instances raw pages (2024.2 and 2025.3): this occupancy graph's value before its
-#: instances is printed in %/byte under its %/Kbyte unit ("440 (50; 50; ...)" where the plain page has 0.440000
-#: %/Kbyte) on the launches where it is under 1 %/Kbyte. The analysis does not read it.
+#: The --print-metric-instances cell seen written in a unit of its own on ncu's raw pages (2024.2 and 2025.3): this
+#: occupancy graph's value before its instances is in %/Mbyte under its %/Kbyte unit ("440 (50; 50; ...)" where the
+#: plain page has 0.440000 %/Kbyte) on the launches where it is under 1 %/Kbyte.
 INSTANCE_UNIT_SLIP = "derived__pct_occupancy_per_shared_mem_size"
 
 

@@ -180,3 +180,17 @@ def test_fp_work_from_instruction_rates() -> None:
     value, recipe = derive(values, "fp64_flops")
     assert value[0] == pytest.approx(9e9)  # 1 + 2 + 2 x 3
     assert recipe[0] == "instruction rates (.sum.per_second)"
+
+
+def test_shared_memory_per_block_is_the_whole_or_its_three_parts() -> None:
+    # ncu's launch__shared_mem_per_block is a block's static + dynamic + driver shared memory. Where it is not
+    # measured (the section files collect the parts), the parts give it; the static part alone, what it fell back
+    # on, is not it: launch 10 of the H200 page has 200 KB of dynamic shared memory and no static.
+    values = read_shared(SHARED_ROOT / "ncu-samples" / "h200-micro" / "micro_full.raw.csv").values
+    whole = values["launch__shared_mem_per_block"].to_numpy()
+    static, dynamic, driver = (f"launch__shared_mem_per_block_{p}" for p in ("static", "dynamic", "driver"))
+    assert np.array_equal(whole, values[[static, dynamic, driver]].sum(axis=1).to_numpy())
+    assert whole[10] == 205_824 and values[static].iloc[10] == 0  # (golden: the page's cells, in Kbyte/block)
+    without = values.drop(columns=["launch__shared_mem_per_block"])
+    assert np.array_equal(quantities(without, ["shared_mem_per_block"])["shared_mem_per_block"].to_numpy(), whole)
+    assert quantities(without.drop(columns=[dynamic]), ["shared_mem_per_block"])["shared_mem_per_block"].isna().all()

@@ -69,6 +69,7 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "raw-fp": ("--page", "raw", "--print-fp"),
     "raw-instances": ("--page", "raw", "--print-metric-instances", "values"),
     "raw-instance-details": ("--page", "raw", "--print-metric-instances", "details"),
+    "raw-instances-base": ("--page", "raw", "--print-metric-instances", "values", "--print-units", "base"),
     "summary-per-kernel": ("--print-summary", "per-kernel"),
     "summary-per-nvtx": ("--print-summary", "per-nvtx"),
     "summary-per-gpu": ("--print-summary", "per-gpu"),

@@ -3,7 +3,10 @@
 Kept wide (``WideMetrics``): the analysis reads it as a launch x metric matrix, and the long form is built only
 when asked for. ``--print-metric-instances values`` cells keep their text; a cell of a value and its instances
 (``1,056 (0; 0; 16; ...)``) has that value, one of instances alone (``(0.00; 0; 0; ...)``, where the plain page's
-cell is empty) is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them).
+cell is empty) is NaN (use the ``.sum``/``.avg`` rollups, which ncu exports beside them). Scaling units (its
+default), ncu writes such a value of data, frequency or time in a prefix of its own, not the column's (``440``
+under ``%/Kbyte`` for 0.44 %/Kbyte: %/Mbyte): its unit is unknown, and it is NaN unless 0;
+``source.not_understood`` names those metrics. A page in base units has no such cell.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pyarrow as pa
 
 from ..errors import DuplicateLaunchError, FormatError
 from ..model import WideMetrics
-from ..units import parse_numbers, unit_or_none
+from ..units import Unit, in_base_units, parse_numbers, scaled_per_value, unit_or_none, with_instances
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
 from .page import Page
 from .records import (
@@ -98,37 +101,51 @@ def read_raw(loc: Located, report: str) -> Page:
     base_units: list[str] = []
     factors: list[float] = []
     unknown: dict[str, list[str]] = {}
-    for c in metric_cols:
+    known: dict[int, Unit] = {}
+    for j, c in enumerate(metric_cols):
         parsed = unit_or_none(units[col_index[c]])
         if parsed is None:
             unknown.setdefault(units[col_index[c]], []).append(c)
             base_units.append("")
             factors.append(np.nan)
             continue
+        known[j] = parsed
         base_units.append(parsed.base)
         factors.append(parsed.factor)
+    # columns whose instanced cells ncu writes in a unit of their own (scaled units): such a cell's unit is unknown
+    scaled = set() if in_base_units(known.values()) else {j for j, u in known.items() if scaled_per_value(u)}
     not_understood = [
-        f"unit {u!r} (line {loc.header_line + 1}, column{'s' if len(cols) > 1 else ''} "
-        + ", ".join(repr(c) for c in cols[:3])
-        + (f" and {len(cols) - 3} more" if len(cols) > 3 else "")
-        + ")"
+        f"unit {u!r} (line {loc.header_line + 1}, column{'s' if len(cols) > 1 else ''} {_some(cols)})"
         for u, cols in unknown.items()
     ]
 
-    def convert(cols: range) -> None:
+    def convert(cols: range) -> list[str]:
         """A run of metric columns parsed as one text array (one pass, not one per column: a raw page of a few
-        launches has thousands of short columns), in base units."""
+        launches has thousands of short columns), in base units. The columns whose instanced cells of a
+        value other than 0 were left out (``scaled``: the unit each was written in is not the column's)."""
         text = pa.concat_arrays([cells[j] for j in cols])
         parsed = parse_numbers(text, style).to_numpy(zero_copy_only=False).reshape(len(cols), n)
+        left_out = []
+        for j in scaled.intersection(cols):
+            own_unit = with_instances(cells[j]) & (parsed[j - cols.start] != 0)
+            if own_unit.any():
+                parsed[j - cols.start, own_unit] = np.nan
+                left_out.append(metric_cols[j])
         values[:, cols.start : cols.stop] = parsed.T * np.asarray(factors[cols.start : cols.stop])
+        return left_out
 
     width = max(1, GROUP_CELLS // max(n, 1))  # columns per run
     runs = [range(j, min(j + width, len(metric_cols))) for j in range(0, len(metric_cols), width)]
     if len(runs) > 1:  # pyarrow compute releases the GIL: runs convert side by side
         with ThreadPoolExecutor(MAX_CHUNKS) as pool:
-            list(pool.map(convert, runs))
-    elif runs:
-        convert(runs[0])
+            own_units = [c for left_out in pool.map(convert, runs) for c in left_out]
+    else:
+        own_units = convert(runs[0]) if runs else []
+    if own_units:
+        not_understood.append(
+            f"{len(own_units)} metric(s) with instances in scaled units ({_some(own_units)}; ncu writes each such "
+            "value in a unit of its own, not the column's: export with --print-units base to read them)"
+        )
     keys = pd.DataFrame(
         {
             "report": [report] * n,
@@ -144,6 +161,11 @@ def read_raw(loc: Located, report: str) -> Page:
         base_units=base_units,
     )
     return Page(launches, wide, skipped=classified.skipped, not_understood=not_understood)
+
+
+def _some(columns: list[str]) -> str:
+    """The first three of ``columns`` quoted, and how many more."""
+    return ", ".join(repr(c) for c in columns[:3]) + (f" and {len(columns) - 3} more" if len(columns) > 3 else "")
 
 
 def _column_major(table: pa.Table, columns: list[str], cells: list[pa.Array]) -> pa.ChunkedArray:
