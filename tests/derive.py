@@ -51,11 +51,12 @@ def _convert_numbers(text: str, column: str, convert) -> str:
     for r in rs[1:]:
         if len(r) > i and NUMBER.match(r[i]):
             r[i] = convert(r[i])
-    return write_like(text, rs)
+    return write_like(rs)
 
 
-def write_like(original: str, rs: list[list[str]]) -> str:
-    """``rs`` written as ncu wrote ``original``: metric rows of a ragged details page end with one empty field."""
+def write_like(rs: list[list[str]]) -> str:
+    """``rs`` written as ncu writes its pages: metric rows of a ragged details page (a header wider than Metric
+    Value and its one empty field) end with one empty field."""
     header = rs[0]
     ragged = "Metric Value" in header and header.index("Metric Value") + 2 < len(header)
     if not ragged:
@@ -83,7 +84,7 @@ def label_name(labels_text: str, names_text: str) -> str:
     for x, y in zip(a[1:], b[1:], strict=True):
         if len(x) > mi and x[mi]:
             x[mi] = f"{x[mi]} ({y[mi]})"
-    return write_like(labels_text, a)
+    return write_like(a)
 
 
 LAYOUT_15 = [

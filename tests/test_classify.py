@@ -612,7 +612,7 @@ def test_an_idle_tensor_roof_alone_does_not_make_fp64_work_other(tmp_path: Path)
     picked = {"Compute Workload Analysis", "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)"}
     rows = [page[0], *(r for r in page[1:] if len(r) > section and r[section] in picked)]
     path = tmp_path / "picked.details.csv"
-    path.write_text(derive.write_like(original, rows))
+    path.write_text(derive.write_like(rows))
     a = analyze(ncu_roofline.read(path))
     v = _by_id(a.verdicts)
     assert MICRO_TRUTH[6][:3] == ("fp64_fma", "compute", "fp64")
