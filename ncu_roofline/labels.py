@@ -88,6 +88,19 @@ def is_tensor_table_label(section: str, field: str) -> bool:
     return "Tensor Core" in section and bool(TENSOR_TABLE_LABEL.match(field))
 
 
+#: The section whose rows of a ``--print-details all`` page the label table does not map are its source view's
+#: columns (the section file's ``SourceMetrics``: ``Instructions Executed``, ``L1 Wavefronts Shared Ideal``,
+#: ``Address Space``, ``# Samples``, a column per stall reason): per-instruction figures, printed once per launch.
+#: The analysis reads none of them (its header's metrics, ``Branch Efficiency`` and the like, are in the table).
+SOURCE_VIEW_SECTION = "Source Counters"
+
+
+def is_source_view_label(section: str, field: str) -> bool:
+    """Whether ``field`` in ``section``, a label the table does not map, is a column of ncu's source view
+    (``SOURCE_VIEW_SECTION``): recognised, not read, and not a label the table lacks."""
+    return section == SOURCE_VIEW_SECTION and bool(field)
+
+
 def _cc_number(cc: str | None) -> float | None:
     try:
         return float(cc) if cc else None

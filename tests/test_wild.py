@@ -14,6 +14,7 @@ import re
 import shutil
 from pathlib import Path
 
+import _ncu
 import derive
 import pandas as pd
 import pytest
@@ -672,3 +673,26 @@ def test_the_tensor_charts_tables_are_recognised_and_their_series_are_the_charts
     assert len(series) >= 20 and series <= points
     said = report.source["not_understood"].iloc[0]
     assert pd.isna(said) or "Tensor Core" not in said, said
+
+
+#: Columns of the source view that ncu 2025.3 prints and 2024.2's section file does not define.
+SOURCE_VIEW_2025 = {"Avg. Predicated-On Threads Unexecuted", "Derivative Avg. Predicated-On Threads Executed"}
+
+
+@pytest.mark.parametrize("name", ["micro_full.details-all.csv", "llm_full.details-all.csv"])
+def test_the_source_views_columns_are_recognised(name: str) -> None:
+    # A --print-details all page prints the Source Counters section's source-view columns once per launch
+    # ("L1 Wavefronts Shared Ideal", "Address Space", "# Samples", a stall reason each): per-instruction figures
+    # the analysis does not read, and not "not understood" either (22 of micro_full's 27 such labels were).
+    # Each is a column of the section file's SourceMetrics (real ncu 2024.2's file), but two 2025.3 added.
+    ncu = _ncu.require_ncu("2024.2")
+    text = (_ncu.stock_section_folder(ncu) / "SourceCounters.section").read_text()
+    columns = set(re.findall(r'Label: "([^"]*)"', text[text.index("SourceMetrics {") :]))
+    report = read_shared(data(name))
+    m = report.metrics
+    source = m[(m["section"].astype(str) == "Source Counters") & m["body_item"].isna()]
+    unread = set(source.loc[source["metric"].isna(), "label"].dropna().astype(str))
+    assert len(unread) >= 20 and unread <= columns | SOURCE_VIEW_2025
+    assert "Branch Efficiency" in set(source.loc[source["metric"].notna(), "label"].astype(str))  # its header: read
+    said = report.source["not_understood"].iloc[0]
+    assert "Source Counters" not in said and said.startswith("5 not understood"), said

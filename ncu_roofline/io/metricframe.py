@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..labels import is_tensor_table_label, resolve
+from ..labels import is_source_view_label, is_tensor_table_label, resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
 from ..units import parse_numbers, unit_or_none
 from .records import categorical
@@ -112,9 +112,11 @@ def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | Non
 
 def label_not_understood(section: str, field: str, cc: str | None) -> str | None:
     """What ``source.not_understood`` says of a details label in ``section`` that the label table does not map to
-    a metric name (None where it does, or where the label is one of the Tensor Core chart's table rows, which are
-    recognised and not read)."""
-    if resolve(section, field, cc)[0] is not None or is_tensor_table_label(section, field):
+    a metric name (None where it does, or where the label is one of the Tensor Core chart's table rows or a column
+    of the source view, which are recognised and not read)."""
+    if resolve(section, field, cc)[0] is not None:
+        return None
+    if is_tensor_table_label(section, field) or is_source_view_label(section, field):
         return None
     where = f" in {section!r}" if section else ""
     return f"label {field!r}{where}"
