@@ -24,6 +24,7 @@ from ncu_roofline.model import (
     SOURCE_COLUMNS,
     launch_index,
 )
+from ncu_roofline.units import in_base_units, unit_or_none
 
 MICRO_KERNELS = [
     "stream_triad", "strided_read", "l2_reread", "l1_reread", "smem_bank_conflict", "fp32_fma", "fp64_fma",
@@ -557,3 +558,23 @@ def test_display_names_of_templated_kernels() -> None:
         "void native::<unnamed>::cunn_SoftMaxForward<8, c10::BFloat16, float>(T4 *, const T2 *, int)"
     ) == ("cunn_SoftMaxForward<BFloat16>")
     assert re.match(r"^\w", display_name("void (anonymous namespace)::k<float>(float *)"))
+
+
+@pytest.mark.parametrize(
+    ("name", "base"),
+    [
+        ("micro_full.raw.csv", False),
+        ("micro_full.raw-base.csv", True),  # ncu 2025.3 --print-units base
+        ("reexport/ncu-2024.2/micro_roof.raw.csv.gz", False),
+        ("reexport/ncu-2024.2/micro_roof.raw-base.csv.gz", True),
+        ("reexport/ncu-2024.2/gene_dzv.raw.csv.gz", False),
+        ("reexport/ncu-2024.2/gene_dzv.raw-base.csv.gz", True),
+        ("reexport/ncu-2022.3/gene_dzv.raw.csv.gz", False),
+        ("reexport/ncu-2022.3/gene_dzv.raw-base.csv.gz", True),
+    ],
+)
+def test_a_page_in_base_units_is_told_by_its_units_row(name: str, base: bool) -> None:
+    # (golden: the command line that wrote each page, --print-units base or ncu's default)
+    path = DATA / name if name.startswith("reexport") else data(name)
+    units = [unit_or_none(u) for u in derive.rows(derive.text_of(path))[1]]  # (the identity columns' are empty)
+    assert in_base_units(u for u in units if u is not None) is base
