@@ -126,7 +126,7 @@ def read_raw(loc: Located, report: str) -> Page:
         text = pa.concat_arrays([cells[j] for j in cols])
         parsed = parse_numbers(text, style).to_numpy(zero_copy_only=False).reshape(len(cols), n)
         left_out = []
-        for j in scaled.intersection(cols):
+        for j in sorted(scaled.intersection(cols)):  # (only these columns' text scanned: a few of the run's)
             own_unit = with_instances(cells[j]) & (parsed[j - cols.start] != 0)
             if own_unit.any():
                 parsed[j - cols.start, own_unit] = np.nan
