@@ -1293,9 +1293,9 @@ def quantities(values: pd.DataFrame, names: Iterable[str] | None = None) -> pd.D
     wanted = [BY_NAME[n] for n in names] if names is not None else list(QUANTITIES)
     done: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     out = {
-        q.name: derive(values, q.name, done, None if q.name in RECIPES else {q.name: q.recipes})[0]
-        if q.name in RECIPES or not q.plain
-        else _combine(values, q)
+        q.name: _combine(values, q)
+        if q.plain and q.name not in RECIPES
+        else derive(values, q.name, done, {q.name: q.recipes})[0]
         for q in wanted
     }
     return pd.DataFrame(out, index=values.index)
