@@ -1,4 +1,5 @@
-"""Re-export the .ncu-rep reports we have with the real ncu 2022.3 and 2024.2, in every CSV flavour each offers.
+"""Re-export the .ncu-rep reports we have with the real ncu 2022.3 and 2024.2, in every CSV flavour each offers,
+and as the human-readable details page (no ``--csv``, :data:`TEXT_FLAVOURS`).
 
 The same report exported by different ncu versions must give the same launches, values and verdicts (issue 9,
 item 7); these exports are the fixtures for that. ncu runs without a GPU for ``-i REPORT`` exports; install both
@@ -77,6 +78,21 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "source-sass": ("--page", "source", "--print-source", "sass"),
 }
 #: What an older ncu calls the same thing.
+#: Flavours of ncu's human-readable page (no ``--csv``): what ``ncu ./app`` prints by default. Written as ``.txt.gz``.
+TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
+    "text": ("--page", "details"),
+    "text-base": ("--page", "details", "--print-units", "base"),
+    "text-names": ("--page", "details", "--print-metric-name", "name"),
+    "text-rule-details": ("--page", "details", "--print-rule-details"),
+    "text-nvtx": ("--page", "details", "--print-nvtx-rename", "kernel"),
+}
+
+
+def file_name(version: str, report: str, flavour: str) -> str:
+    """Where an export is written, under the fixture folder."""
+    return f"ncu-{version}/{report}.{flavour}.{'txt' if flavour in TEXT_FLAVOURS else 'csv'}.gz"
+
+
 SPELLINGS: dict[tuple[str, ...], tuple[str, ...]] = {("--print-details", "all"): ("--details-all",)}
 
 
@@ -141,17 +157,19 @@ def export_all(prefix: Path, scratch: Path) -> list[Export]:
             if not ncu.exists():
                 raise SystemExit(f"reexport_ncu_rep.py: {ncu} is missing: run tools/install_ncu.sh {prefix}")
             help_text = subprocess.run([str(ncu), "--help"], capture_output=True, text=True, check=True).stdout
-            for flavour, options in FLAVOURS.items():
+            for flavour, options in {**FLAVOURS, **TEXT_FLAVOURS}.items():
                 spelled = offered(help_text, options)
                 if spelled is None:
                     continue
-                argv = ("ncu", "-i", source.name, "--csv", *spelled)
+                csv = () if flavour in TEXT_FLAVOURS else ("--csv",)
+                spelled = (*csv, *spelled)
+                argv = ("ncu", "-i", source.name, *spelled)
                 # ncu 2024.2 crashes (SIGSEGV or SIGABRT) in some runs, not all, after printing the whole session
                 # page of the 2020.1 report: up to five tries, and a crash is recorded without its signal, so the
                 # record says what ncu does, not what one run did
                 for _ in range(5):
                     done = subprocess.run(
-                        [str(ncu), "-i", str(source), "--csv", *spelled], capture_output=True, timeout=600, check=False
+                        [str(ncu), "-i", str(source), *spelled], capture_output=True, timeout=600, check=False
                     )
                     if not crashed(done.returncode):
                         break
@@ -199,10 +217,10 @@ def plan(exports: list[Export]) -> tuple[dict[str, bytes], str]:
         if e.message:
             lines_out = e.text.count(b"\n")
             partial.append(
-                f"| `ncu-{e.version}/{e.report}.{e.flavour}.csv.gz` | {e.status} | {e.message} | {lines_out} lines |"
+                f"| `{file_name(e.version, e.report, e.flavour)}` | {e.status} | {e.message} | {lines_out} lines |"
             )
         digest = hashlib.sha256(e.text).hexdigest()
-        name = f"ncu-{e.version}/{e.report}.{e.flavour}.csv.gz"
+        name = file_name(e.version, e.report, e.flavour)
         key = (e.report, e.version, digest)
         if key in seen:
             same.append(f"| ncu {e.version} | `{command}` | `{seen[key]}` |")
