@@ -557,8 +557,9 @@ def main() -> None:
 
     \b
     A REPORT is an ncu export (details, raw or summary CSV, stdout capture,
-    .ncu-rep; gzip-compressed too), a folder of them, a quoted glob, or -
-    for standard input (ncu --csv ./app | ncu-roofline -).
+    the text ncu prints without --csv, .ncu-rep; gzip-compressed too), a
+    folder of them, a quoted glob, or - for standard input
+    (ncu --csv ./app | ncu-roofline -).
     `ncu-roofline COMMAND --help` shows a command's options.
 
     \b

@@ -66,6 +66,7 @@ class Flavour(StrEnum):
     SUMMARY = "summary"
     SESSION = "session"
     NCU_REP = "ncu-rep"
+    TEXT = "text"  # ncu's human-readable details page (no --csv)
 
 
 #: The ncu command that exports a report's raw page: every metric it collected (the roofline charts' too), what

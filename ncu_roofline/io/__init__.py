@@ -8,6 +8,7 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
@@ -46,6 +47,7 @@ from .sniff import (
     utf16_encoding,
 )
 from .summary import read_summary
+from .textpage import as_details_csv
 
 __all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
 
@@ -213,6 +215,13 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     version = loc.ncu_version
     if loc.flavour == "details":
         page = read_details(loc, name)
+    elif loc.flavour == "text":
+        with as_details_csv(p) as (copy, text):
+            try:
+                page = read_details(locate(copy), name)
+            except InputError as err:
+                raise _named(err, copy, shown) from None
+        page = replace(page, skipped=text.skipped, not_understood=[*text.not_understood, *page.not_understood])
     elif loc.flavour == "raw":
         page = read_raw(loc, name)
     elif loc.flavour == "summary":

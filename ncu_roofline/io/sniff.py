@@ -54,6 +54,28 @@ _TEXT_PAGE = re.compile(
     r"^\s+Section: \S|^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$"
     r"|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
 )
+#: ncu's human-readable details page (``textpage``): ``[pid] process@host`` above a process's launches; the end
+#: of a launch's line (context and stream, since ncu 2022 the device and compute capability); a section's heading.
+PROCESS_LINE = re.compile(r"^\[(?P<pid>\d+)\] (?P<name>.*)@(?P<host>[^@\s]*)\s*$")
+LAUNCH_TAIL = re.compile(
+    r", Context (?P<context>\d+), Stream (?P<stream>\d+)(?:, Device (?P<device>\d+))?(?:, CC (?P<cc>\d+\.\d+))?\s*$"
+)
+SECTION_LINE = re.compile(r"^    Section: (?P<name>\S.*?)\s*$")
+
+
+def is_text_page(lines: list[str]) -> bool:
+    """Whether the non-empty lines of a file are ncu's human-readable details page: a process line, a launch line
+    (two spaces in) right after it, and a section heading after those."""
+    launched = False
+    for i, text in enumerate(lines):
+        if PROCESS_LINE.match(text) and i + 1 < len(lines):
+            after = lines[i + 1]
+            launched |= after.startswith("  ") and not after.startswith("   ") and bool(LAUNCH_TAIL.search(after))
+        elif launched and SECTION_LINE.match(text):
+            return True
+    return False
+
+
 #: How many bytes of a file we look at to decide it is text.
 SNIFF_BYTES = 1 << 16
 
@@ -304,6 +326,8 @@ def locate(path: Path) -> Located:
         if m:
             version = m.group(1)
     if any(_TEXT_PAGE.match(s.text) for s in preamble):
+        if is_text_page([s.text for s in preamble]):
+            return Located(path, "text", ncu_version=version)
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "

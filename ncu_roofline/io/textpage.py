@@ -1,0 +1,491 @@
+"""ncu's human-readable details page (``ncu ./app`` or ``ncu -i REPORT.ncu-rep`` without ``--csv``), read as the
+details CSV page it prints.
+
+The page is what ncu writes to the terminal by default, and what many job logs hold::
+
+    [663] microbench@127.0.0.1
+      stream_triad(float4 *, ...) (1056, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0
+        Section: GPU Speed Of Light Throughput
+        ----------------------- ----------- ------------
+        Metric Name             Metric Unit Metric Value
+        ----------------------- ----------- ------------
+        DRAM Frequency                  Ghz         3.20
+        ...
+        ----------------------- ----------- ------------
+
+        OPT   Est. Speedup: 46.08%
+              Out of the 268471392.0 bytes sent to the L2 Compression unit only 0.00% were ...
+
+Each metric row holds what the CSV page's row holds (the same label, unit and value as written, rounded as the
+CSV's are), so the page is turned into a details CSV page (:func:`as_details_csv`) that the details reader reads:
+one CSV line per line of the page (metric rows and rule results on their own lines, every other line empty), so
+that any error names the page's own line. What the page does not carry, and the CSV does:
+
+- launch IDs: numbered 0, 1, 2 ... in the page's order (ncu numbers a report's results so);
+- rule names: the page prints a rule's type, estimate and message only. The rules the analysis reads
+  (``SOLBottleneck``, ``SOLFPRoofline``, ``HighPipeUtilization``) and ncu's other stock rules are told by their
+  section and message (``RULE_MESSAGES``); a message of another rule is named after its section's identifier;
+- NVTX ranges: the page's push/pop stacks are not read (``--nvtx`` filters find no range);
+- a rule message is the page's wrapped lines joined by one space (ncu wraps at spaces).
+
+Older kernel lines (ncu 2019.5-2021 reports: ``name, 2020-Aug-28 10:25:54, Context 1, Stream 7``) give the
+``Kernel Time`` column and no launch shape, device or CC; tables without a header row (``--metrics`` lists in
+"Command line profiler metrics") are read as the three columns they show. Tables of other shapes
+(``--print-details body``) are skipped and named in ``not_understood``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError
+from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, SECTION_LINE, Skipped
+
+#: What a page this module cannot read is told to export instead.
+DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
+
+#: Before the tail: the launch's shape (``(grid)x(block)``), or the time it was profiled (2019.5-2021 reports).
+_SHAPE = re.compile(r" (?P<grid>\(\d+, \d+, \d+\))x(?P<block>\(\d+, \d+, \d+\))$")
+_TIME = re.compile(r", (?P<time>\d{4}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})$")
+_DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
+_TABLE_HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$")
+_RULE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR|IGN)(?: +(?P<text>\S.*?))?\s*$")
+_ESTIMATE = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<value>[\d.,]+(?:[eE][-+]?\d+)?)%$")
+#: A line of a rule's message (a word longer than the line is cut where the line ends, and goes on in the next).
+_CONTINUED = re.compile(r"^ {10}(?P<text>.*\S)\s*$")
+_RULE_DETAIL = re.compile(r"^    >")
+#: The separator ncu prints between two rule results of one section.
+_RULE_SEPARATOR = re.compile(r"^    -----(?: -+)?\s*$")
+_NVTX = re.compile(r"^    NVTX Push/Pop Stack for Thread (?P<thread>\d+):\s*$")
+_NVTX_OTHER = re.compile(r"^    NVTX ")
+#: In a push/pop stack: a domain (``<default domain>``), and a range pushed in it (``<0,memory>``).
+_NVTX_DOMAIN = re.compile(r"^ {5,}<(?P<domain>[^<>]*)>\s*$")
+_NVTX_RANGE = re.compile(r"^ {5,}<(?P<level>\d+),(?P<name>.*)>\s*$")
+_WARNING = re.compile(r"^    (?:Warning|Note|Error): ")
+
+#: Section display name -> identifier (rule results carry the identifier on the CSV page), for ncu 2019.5-2025.3.
+SECTION_IDS: dict[str, str] = {
+    "C2CLink": "C2CLink",
+    "Compute Workload Analysis": "ComputeWorkloadAnalysis",
+    "GPU Speed Of Light": "SpeedOfLight",
+    "GPU Speed Of Light Throughput": "SpeedOfLight",
+    "GPU Speed Of Light Roofline Chart": "SpeedOfLight_RooflineChart",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Double Precision)": "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Half Precision)": "SpeedOfLight_HierarchicalHalfRooflineChart",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Single Precision)": "SpeedOfLight_HierarchicalSingleRooflineChart",
+    "GPU Speed Of Light Hierarchical Roofline Chart (Tensor Core)": "SpeedOfLight_HierarchicalTensorRooflineChart",
+    "GPU and Memory Workload Distribution": "WorkloadDistribution",
+    "Instruction Statistics": "InstructionStats",
+    "Launch Statistics": "LaunchStats",
+    "Memory Workload Analysis": "MemoryWorkloadAnalysis",
+    "Memory Workload Analysis Chart": "MemoryWorkloadAnalysis_Chart",
+    "Memory Workload Analysis Tables": "MemoryWorkloadAnalysis_Tables",
+    "NUMA Affinity": "NumaAffinity",
+    "NVLink": "Nvlink",
+    "NVLink Tables": "Nvlink_Tables",
+    "NVLink Topology": "Nvlink_Topology",
+    "Occupancy": "Occupancy",
+    "PM Sampling": "PmSampling",
+    "PM Sampling: Warp States": "PmSampling_WarpStates",
+    "Scheduler Statistics": "SchedulerStats",
+    "Source Counters": "SourceCounters",
+    "Warp State Statistics": "WarpStateStats",
+}
+
+#: (section identifier, pattern of the message's beginning, rule name): ncu's stock rules, told apart by what
+#: their messages say (ncu 2022.3-2025.3). The first match names a message; none: the section's identifier.
+RULE_MESSAGES: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (section, re.compile(pattern), name)
+    for section, pattern, name in (
+        ("SpeedOfLight", r"", "SOLBottleneck"),
+        ("SpeedOfLight_RooflineChart", r"The ratio of peak float", "SOLFPRoofline"),
+        (
+            "ComputeWorkloadAnalysis",
+            r"[\w ()]+ is the highest-utilized pipeline|All compute pipelines are under-utilized",
+            "HighPipeUtilization",
+        ),
+        ("InstructionStats", r"This kernel executes \S+ fused and", "FPInstructions"),
+        (
+            "LaunchStats",
+            r"A wave of thread blocks|If you execute __syncthreads|The grid for this launch is configured"
+            r"|Threads are executed in groups of",
+            "LaunchConfiguration",
+        ),
+        (
+            "MemoryWorkloadAnalysis_Chart",
+            r"Out of the \S+ bytes sent to the L2 Compression unit"
+            r"|The access patterns for writes to compressible memory",
+            "MemoryL2Compression",
+        ),
+        (
+            "MemoryWorkloadAnalysis_Tables",
+            r"The memory access pattern for shared (?:loads|stores)",
+            "SharedMemoryConflicts",
+        ),
+        (
+            "MemoryWorkloadAnalysis_Tables",
+            r"The memory access pattern for (?:global|local) (?:loads|stores)",
+            "MemoryCacheAccessPattern",
+        ),
+        ("Occupancy", r"The difference between calculated theoretical", "AchievedOccupancy"),
+        ("Occupancy", r"The \S+ theoretical warps per scheduler", "TheoreticalOccupancy"),
+        ("PmSampling", r"Sampling interval is", "PMSamplingData"),
+        ("SchedulerStats", r"Every scheduler is capable of issuing", "IssueSlotUtilization"),
+        ("SourceCounters", r"This kernel has uncoalesced global accesses", "UncoalescedGlobalAccess"),
+        ("SourceCounters", r"This kernel has uncoalesced shared accesses", "UncoalescedSharedAccess"),
+        ("SourceCounters", r"Sampling metrics were enabled, but no samples", "PCSamplingData"),
+        ("WarpStateStats", r"On average, each warp of this workload spends|Check the Warp Stall Sampling", "CPIStall"),
+        (
+            "WorkloadDistribution",
+            r"One or more \S+(?: \S+)? have a much (?:lower|higher) number of active cycles",
+            "WorkloadImbalance",
+        ),
+    )
+)
+
+
+def rule_name(section_id: str, message: str) -> str | None:
+    """The stock rule whose result ``message`` is, in ``section_id`` (``RULE_MESSAGES``), or None."""
+    for section, pattern, name in RULE_MESSAGES:
+        if section == section_id and pattern.match(message):
+            return name
+    return None
+
+
+@dataclass
+class _Launch:
+    line: int
+    pid: str
+    process: str
+    host: str
+    name: str
+    context: str
+    stream: str
+    grid: str | None = None
+    block: str | None = None
+    device: str | None = None
+    cc: str | None = None
+    time: str | None = None
+    thread: str | None = None  # the thread of its NVTX push/pop stack, and the ranges on it (domain, name)
+    nvtx: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Row:
+    """A metric row (``rule`` None) or a rule result of ``launch``, written on page line ``line``."""
+
+    line: int
+    launch: int
+    section: str
+    label: str = ""
+    unit: str = ""
+    value: str = ""
+    rule: tuple[str, str, str, str, str] | None = None  # name, type, message, speedup type, speedup
+
+
+@dataclass
+class TextPage:
+    """What :func:`parse` read of a page: launches, rows, lines skipped, and what was not understood."""
+
+    launches: list[_Launch] = field(default_factory=list)
+    rows: list[_Row] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+    lines: int = 0
+
+
+def _launch_of(text: str, line: int, pid: str, process: str, host: str) -> _Launch | None:
+    """The launch a ``  name ..., Context c, Stream s[, Device d, CC x.y]`` line names, or None."""
+    if not text.startswith("  ") or text.startswith("   "):
+        return None
+    tail = LAUNCH_TAIL.search(text)
+    if tail is None:
+        return None
+    head = text[2 : tail.start()]
+    launch = _Launch(line, pid, process, host, head, tail["context"], tail["stream"], device=tail["device"],
+                     cc=tail["cc"])  # fmt: skip
+    shape, when = _SHAPE.search(head), _TIME.search(head)
+    if shape is not None:
+        launch.name, launch.grid, launch.block = head[: shape.start()], shape["grid"], shape["block"]
+    elif when is not None:
+        launch.name, launch.time = head[: when.start()], when["time"]
+    return launch if launch.name.strip() else None
+
+
+def _spans(dashes: re.Match[str]) -> list[tuple[int, int]]:
+    """The columns a table's dashed line marks: (start, end) of each run of dashes."""
+    start = len(dashes["indent"])
+    return [(start + m.start(), start + m.end()) for m in re.finditer(r"-+", dashes["runs"])]
+
+
+def _cells(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A table row cut at its columns (the last column runs to the end of the line: a value wider than it)."""
+    cells = [text[a:b] for a, b in spans[:-1]]
+    cells.append(text[spans[-1][0] :])
+    return [c.strip() for c in cells]
+
+
+class _Parser:
+    """One pass over the page's lines (see the module's text)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.page = TextPage()
+        self.process: tuple[str, str, str] | None = None
+        self.section = ""
+        self.table: list[tuple[int, int]] | None = None  # the open table's columns
+        self.table_ok = False  # whether its rows are read (three columns: name, unit, value)
+        self.expect_header = False
+        self.rule: list[str] | None = None  # type, speedup type, speedup: the open rule result
+        self.words: list[tuple[str, bool]] = []  # its message's lines, and whether each ends in a cut word
+        self.width = 0  # the open rule's widest line
+        self.rule_line = 0
+        self.rule_detail = False
+        self.nvtx = False
+        self.domain = ""
+        self.header_rule = False  # a table's header row was read: the dashed line under it comes next
+        self.fresh_section = False  # the line before was a section's heading
+        self.odd_tables: set[str] = set()
+        self.body: set[str] = set()  # sections whose body items the page prints (--print-details body or all)
+        self.unnamed: set[str] = set()  # sections of rule results whose rule is not known
+
+    def skip(self, number: int, text: str, reason: str | None = None) -> None:
+        if reason is None:
+            reason = "ncu message" if PROF_ANYWHERE.search(text) else "program output"
+        self.page.skipped.append(Skipped(number, text, reason))
+
+    def close_rule(self) -> None:
+        if self.rule is None:
+            return
+        kind, speed_type, speedup = self.rule
+        message = ""
+        glue = True
+        for text, cut in self.words:
+            message += text if glue else " " + text
+            glue = cut
+        section_id = SECTION_IDS.get(self.section, self.section)
+        name = rule_name(section_id, message)
+        if name is None:
+            name = section_id
+            self.unnamed.add(section_id)
+        launch = len(self.page.launches) - 1
+        self.page.rows.append(_Row(self.rule_line, launch, section_id, rule=(name, kind, message, speed_type, speedup)))
+        self.rule, self.words, self.rule_detail = None, [], False
+
+    def message_line(self, text: str) -> None:
+        """A line of the open rule's message; a word that fills the line to its end (no padding after it, no
+        space in it: a link longer than the line) is cut there, and the next line goes on with it."""
+        words = text[10:].strip()
+        cut = not text.endswith(" ") and " " not in words and len(text) >= self.width
+        self.width = max(self.width, len(text))
+        self.words.append((words, cut))
+
+    def feed(self, number: int, text: str) -> None:
+        if not text.strip():
+            self.close_rule()
+            self.nvtx = False
+            return
+        process = PROCESS_LINE.match(text)
+        if process is not None:
+            self.close_rule()
+            self.process = (process["pid"], process["name"], process["host"])
+            self.table = None
+            return
+        if self.process is not None and self.table is None and self.rule is None:
+            launch = _launch_of(text, number, *self.process)
+            if launch is not None:
+                self.page.launches.append(launch)
+                self.section, self.nvtx = "", False
+                return
+        if not self.page.launches or not text.startswith("    "):
+            self.close_rule()
+            self.skip(number, text)
+            return
+        self.in_launch(number, text)
+
+    def in_launch(self, number: int, text: str) -> None:
+        if self.table is not None:
+            self.table_line(number, text)
+            return
+        if self.rule is not None:
+            more = _CONTINUED.match(text)
+            if _RULE_DETAIL.match(text):
+                self.rule_detail = True
+                return
+            if more is not None:
+                if not self.rule_detail:
+                    self.message_line(text)
+                    self.rule_line = number
+                return
+            self.close_rule()
+        if self.nvtx and text.startswith("     "):
+            pushed, domain = _NVTX_RANGE.match(text), _NVTX_DOMAIN.match(text)
+            if pushed is not None:
+                self.page.launches[-1].nvtx.append((self.domain, pushed["name"]))
+            elif domain is not None:
+                self.domain = "<default domain>" if domain["domain"] == "default domain" else domain["domain"]
+            return
+        section = SECTION_LINE.match(text)
+        if section is not None:
+            self.section, self.fresh_section = section["name"], True
+            return
+        fresh, self.fresh_section = self.fresh_section, False
+        rule = _RULE.match(text)
+        if rule is not None:
+            estimate = _ESTIMATE.match(rule["text"] or "")
+            kind = ("local" if estimate["kind"] == "Local" else "global") if estimate is not None else ""
+            speedup = estimate["value"] if estimate is not None else ""
+            self.rule, self.width = [rule["type"], kind, speedup], len(text)
+            if estimate is None and rule["text"]:
+                self.message_line(text)
+            self.rule_line = number
+            return
+        dashes = _DASHES.match(text)
+        if dashes is not None and not _RULE_SEPARATOR.match(text):
+            # the section's own table comes right under its heading; any later one is a body item's
+            self.table = _spans(dashes)
+            self.table_ok = fresh and len(self.table) == 3
+            self.expect_header = True
+            if not fresh:
+                self.body.add(self.section)
+            elif not self.table_ok:
+                self.odd_tables.add(self.section)
+            return
+        if _RULE_SEPARATOR.match(text):
+            return
+        nvtx = _NVTX.match(text)
+        if nvtx is not None:
+            self.nvtx, self.domain = True, ""
+            self.page.launches[-1].thread = nvtx["thread"]
+            return
+        if _NVTX_OTHER.match(text):
+            self.odd_tables.add("NVTX")
+            self.nvtx = True
+            return
+        if _WARNING.match(text):
+            self.skip(number, text.strip(), "ncu message")
+            return
+        if self.section:  # a body item's title, a chart's series (--print-details body or all)
+            self.body.add(self.section)
+            return
+        self.skip(number, text.strip(), "not understood")
+
+    def table_line(self, number: int, text: str) -> None:
+        assert self.table is not None
+        if self.expect_header:
+            self.expect_header = False
+            if _TABLE_HEADER.match(text) or not self.table_ok:
+                self.header_rule = True
+                return
+        dashes = _DASHES.match(text)
+        if dashes is not None:
+            if self.header_rule:  # the rule under the header: the rows follow
+                self.header_rule = False
+                return
+            self.table = None
+            return
+        self.header_rule = False
+        if not self.table_ok:
+            return
+        label, unit, value = _cells(text, self.table)
+        if not label:
+            self.skip(number, text.strip(), "not understood")
+            return
+        self.page.rows.append(_Row(number, len(self.page.launches) - 1, self.section, label, unit, value))
+
+
+def parse(path: Path) -> TextPage:
+    """Read a human-readable details page (UTF-8 text) line by line."""
+    parser = _Parser(path)
+    number = 0
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
+        for number, raw in enumerate(fh, start=1):
+            parser.feed(number, raw.rstrip("\r\n"))
+    parser.close_rule()
+    page = parser.page
+    page.lines = number
+    if parser.odd_tables:
+        page.not_understood.append(
+            "tables of other shapes (body items) in " + ", ".join(repr(s) for s in sorted(parser.odd_tables))
+        )
+    if parser.body:
+        page.not_understood.append(
+            f"body items (charts and tables of --print-details body or all) of {len(parser.body)} section(s), not "
+            "read from a human-readable page: export with --csv to read them"
+        )
+    if parser.unnamed:
+        page.not_understood.append(
+            "rule results of rules the page does not name, named after their section: "
+            + ", ".join(sorted(parser.unnamed))
+        )
+    if not page.launches:
+        raise FormatError(path, "ncu's human-readable page without a launch line ('  name ..., Context c, Stream s')")
+    if not any(r.rule is None for r in page.rows):
+        what = "only body items (--print-details body)" if parser.body else "no section's metric table"
+        raise FormatError(path, f"ncu's human-readable page with {what}: export it with '{DETAILS_EXPORT}'")
+    return page
+
+
+#: The details CSV page's column of NVTX push/pop ranges (``--nvtx``), and how a cell of it lists a thread's ranges.
+NVTX_PUSH_POP = "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
+
+
+def _nvtx_cell(launch: _Launch) -> str:
+    """``663  "<default domain>:memory:none:none:none:none:none:none" ``: the thread and its ranges, as the CSV
+    page writes them (the payload, colour and message the stack prints under a range are not kept)."""
+    if launch.thread is None:
+        return ""
+    items = "".join(f'  "{domain}:{name}:none:none:none:none:none:none"' for domain, name in launch.nvtx)
+    return f"{launch.thread}{items} "
+
+
+def _quoted(fields: list[str]) -> str:
+    return ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+
+
+@contextlib.contextmanager
+def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
+    """The page as a details CSV page in a temporary file (removed afterwards), each of its lines on the page's
+    line (the header on line 1, which a page never uses for a row), and what was parsed of it."""
+    page = parse(path)
+    launches = page.launches
+    old = any(x.time is not None for x in launches)
+    shaped = all(x.grid is not None for x in launches)
+    device = all(x.device is not None for x in launches)
+    cc = all(x.cc is not None for x in launches)
+    nvtx = any(x.nvtx for x in launches)
+    identity = ["ID", "Process ID", "Process Name", "Host Name", *([NVTX_PUSH_POP] if nvtx else []), "Kernel Name"]
+    identity += ["Kernel Time"] if old else []
+    identity += ["Context", "Stream"]
+    identity += ["Block Size", "Grid Size"] if shaped else []
+    identity += ["Device"] if device else []
+    identity += ["CC"] if cc else []
+    header = [*identity, "Section Name", "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
+              "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]  # fmt: skip
+    ident: list[list[str]] = []
+    for i, x in enumerate(launches):
+        cells = [str(i), x.pid, x.process, x.host, *([_nvtx_cell(x)] if nvtx else []), x.name]
+        cells += [x.time or ""] if old else []
+        cells += [x.context, x.stream]
+        cells += [x.block or "", x.grid or ""] if shaped else []
+        cells += [x.device or ""] if device else []
+        cells += [x.cc or ""] if cc else []
+        ident.append(cells)
+    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
+        out = Path(tmp) / (path.name + ".csv")
+        with out.open("w", encoding="utf-8", newline="\n") as fh:
+            fh.write(_quoted(header) + "\n")
+            at = 2
+            for row in sorted(page.rows, key=lambda r: r.line):
+                fh.write("\n" * (row.line - at))
+                if row.rule is None:
+                    fh.write(_quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",\n")
+                else:
+                    fh.write(_quoted([*ident[row.launch], row.section, "", "", "", *row.rule]) + "\n")
+                at = row.line + 1
+        yield out, page

@@ -1,0 +1,207 @@
+"""ncu's human-readable details page (no --csv): read as the details CSV page of the same report.
+
+Golden values: ncu's own CSV export of the same report by the same ncu version (the H200 sample's 2025.3.1 page;
+ncu 2022.3 and 2024.2 re-exporting micro_roof and gene_dzv, tools/reexport_ncu_rep.py)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, data
+
+import ncu_roofline
+from ncu_roofline.analysis import analyze
+from ncu_roofline.errors import FormatError
+from ncu_roofline.io.textpage import as_details_csv, parse, rule_name
+
+REEXPORT = DATA / "reexport"
+
+#: (text page, the CSV page of the same report by the same ncu): the H200 sample, and ncu 2022.3 and 2024.2
+#: printing micro_roof (2025.3's report, H200) and gene_dzv (2020.1's, V100, the NERSC recipe, NVTX) in each form.
+PAIRS = [
+    (data("micro_full.details.txt"), data("micro_full.details.csv")),
+    *[
+        (REEXPORT / f"ncu-{v}/{r}.{text}.txt.gz", REEXPORT / f"ncu-{v}/{r}.{csv}.csv.gz")
+        for v, reports in (("2024.2", ("micro_roof", "gene_dzv")), ("2022.3", ("gene_dzv",)))
+        for r in reports
+        for text, csv in (
+            ("text", "details"),
+            ("text-base", "details-base"),
+            ("text-names", "details-names"),
+            ("text-rule-details", "details"),
+            ("text-nvtx", "details-nvtx-rename"),
+        )
+        if (REEXPORT / f"ncu-{v}/{r}.{text}.txt.gz").exists()
+    ],
+]
+LAUNCH_COLUMNS = ["process_id", "launch_id", "kernel_name", "process_name", "host_name", "context", "stream",
+                  "device", "cc", "block_size", "grid_size", "nvtx_path", "duration_ns"]  # fmt: skip
+RULE_COLUMNS = ["process_id", "launch_id", "section", "rule", "type", "description", "speedup_type", "speedup"]
+
+
+def _name(pair: tuple[Path, Path]) -> str:
+    return f"{pair[0].parent.name}/{pair[0].name}"
+
+
+def test_pairs_found() -> None:
+    assert len(PAIRS) == 1 + 5 + 3 + 3  # micro_full; 2024.2 micro_roof (5), gene_dzv (3 distinct); 2022.3 (3)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_name)
+def test_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> None:
+    text, csv = (ncu_roofline.read(p) for p in pair)
+    assert text.source["flavour"].tolist() == ["text"]
+    assert len(text.launches) == len(csv.launches) > 0
+    pd.testing.assert_frame_equal(
+        text.launches[LAUNCH_COLUMNS].reset_index(drop=True), csv.launches[LAUNCH_COLUMNS].reset_index(drop=True)
+    )
+    # every metric of every launch, as ncu's CSV page of the same report gives it (the same rounding)
+    a, b = text.values, csv.values
+    assert sorted(a.columns) == sorted(b.columns)
+    pd.testing.assert_frame_equal(
+        a[sorted(a.columns)].reset_index(drop=True), b[sorted(b.columns)].reset_index(drop=True), check_exact=True
+    )
+    # ncu's rule results: type, message, estimate, and the rule's name told from its section and message; a
+    # message's runs of spaces are one space on the page (ncu wraps its lines there: "achieved  close to 0%")
+    r, s = (x.rules[RULE_COLUMNS].reset_index(drop=True) for x in (text, csv))
+    for x in (r, s):
+        x["description"] = x["description"].str.split().str.join(" ")
+    pd.testing.assert_frame_equal(r, s)
+
+
+@pytest.mark.parametrize("pair", PAIRS[:1] + PAIRS[1:2], ids=_name)
+def test_text_page_analysis_equals_csv_page(pair: tuple[Path, Path]) -> None:
+    text, csv = (analyze(ncu_roofline.read(p)) for p in pair)
+    keep = ["launch_id", "limiter", "compute_pipe", "regime", "roof_fraction", "reason", "missing"]
+    pd.testing.assert_frame_equal(text.verdicts[keep].reset_index(drop=True), csv.verdicts[keep].reset_index(drop=True))
+    hints = ["launch_id", "hint", "severity", "message", "estimated_speedup"]
+    pd.testing.assert_frame_equal(text.hints[hints].reset_index(drop=True), csv.hints[hints].reset_index(drop=True))
+
+
+def _page(name: Path) -> str:
+    return gzip.decompress(name.read_bytes()).decode("utf-8")
+
+
+def test_each_line_of_the_copy_is_the_pages_line(tmp_path: Path) -> None:
+    """The CSV copy keeps the page's line numbers: each metric row and rule result on its own line, so that
+    whatever the details reader says of a line names the page's."""
+    path = tmp_path / "micro_full.details.txt"
+    path.write_text(_page(data("micro_full.details.txt")), encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    with as_details_csv(path) as (copy, page):
+        written = copy.read_text(encoding="utf-8").splitlines()
+    assert written[0].startswith('"ID","Process ID"')
+    for row in page.rows:
+        at = written[row.line - 1]
+        if row.rule is None:
+            assert f'"{row.label}","{row.unit}","{row.value}",' in at
+            assert lines[row.line - 1].strip().startswith(row.label)
+        else:
+            assert f'"{row.rule[1]}"' in at  # the rule's type; its line: the message's last
+    numbered = {r.line for r in page.rows}
+    assert all(not text for i, text in enumerate(written[1:], start=2) if i not in numbered)
+    assert len(page.rows) == 1570  # the CSV page's rows (metric rows and rule results)
+
+
+def test_capture_of_ncu_and_the_program(tmp_path: Path) -> None:
+    """What `ncu ./app > log` holds: ncu's messages and the program's output, then the page."""
+    prof = [
+        "==PROF== Connected to process 663 (/tmp/ncuwork/microbench)",
+        '==PROF== Profiling "stream_triad" - 0: 0%....50%....100% - 38 passes',
+        "device: NVIDIA H200, 132 SMs, L2 60 MB",
+        "==PROF== Disconnected from process 663",
+    ]
+    page = _page(data("micro_full.details.txt"))
+    with_log = "\n".join(prof) + "\n" + page + "done\n"
+    path = tmp_path / "capture.log"
+    path.write_text(with_log, encoding="utf-8")
+    capture, alone = ncu_roofline.read(path), ncu_roofline.read(data("micro_full.details.txt"))
+    pd.testing.assert_frame_equal(capture.values.reset_index(drop=True), alone.values.reset_index(drop=True))
+    skipped = capture.source["skipped"].iloc[0]
+    assert "ncu message line(s) (line 1, 2, 4," in skipped
+    assert "2 program output line(s) (line 3, " in skipped
+
+
+def test_print_details_all_page_reads_its_headers(tmp_path: Path) -> None:
+    """A `--print-details all` page: the sections' header tables are read, the body items (charts, tables) are
+    named as not read. ncu 2024.2 printed only the first launch of micro_roof's body (it crashes after it)."""
+    lines = _page(REEXPORT / "ncu-2024.2/micro_roof.text.txt.gz").splitlines(keepends=True)
+    second = next(i for i, x in enumerate(lines) if i > 1 and x.startswith("  ") and not x.startswith("   "))
+    launch = "".join(lines[:second])  # the process line and the first launch
+    body = launch.replace(
+        "    ----------------------- ----------- ------------\n\n",
+        "    ----------------------- ----------- ------------\n\n    GPU Throughput Chart\n"
+        "    Table Name : GPU Throughput\n    ---------------- ----------- ------------\n"
+        "    Metric Name      Metric Unit Metric Value\n    ---------------- ----------- ------------\n"
+        "    Memory [%]                 %        86.81\n    ---------------- ----------- ------------\n\n",
+        1,
+    )
+    assert body != launch
+    (tmp_path / "header.txt").write_text(launch, encoding="utf-8")
+    (tmp_path / "all.txt").write_text(body, encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "all.txt"), ncu_roofline.read(tmp_path / "header.txt")
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+    assert "body items" in a.source["not_understood"].iloc[0]
+    assert "Memory [%]" not in set(a.metrics["label"])
+
+
+def test_body_items_alone_are_refused(tmp_path: Path) -> None:
+    page = (
+        "[1] app@host\n  k (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    Section: GPU Speed Of Light Throughput\n    GPU Throughput Chart\n    Table Name : GPU Throughput\n"
+        "    ---------------- ----------- ------------\n    Metric Name      Metric Unit Metric Value\n"
+        "    ---------------- ----------- ------------\n    Memory [%]                 %        86.81\n"
+        "    ---------------- ----------- ------------\n"
+    )
+    (tmp_path / "body.txt").write_text(page, encoding="utf-8")
+    with pytest.raises(FormatError, match=r"body\.txt: ncu's human-readable page with only body items .* --csv"):
+        ncu_roofline.read(tmp_path / "body.txt")
+
+
+def test_old_launch_lines_give_kernel_time() -> None:
+    """ncu 2022.3 printing a 2020.1 report: `name, 2020-Aug-28 10:25:54, Context 1, Stream 7`."""
+    report = ncu_roofline.read(REEXPORT / "ncu-2022.3/gene_dzv.text.txt.gz")
+    assert report.launches["kernel_name"].str.startswith("void gt::detail::kernel_assign_6<").all()
+    assert report.launches["block_size"].isna().all() and report.launches["cc"].isna().all()
+    assert report.launches["nvtx_path"].iloc[0] == "GENE/gsub/timeloop/t_loop/eRK_standard/eRK_stage_1/CalFRhs0/dzv_ak"
+
+
+def test_rule_names() -> None:
+    # the rules the analysis reads, by their messages (ncu 2025.3.1's words)
+    assert rule_name("SpeedOfLight", "This kernel grid is too small to fill the available resources") == (
+        "SOLBottleneck"
+    )
+    assert rule_name("ComputeWorkloadAnalysis", "ALU is the highest-utilized pipeline (5.4%) based on") == (
+        "HighPipeUtilization"
+    )
+    assert rule_name("SpeedOfLight_RooflineChart", "The ratio of peak float (FP32) to double") == "SOLFPRoofline"
+    assert rule_name("Occupancy", "The 4.00 theoretical warps per scheduler this kernel can issue") == (
+        "TheoreticalOccupancy"
+    )
+    assert rule_name("Occupancy", "Something ncu may say one day") is None
+
+
+def test_unknown_rule_is_named_after_its_section(tmp_path: Path) -> None:
+    page = (
+        "[1] app@host\n  k (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+        "    Section: GPU Speed Of Light Throughput\n    ----------------------- ----------- ------------\n"
+        "    Metric Name             Metric Unit Metric Value\n    ----------------------- ----------- ------------\n"
+        "    Duration                         us       189.41\n    ----------------------- ----------- ------------\n"
+        "\n    Section: Occupancy\n    OPT   Est. Local Speedup: 12.5%\n"
+        "          A message of a rule of a newer ncu,\n          on two lines.\n"
+    )
+    (tmp_path / "p.txt").write_text(page, encoding="utf-8")
+    report = ncu_roofline.read(tmp_path / "p.txt")
+    assert report.launches["duration_ns"].tolist() == [189410.0]
+    rule = report.rules.iloc[0]
+    assert (rule["section"], rule["rule"], rule["type"], rule["speedup_type"]) == (
+        "Occupancy", "Occupancy", "OPT", "local"
+    )  # fmt: skip
+    assert rule["description"] == "A message of a rule of a newer ncu, on two lines."
+    assert np.isclose(rule["speedup"], 12.5)
+    assert "named after their section: Occupancy" in report.source["not_understood"].iloc[0]
+    assert parse(tmp_path / "p.txt").rows[-1].line == 13  # the result's line: its message's last
