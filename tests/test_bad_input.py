@@ -273,3 +273,19 @@ def test_mutated_2024_2_summary_pages_read_or_raise_our_error(tmp_path: Path, te
     if r is None:
         return
     assert int(r.launches["invocations"].sum()) >= len(r.launches)
+
+
+TEXT_SMALL = "".join(
+    gzip.decompress(data("micro_full.details.txt").read_bytes()).decode().splitlines(keepends=True)[:420]
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=mutated(TEXT_SMALL))
+def test_mutated_text_pages_read_or_raise_our_error(tmp_path: Path, text: str) -> None:
+    # ncu's human-readable page (two launches), damaged: read, or one of our errors; never more launches than it
+    # has launch lines
+    r = read_or_one_line_error(tmp_path / "page.txt", text)
+    if r is None:
+        return
+    assert len(r.launches) <= sum(1 for line in text.splitlines() if "Context 1, Stream 7" in line)

@@ -205,3 +205,19 @@ def test_unknown_rule_is_named_after_its_section(tmp_path: Path) -> None:
     assert np.isclose(rule["speedup"], 12.5)
     assert "named after their section: Occupancy" in report.source["not_understood"].iloc[0]
     assert parse(tmp_path / "p.txt").rows[-1].line == 13  # the result's line: its message's last
+
+
+def test_log_pasted_from_its_launch_line(tmp_path: Path) -> None:
+    """A page pasted from its launch line on (no `[pid] name@host` above it, the launch line not indented): read,
+    process ID 0, and said so."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    second = next(i for i, x in enumerate(lines) if i > 1 and x.startswith("  ") and not x.startswith("   "))
+    pasted = ["$ ncu ./microbench", lines[1].lstrip(), *lines[2:second]]
+    (tmp_path / "pasted.txt").write_text("\n".join(pasted) + "\n", encoding="utf-8")
+    (tmp_path / "whole.txt").write_text("\n".join(lines[:second]) + "\n", encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "pasted.txt"), ncu_roofline.read(tmp_path / "whole.txt")
+    assert a.launches["process_id"].tolist() == [0] and b.launches["process_id"].tolist() == [663]
+    assert a.launches["kernel_name"].tolist() == b.launches["kernel_name"].tolist()
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+    assert "without the process line" in a.source["not_understood"].iloc[0]
+    assert "program output line(s) (line 1;" in a.source["skipped"].iloc[0]

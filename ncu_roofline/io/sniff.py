@@ -63,14 +63,19 @@ LAUNCH_TAIL = re.compile(
 SECTION_LINE = re.compile(r"^    Section: (?P<name>\S.*?)\s*$")
 
 
+def is_launch_line(text: str) -> bool:
+    """A launch's line of the human-readable page: ``name ..., Context c, Stream s[, Device d, CC x.y]``, two
+    spaces in under its process line (none to two where a log was pasted without it)."""
+    return len(text) - len(text.lstrip(" ")) <= 2 and not text.startswith("==") and bool(LAUNCH_TAIL.search(text))
+
+
 def is_text_page(lines: list[str]) -> bool:
-    """Whether the non-empty lines of a file are ncu's human-readable details page: a process line, a launch line
-    (two spaces in) right after it, and a section heading after those."""
+    """Whether the non-empty lines of a file are ncu's human-readable details page: a launch line (with or without
+    the process line above it) and a section heading under it."""
     launched = False
-    for i, text in enumerate(lines):
-        if PROCESS_LINE.match(text) and i + 1 < len(lines):
-            after = lines[i + 1]
-            launched |= after.startswith("  ") and not after.startswith("   ") and bool(LAUNCH_TAIL.search(after))
+    for text in lines:
+        if is_launch_line(text):
+            launched = True
         elif launched and SECTION_LINE.match(text):
             return True
     return False

@@ -44,17 +44,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, SECTION_LINE, Skipped
+from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, SECTION_LINE, Skipped, is_launch_line
 
 #: What a page this module cannot read is told to export instead.
 DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
 
+#: What a launch without a process line above it (a log pasted from its launch line on) gets: pid, process, host.
+NO_PROCESS = ("0", "", "")
 #: Before the tail: the launch's shape (``(grid)x(block)``), or the time it was profiled (2019.5-2021 reports).
 _SHAPE = re.compile(r" (?P<grid>\(\d+, \d+, \d+\))x(?P<block>\(\d+, \d+, \d+\))$")
 _TIME = re.compile(r", (?P<time>\d{4}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})$")
 _DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
 _TABLE_HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$")
-_RULE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR|IGN)(?: +(?P<text>\S.*?))?\s*$")
+_RULE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR)(?: +(?P<text>\S.*?))?\s*$")
 _ESTIMATE = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<value>[\d.,]+(?:[eE][-+]?\d+)?)%$")
 #: A line of a rule's message (a word longer than the line is cut where the line ends, and goes on in the next).
 _CONTINUED = re.compile(r"^ {10}(?P<text>.*\S)\s*$")
@@ -158,7 +160,9 @@ def rule_name(section_id: str, message: str) -> str | None:
 
 
 @dataclass
-class _Launch:
+class PageLaunch:
+    """A launch line of the page (and the process line above it): what the CSV page's identity columns hold."""
+
     line: int
     pid: str
     process: str
@@ -176,7 +180,7 @@ class _Launch:
 
 
 @dataclass
-class _Row:
+class PageRow:
     """A metric row (``rule`` None) or a rule result of ``launch``, written on page line ``line``."""
 
     line: int
@@ -192,22 +196,19 @@ class _Row:
 class TextPage:
     """What :func:`parse` read of a page: launches, rows, lines skipped, and what was not understood."""
 
-    launches: list[_Launch] = field(default_factory=list)
-    rows: list[_Row] = field(default_factory=list)
+    launches: list[PageLaunch] = field(default_factory=list)
+    rows: list[PageRow] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)
-    lines: int = 0
 
 
-def _launch_of(text: str, line: int, pid: str, process: str, host: str) -> _Launch | None:
+def _launch_of(text: str, line: int, pid: str, process: str, host: str) -> PageLaunch | None:
     """The launch a ``  name ..., Context c, Stream s[, Device d, CC x.y]`` line names, or None."""
-    if not text.startswith("  ") or text.startswith("   "):
-        return None
     tail = LAUNCH_TAIL.search(text)
-    if tail is None:
+    if tail is None or not is_launch_line(text):
         return None
-    head = text[2 : tail.start()]
-    launch = _Launch(line, pid, process, host, head, tail["context"], tail["stream"], device=tail["device"],
+    head = text[: tail.start()].lstrip(" ")
+    launch = PageLaunch(line, pid, process, host, head, tail["context"], tail["stream"], device=tail["device"],
                      cc=tail["cc"])  # fmt: skip
     shape, when = _SHAPE.search(head), _TIME.search(head)
     if shape is not None:
@@ -233,15 +234,14 @@ def _cells(text: str, spans: list[tuple[int, int]]) -> list[str]:
 class _Parser:
     """One pass over the page's lines (see the module's text)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self) -> None:
         self.page = TextPage()
         self.process: tuple[str, str, str] | None = None
         self.section = ""
         self.table: list[tuple[int, int]] | None = None  # the open table's columns
         self.table_ok = False  # whether its rows are read (three columns: name, unit, value)
         self.expect_header = False
-        self.rule: list[str] | None = None  # type, speedup type, speedup: the open rule result
+        self.rule: tuple[str, str, str] | None = None  # type, speedup type, speedup: the open rule result
         self.words: list[tuple[str, bool]] = []  # its message's lines, and whether each ends in a cut word
         self.width = 0  # the open rule's widest line
         self.rule_line = 0
@@ -253,6 +253,7 @@ class _Parser:
         self.odd_tables: set[str] = set()
         self.body: set[str] = set()  # sections whose body items the page prints (--print-details body or all)
         self.unnamed: set[str] = set()  # sections of rule results whose rule is not known
+        self.no_process = False  # a launch line without a process line above it (a pasted log)
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         if reason is None:
@@ -273,8 +274,8 @@ class _Parser:
         if name is None:
             name = section_id
             self.unnamed.add(section_id)
-        launch = len(self.page.launches) - 1
-        self.page.rows.append(_Row(self.rule_line, launch, section_id, rule=(name, kind, message, speed_type, speedup)))
+        result = (name, kind, message, speed_type, speedup)
+        self.page.rows.append(PageRow(self.rule_line, len(self.page.launches) - 1, section_id, rule=result))
         self.rule, self.words, self.rule_detail = None, [], False
 
     def message_line(self, text: str) -> None:
@@ -296,9 +297,10 @@ class _Parser:
             self.process = (process["pid"], process["name"], process["host"])
             self.table = None
             return
-        if self.process is not None and self.table is None and self.rule is None:
-            launch = _launch_of(text, number, *self.process)
+        if self.table is None and self.rule is None:
+            launch = _launch_of(text, number, *(self.process or NO_PROCESS))
             if launch is not None:
+                self.no_process |= self.process is None
                 self.page.launches.append(launch)
                 self.section, self.nvtx = "", False
                 return
@@ -340,7 +342,7 @@ class _Parser:
             estimate = _ESTIMATE.match(rule["text"] or "")
             kind = ("local" if estimate["kind"] == "Local" else "global") if estimate is not None else ""
             speedup = estimate["value"] if estimate is not None else ""
-            self.rule, self.width = [rule["type"], kind, speedup], len(text)
+            self.rule, self.width = (rule["type"], kind, speedup), len(text)
             if estimate is None and rule["text"]:
                 self.message_line(text)
             self.rule_line = number
@@ -396,22 +398,24 @@ class _Parser:
         if not label:
             self.skip(number, text.strip(), "not understood")
             return
-        self.page.rows.append(_Row(number, len(self.page.launches) - 1, self.section, label, unit, value))
+        self.page.rows.append(PageRow(number, len(self.page.launches) - 1, self.section, label, unit, value))
 
 
 def parse(path: Path) -> TextPage:
     """Read a human-readable details page (UTF-8 text) line by line."""
-    parser = _Parser(path)
-    number = 0
+    parser = _Parser()
     with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
         for number, raw in enumerate(fh, start=1):
             parser.feed(number, raw.rstrip("\r\n"))
     parser.close_rule()
     page = parser.page
-    page.lines = number
     if parser.odd_tables:
         page.not_understood.append(
             "tables of other shapes (body items) in " + ", ".join(repr(s) for s in sorted(parser.odd_tables))
+        )
+    if parser.no_process:
+        page.not_understood.append(
+            "launch lines without the process line above them ('[pid] name@host'): process ID 0, no process name"
         )
     if parser.body:
         page.not_understood.append(
@@ -435,7 +439,7 @@ def parse(path: Path) -> TextPage:
 NVTX_PUSH_POP = "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
 
 
-def _nvtx_cell(launch: _Launch) -> str:
+def _nvtx_cell(launch: PageLaunch) -> str:
     """``663  "<default domain>:memory:none:none:none:none:none:none" ``: the thread and its ranges, as the CSV
     page writes them (the payload, colour and message the stack prints under a range are not kept)."""
     if launch.thread is None:
