@@ -578,3 +578,15 @@ def test_a_page_in_base_units_is_told_by_its_units_row(name: str, base: bool) ->
     path = DATA / name if name.startswith("reexport") else data(name)
     units = [unit_or_none(u) for u in derive.rows(derive.text_of(path))[1]]  # (the identity columns' are empty)
     assert in_base_units(u for u in units if u is not None) is base
+
+
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_details_page_of_one_metric_row(tmp_path: Path, end: str) -> None:
+    """`ncu --csv --metrics gpu__time_duration.sum` of one launch: a details page of one metric row (the file's
+    last line, with or without its line break) reads; it was taken for a row cut short."""
+    lines = data("micro_full.details.csv").read_text(encoding="utf-8").splitlines()
+    row = next(x for x in lines[1:] if '"Duration","us","189.41"' in x)
+    path = tmp_path / "one.csv"
+    path.write_text(lines[0] + "\n" + row + end, encoding="utf-8")
+    report = ncu_roofline.read(path)
+    assert report.launches["duration_ns"].tolist() == [189410.0]

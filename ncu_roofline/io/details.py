@@ -80,7 +80,9 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
     width = len(loc.header)
     with loc.path.open("rb") as fh:
         fh.seek(loc.data_offset)
-        head = fh.read(1 << 16).decode("utf-8", errors="replace").splitlines()[:-1]
+        chunk = fh.read(1 << 16)
+        whole = len(chunk) < 1 << 16 or not fh.read(1)  # the page's last line is whole, else it may be cut
+        head = chunk.decode("utf-8", errors="replace").splitlines()[: None if whole else -1]
     for line in head:
         fields = fields_of(line) if line.startswith('"') else None
         if fields is None:
