@@ -147,15 +147,15 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
     )
 
 
-#: The first lines of ncu's pages without --csv (ncu 2024.2 re-exporting micro_roof.ncu-rep, cut short).
+#: The first lines of ncu's pages without --csv that are not read (ncu 2024.2 re-exporting micro_roof.ncu-rep, cut
+#: short; the details and raw pages are read: tests/test_textpage.py).
 TEXT_PAGES = {
     "details": "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n",
-    "raw": (
-        "[2601] microbench@127.0.0.1\n  stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)"
-        " (1056, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n\n"
-        "  Metric Name                                  Metric Unit         Metric Value\n"
-        "  -------------------------------------------- --------------- --------------------\n"
-        "  c2clink__enabled_mask                                                           0\n"
+    "summary": (
+        "[2601] microbench@127.0.0.1\n  atomic_hot(unsigned int *, int) (528, 1, 1)x(256, 1, 1), Device 0, CC 9.0, "
+        "Invocations 1\n    Section: Compute Workload Analysis\n"
+        "    -------------------- ----------- ------- ------- -------\n"
+        "    Metric Name          Metric Unit Minimum Maximum Average\n"
     ),
     "session": (
         "Launch Settings\n--------------------- ------------------\n"

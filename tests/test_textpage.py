@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, data
+from conftest import DATA, close_within_rounding, data
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -221,3 +221,29 @@ def test_log_pasted_from_its_launch_line(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
     assert "without the process line" in a.source["not_understood"].iloc[0]
     assert "program output line(s) (line 1;" in a.source["skipped"].iloc[0]
+
+
+RAW_PAIRS = [
+    (REEXPORT / f"ncu-{v}/{r}.text-raw.txt.gz", REEXPORT / f"ncu-{v}/{r}.raw.csv.gz")
+    for v, r in (("2024.2", "micro_roof"), ("2024.2", "gene_dzv"), ("2022.3", "gene_dzv"))
+]
+
+
+@pytest.mark.parametrize("pair", RAW_PAIRS, ids=_name)
+def test_raw_text_page_reads_as_its_raw_csv_page(pair: tuple[Path, Path]) -> None:
+    """`--page raw` without --csv: every metric by name, each value in a unit of its own with two decimals. Every
+    value agrees with the CSV raw page of the same report within the printing of both; verdicts and hints equal."""
+    text, raw = (ncu_roofline.read(p) for p in pair)
+    keys = [c for c in LAUNCH_COLUMNS if c != "duration_ns"]
+    pd.testing.assert_frame_equal(text.launches[keys].reset_index(drop=True), raw.launches[keys].reset_index(drop=True))
+    cols = ["launch_id", "metric", "value", "text"]
+    both = text.metrics[cols].merge(raw.metrics[cols], on=["launch_id", "metric"], suffixes=("_t", "_r"))
+    numbers = both[both["value_t"].notna() | both["value_r"].notna()]
+    assert len(numbers) > 0.9 * raw.metrics["value"].notna().sum()  # (the page's metrics are the raw page's)
+    close = close_within_rounding(numbers, "_t", "_r")
+    assert close.all(), numbers[~close].head().to_dict("records")
+    a, b = (analyze(x) for x in (text, raw))
+    keep = ["launch_id", "limiter", "compute_pipe", "regime"]
+    pd.testing.assert_frame_equal(a.verdicts[keep].reset_index(drop=True), b.verdicts[keep].reset_index(drop=True))
+    hints = ["launch_id", "hint", "severity"]
+    pd.testing.assert_frame_equal(a.hints[hints].reset_index(drop=True), b.hints[hints].reset_index(drop=True))

@@ -85,6 +85,7 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-names": ("--page", "details", "--print-metric-name", "name"),
     "text-rule-details": ("--page", "details", "--print-rule-details"),
     "text-nvtx": ("--page", "details", "--print-nvtx-rename", "kernel"),
+    "text-raw": ("--page", "raw"),
 }
 
 

@@ -60,6 +60,7 @@ PROCESS_LINE = re.compile(r"^\[(?P<pid>\d+)\] (?P<name>.*)@(?P<host>[^@\s]*)\s*$
 LAUNCH_TAIL = re.compile(
     r", Context (?P<context>\d+), Stream (?P<stream>\d+)(?:, Device (?P<device>\d+))?(?:, CC (?P<cc>\d+\.\d+))?\s*$"
 )
+RAW_TABLE_HEADER = re.compile(r"^  Metric Name\s+Metric Unit\s+Metric Value\s*$")
 SECTION_LINE = re.compile(r"^    Section: (?P<name>\S.*?)\s*$")
 
 
@@ -70,13 +71,13 @@ def is_launch_line(text: str) -> bool:
 
 
 def is_text_page(lines: list[str]) -> bool:
-    """Whether the non-empty lines of a file are ncu's human-readable details page: a launch line (with or without
-    the process line above it) and a section heading under it."""
+    """Whether the non-empty lines of a file are ncu's human-readable details or raw page: a launch line (with or
+    without the process line above it) and a section heading or the raw page's table header under it."""
     launched = False
     for text in lines:
         if is_launch_line(text):
             launched = True
-        elif launched and SECTION_LINE.match(text):
+        elif launched and (SECTION_LINE.match(text) or RAW_TABLE_HEADER.match(text)):
             return True
     return False
 

@@ -1,5 +1,5 @@
-"""ncu's human-readable details page (``ncu ./app`` or ``ncu -i REPORT.ncu-rep`` without ``--csv``), read as the
-details CSV page it prints.
+"""ncu's human-readable details page (``ncu ./app`` or ``ncu -i REPORT.ncu-rep`` without ``--csv``) and raw page,
+read as the details CSV page they print.
 
 The page is what ncu writes to the terminal by default, and what many job logs hold::
 
@@ -28,6 +28,10 @@ that any error names the page's own line. What the page does not carry, and the 
 - NVTX ranges: the page's push/pop stacks are not read (``--nvtx`` filters find no range);
 - a rule message is the page's wrapped lines joined by one space (ncu wraps at spaces).
 
+The raw page without ``--csv`` (``--page raw``) is one table per launch of every metric by its name (two spaces in,
+ended by a blank line): its rows are read as the details page's rows of ``RAW_SECTION``, each value as printed
+(two decimals in a unit ncu picks per value, where the CSV raw page prints every digit).
+
 Older kernel lines (ncu 2019.5-2021 reports: ``name, 2020-Aug-28 10:25:54, Context 1, Stream 7``) give the
 ``Kernel Time`` column and no launch shape, device or CC; tables without a header row (``--metrics`` lists in
 "Command line profiler metrics") are read as the three columns they show. Tables of other shapes
@@ -44,11 +48,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, SECTION_LINE, Skipped, is_launch_line
+from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, RAW_TABLE_HEADER, SECTION_LINE, Skipped, is_launch_line
 
 #: What a page this module cannot read is told to export instead.
 DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
 
+#: The raw page's table (``--page raw``): every metric of a launch by its name, two spaces in, ended by a blank line;
+#: its rows are read as the details page's rows of ``RAW_SECTION`` (a metric name is a label the reader knows).
+_RAW_HEADER = RAW_TABLE_HEADER
+RAW_SECTION = "Command line profiler metrics"
 #: What a launch without a process line above it (a log pasted from its launch line on) gets: pid, process, host.
 NO_PROCESS = ("0", "", "")
 #: Before the tail: the launch's shape (``(grid)x(block)``), or the time it was profiled (2019.5-2021 reports).
@@ -254,6 +262,8 @@ class _Parser:
         self.body: set[str] = set()  # sections whose body items the page prints (--print-details body or all)
         self.unnamed: set[str] = set()  # sections of rule results whose rule is not known
         self.no_process = False  # a launch line without a process line above it (a pasted log)
+        self.raw_header = False  # the raw page's table header was the line before
+        self.raw_table = False  # the open table is the raw page's (two spaces in, no closing dashes)
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         if reason is None:
@@ -290,6 +300,11 @@ class _Parser:
         if not text.strip():
             self.close_rule()
             self.nvtx = False
+            if self.raw_table:  # the raw page's table ends at a blank line
+                self.table, self.raw_table = None, False
+            return
+        if self.raw_table:
+            self.table_line(number, text)
             return
         process = PROCESS_LINE.match(text)
         if process is not None:
@@ -303,6 +318,16 @@ class _Parser:
                 self.no_process |= self.process is None
                 self.page.launches.append(launch)
                 self.section, self.nvtx = "", False
+                return
+        if self.page.launches and self.table is None and _RAW_HEADER.match(text):
+            self.section, self.raw_header = RAW_SECTION, True
+            return
+        if self.raw_header:  # the dashed line under the raw page's header: its columns
+            self.raw_header = False
+            dashes = _DASHES.match(text)
+            if dashes is not None:
+                self.table, self.raw_table, self.expect_header = _spans(dashes), True, False
+                self.table_ok = len(self.table) == 3
                 return
         if not self.page.launches or not text.startswith("    "):
             self.close_rule()
