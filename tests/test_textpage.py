@@ -247,3 +247,14 @@ def test_raw_text_page_reads_as_its_raw_csv_page(pair: tuple[Path, Path]) -> Non
     pd.testing.assert_frame_equal(a.verdicts[keep].reset_index(drop=True), b.verdicts[keep].reset_index(drop=True))
     hints = ["launch_id", "hint", "severity"]
     pd.testing.assert_frame_equal(a.hints[hints].reset_index(drop=True), b.hints[hints].reset_index(drop=True))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_windows_console_page(tmp_path: Path, encoding: str) -> None:
+    """The page as a Windows console saves it: CRLF line ends, UTF-16 (PowerShell 5's `>`) or UTF-8 with a BOM."""
+    path = tmp_path / "page.txt"
+    path.write_text(_page(data("micro_full.details.txt")).replace("\n", "\r\n"), encoding=encoding, newline="")
+    a, b = ncu_roofline.read(path), ncu_roofline.read(data("micro_full.details.txt"))
+    assert a.source["flavour"].tolist() == ["text"]
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+    pd.testing.assert_frame_equal(a.rules.drop(columns="report"), b.rules.drop(columns="report"))

@@ -264,6 +264,7 @@ class _Parser:
         self.no_process = False  # a launch line without a process line above it (a pasted log)
         self.raw_header = False  # the raw page's table header was the line before
         self.raw_table = False  # the open table is the raw page's (two spaces in, no closing dashes)
+        self.start_end = False  # the page prints NVTX start/end ranges (not read)
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         if reason is None:
@@ -390,9 +391,8 @@ class _Parser:
             self.nvtx, self.domain = True, ""
             self.page.launches[-1].thread = nvtx["thread"]
             return
-        if _NVTX_OTHER.match(text):
-            self.odd_tables.add("NVTX")
-            self.nvtx = True
+        if _NVTX_OTHER.match(text):  # start/end ranges: not read
+            self.nvtx = self.start_end = True
             return
         if _WARNING.match(text):
             self.skip(number, text.strip(), "ncu message")
@@ -442,6 +442,8 @@ def parse(path: Path) -> TextPage:
         page.not_understood.append(
             "launch lines without the process line above them ('[pid] name@host'): process ID 0, no process name"
         )
+    if parser.start_end:
+        page.not_understood.append("NVTX start/end ranges, not read from a human-readable page (push/pop ranges are)")
     if parser.body:
         page.not_understood.append(
             f"body items (charts and tables of --print-details body or all) of {len(parser.body)} section(s), not "
