@@ -258,3 +258,31 @@ def test_windows_console_page(tmp_path: Path, encoding: str) -> None:
     assert a.source["flavour"].tolist() == ["text"]
     pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
     pd.testing.assert_frame_equal(a.rules.drop(columns="report"), b.rules.drop(columns="report"))
+
+
+def test_tables_with_their_header_above_the_dashes(tmp_path: Path) -> None:
+    """The layout of ncu 2022.3's summary tables, should a details page use it: the header row, then the dashed
+    line, then the rows, and no closing line (the next blank line, section or rule result ends the table)."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    out: list[str] = []
+    i = tables = 0
+    while i < len(lines):
+        section, header = lines[i], lines[i + 2] if i + 2 < len(lines) else ""
+        if section.startswith("    Section: ") and header.strip().startswith("Metric Name"):
+            out += [section, header, lines[i + 1]]  # the header, then the dashed line
+            i += 4
+            while not lines[i].strip().startswith("---"):
+                out.append(lines[i])
+                i += 1
+            i += 1  # no closing line; after every other table no blank line either
+            tables += 1
+            if tables % 2 and i < len(lines) and not lines[i].strip():
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    assert tables > 100
+    (tmp_path / "first.txt").write_text("\n".join(out) + "\n", encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "first.txt"), ncu_roofline.read(data("micro_full.details.txt"))
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+    pd.testing.assert_frame_equal(a.rules.drop(columns="report"), b.rules.drop(columns="report"))

@@ -265,6 +265,8 @@ class _Parser:
         self.raw_header = False  # the raw page's table header was the line before
         self.raw_table = False  # the open table is the raw page's (two spaces in, no closing dashes)
         self.start_end = False  # the page prints NVTX start/end ranges (not read)
+        self.header_first = False  # the section's table header came before its dashed line (no closing line then)
+        self.blank_ends = False  # the open table ends at a blank line, not at a dashed one
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         if reason is None:
@@ -301,9 +303,11 @@ class _Parser:
         if not text.strip():
             self.close_rule()
             self.nvtx = False
-            if self.raw_table:  # the raw page's table ends at a blank line
-                self.table, self.raw_table = None, False
+            if self.blank_ends:  # a table without a closing dashed line (the raw page's) ends at a blank line
+                self.table, self.raw_table, self.blank_ends = None, False, False
             return
+        if self.blank_ends and (is_launch_line(text) or PROCESS_LINE.match(text)):  # the next launch: the end
+            self.table, self.raw_table, self.blank_ends = None, False, False
         if self.raw_table:
             self.table_line(number, text)
             return
@@ -327,7 +331,7 @@ class _Parser:
             self.raw_header = False
             dashes = _DASHES.match(text)
             if dashes is not None:
-                self.table, self.raw_table, self.expect_header = _spans(dashes), True, False
+                self.table, self.raw_table, self.blank_ends, self.expect_header = _spans(dashes), True, True, False
                 self.table_ok = len(self.table) == 3
                 return
         if not self.page.launches or not text.startswith("    "):
@@ -362,6 +366,9 @@ class _Parser:
         if section is not None:
             self.section, self.fresh_section = section["name"], True
             return
+        if self.fresh_section and _TABLE_HEADER.match(text):  # a header row above the dashed line: rows follow it
+            self.header_first = True
+            return
         fresh, self.fresh_section = self.fresh_section, False
         rule = _RULE.match(text)
         if rule is not None:
@@ -378,7 +385,8 @@ class _Parser:
             # the section's own table comes right under its heading; any later one is a body item's
             self.table = _spans(dashes)
             self.table_ok = fresh and len(self.table) == 3
-            self.expect_header = True
+            self.expect_header = not self.header_first
+            self.blank_ends, self.header_first = self.header_first, False
             if not fresh:
                 self.body.add(self.section)
             elif not self.table_ok:
@@ -404,6 +412,10 @@ class _Parser:
 
     def table_line(self, number: int, text: str) -> None:
         assert self.table is not None
+        if self.blank_ends and not self.raw_table and (SECTION_LINE.match(text) or _RULE.match(text)):
+            self.table, self.blank_ends = None, False  # a table without a closing line, and no blank line after it
+            self.in_launch(number, text)
+            return
         if self.expect_header:
             self.expect_header = False
             if _TABLE_HEADER.match(text) or not self.table_ok:
