@@ -148,14 +148,12 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
 
 
 #: The first lines of ncu's pages without --csv that are not read (ncu 2024.2 re-exporting micro_roof.ncu-rep, cut
-#: short; the details and raw pages are read: tests/test_textpage.py).
+#: short; the details, raw and per-kernel/per-gpu summary pages are read: tests/test_textpage.py).
 TEXT_PAGES = {
     "details": "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n",
-    "summary": (
-        "[2601] microbench@127.0.0.1\n  atomic_hot(unsigned int *, int) (528, 1, 1)x(256, 1, 1), Device 0, CC 9.0, "
-        "Invocations 1\n    Section: Compute Workload Analysis\n"
-        "    -------------------- ----------- ------- ------- -------\n"
-        "    Metric Name          Metric Unit Minimum Maximum Average\n"
+    "summary-per-nvtx": (
+        "\n== NVTX State ==\n<default domain>\n  <compute>\n  fp32_fma(float *, int, float, float) (2112, 1, 1)"
+        "x(256, 1, 1), Device 0, CC 9.0, Invocations 1\n    Section: Compute Workload Analysis\n"
     ),
     "session": (
         "Launch Settings\n--------------------- ------------------\n"
@@ -278,6 +276,22 @@ def test_mutated_2024_2_summary_pages_read_or_raise_our_error(tmp_path: Path, te
 TEXT_SMALL = "".join(
     gzip.decompress(data("micro_full.details.txt").read_bytes()).decode().splitlines(keepends=True)[:420]
 )
+
+
+def _first_lines(name: str, n: int) -> str:
+    """The first ``n`` lines of a page ncu 2024.2 printed of micro_roof."""
+    text = gzip.decompress((DATA / "reexport" / "ncu-2024.2" / name).read_bytes()).decode()
+    return "".join(text.splitlines(keepends=True)[:n])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    raw=mutated(_first_lines("micro_roof.text-raw.txt.gz", 400)),
+    summary=mutated(_first_lines("micro_roof.text-summary-per-kernel.txt.gz", 120)),
+)
+def test_mutated_raw_and_summary_text_pages_read_or_raise_our_error(tmp_path: Path, raw: str, summary: str) -> None:
+    read_or_one_line_error(tmp_path / "raw.txt", raw)
+    read_or_one_line_error(tmp_path / "summary.txt", summary)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

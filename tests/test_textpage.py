@@ -286,3 +286,34 @@ def test_tables_with_their_header_above_the_dashes(tmp_path: Path) -> None:
     a, b = ncu_roofline.read(tmp_path / "first.txt"), ncu_roofline.read(data("micro_full.details.txt"))
     pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
     pd.testing.assert_frame_equal(a.rules.drop(columns="report"), b.rules.drop(columns="report"))
+
+
+SUMMARY_PAIRS = [
+    (REEXPORT / f"ncu-{v}/{r}.text-summary-{by}.txt.gz", REEXPORT / f"ncu-{v}/{r}.summary-{by}.csv.gz")
+    for v, r in (("2024.2", "micro_roof"), ("2024.2", "gene_dzv"), ("2022.3", "gene_dzv"))
+    for by in ("per-kernel", "per-gpu")
+]
+SUMMARY_COLUMNS = ["process_id", "kernel_name", "process_name", "host_name", "device", "cc", "block_size",
+                   "grid_size", "invocations", "duration_ns"]  # fmt: skip
+
+
+@pytest.mark.parametrize("pair", SUMMARY_PAIRS, ids=_name)
+def test_summary_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> None:
+    """`--print-summary per-kernel` or `per-gpu` without --csv: one group per kernel, its metrics' minimum,
+    maximum and average, as the summary CSV page the same ncu writes of the same report."""
+    text, csv = (ncu_roofline.read(p) for p in pair)
+    assert text.source["flavour"].tolist() == ["text"] and len(text.launches) == len(csv.launches) > 0
+    pd.testing.assert_frame_equal(
+        text.launches[SUMMARY_COLUMNS].reset_index(drop=True), csv.launches[SUMMARY_COLUMNS].reset_index(drop=True)
+    )
+    cols = ["metric", "label", "unit", "value", "minimum", "maximum"]
+    pd.testing.assert_frame_equal(text.metrics[cols].reset_index(drop=True), csv.metrics[cols].reset_index(drop=True))
+    assert "ncu message" in text.source["skipped"].iloc[0]  # ncu's note under the groups
+
+
+def test_per_nvtx_summary_text_page_is_refused(tmp_path: Path) -> None:
+    page = "\n== NVTX State ==\n<default domain>\n  <compute>\n"
+    page += "  k (1, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 1\n    Section: Compute Workload Analysis\n"
+    (tmp_path / "nvtx.txt").write_text(page, encoding="utf-8")
+    with pytest.raises(FormatError, match=r"per-NVTX summary.*--csv --print-summary per-nvtx"):
+        ncu_roofline.read(tmp_path / "nvtx.txt")

@@ -86,6 +86,8 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-rule-details": ("--page", "details", "--print-rule-details"),
     "text-nvtx": ("--page", "details", "--print-nvtx-rename", "kernel"),
     "text-raw": ("--page", "raw"),
+    "text-summary-per-kernel": ("--print-summary", "per-kernel"),
+    "text-summary-per-gpu": ("--print-summary", "per-gpu"),
 }
 
 

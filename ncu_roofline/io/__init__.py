@@ -48,6 +48,7 @@ from .sniff import (
 )
 from .summary import read_summary
 from .textpage import as_details_csv
+from .textsummary import as_summary_csv
 
 __all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
 
@@ -222,6 +223,13 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
             except InputError as err:
                 raise _named(err, copy, shown) from None
         page = replace(page, skipped=text.skipped, not_understood=[*text.not_understood, *page.not_understood])
+    elif loc.flavour == "text-summary":
+        with as_summary_csv(p) as (copy, summary):
+            try:
+                page = read_summary(locate(copy), name)
+            except InputError as err:
+                raise _named(err, copy, shown) from None
+        page = replace(page, skipped=summary.skipped, not_understood=[*summary.not_understood, *page.not_understood])
     elif loc.flavour == "raw":
         page = read_raw(loc, name)
     elif loc.flavour == "summary":
@@ -242,7 +250,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
                 {
                     "report": name,
                     "path": str(shown),
-                    "flavour": loc.flavour,
+                    "flavour": "text" if loc.flavour == "text-summary" else loc.flavour,
                     "ncu_version": version,
                     "launches": len(page.launches),
                     "metric_rows": metric_rows,
@@ -273,8 +281,8 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
 
 @malloc_arrow
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
-    """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, the details and raw
-    pages ncu prints without ``--csv``, .ncu-rep).
+    """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, the details, raw and
+    summary pages ncu prints without ``--csv``, .ncu-rep).
 
     Several files give one Report whose frames carry each launch's ``report`` (the file's short name).
     Raises a subclass of :class:`ncu_roofline.errors.InputError` naming the file, line and what was expected.

@@ -64,6 +64,33 @@ RAW_TABLE_HEADER = re.compile(r"^  Metric Name\s+Metric Unit\s+Metric Value\s*$"
 SECTION_LINE = re.compile(r"^    Section: (?P<name>\S.*?)\s*$")
 
 
+#: ncu's human-readable summary page (``textsummary``): a kernel group, ncu 2023+ (``name (grid)x(block)[, Device d,
+#: CC x.y], Invocations n``) and 2020-2022 (``name, Block Size b, Grid Size g[, Device d], n invocations``); on a
+#: per-gpu page, the device above its groups.
+SUMMARY_GROUP = re.compile(
+    r"^ +(?P<name>\S.*?) (?P<grid>\(\d+, \d+, \d+\))x(?P<block>\(\d+, \d+, \d+\))(?:, Device (?P<device>\d+))?"
+    r"(?:, CC (?P<cc>\d+\.\d+))?, Invocations (?P<invocations>\d+)\s*$"
+)
+OLD_SUMMARY_GROUP = re.compile(
+    r"^ +(?P<name>\S.*?), Block Size (?P<block>\d+), Grid Size (?P<grid>\d+)(?:, Device (?P<device>\d+))?, "
+    r"(?P<invocations>\d+) invocations?\s*$"
+)
+DEVICE_LINE = re.compile(r"^  Device (?P<device>\d+)(?:, CC (?P<cc>\d+\.\d+))?\s*$")
+
+
+def is_summary_text_page(lines: list[str]) -> bool:
+    """Whether the non-empty lines of a file are ncu's human-readable summary page: a process line, a group (or
+    a device) line right under it, and a section heading after those."""
+    grouped = False
+    for i, text in enumerate(lines):
+        if PROCESS_LINE.match(text) and i + 1 < len(lines):
+            after = lines[i + 1]
+            grouped |= bool(SUMMARY_GROUP.match(after) or OLD_SUMMARY_GROUP.match(after) or DEVICE_LINE.match(after))
+        elif grouped and re.match(r"^ +Section: \S", text):
+            return True
+    return False
+
+
 def is_launch_line(text: str) -> bool:
     """A launch's line of the human-readable page: ``name ..., Context c, Stream s[, Device d, CC x.y]``, two
     spaces in under its process line (none to two where a log was pasted without it)."""
@@ -332,8 +359,17 @@ def locate(path: Path) -> Located:
         if m:
             version = m.group(1)
     if any(_TEXT_PAGE.match(s.text) for s in preamble):
-        if is_text_page([s.text for s in preamble]):
+        texts = [s.text for s in preamble]
+        if is_text_page(texts):
             return Located(path, "text", ncu_version=version)
+        if is_summary_text_page(texts):
+            return Located(path, "text-summary", ncu_version=version)
+        if any(t.strip() == "== NVTX State ==" for t in texts):
+            raise FormatError(
+                path,
+                "this is ncu's human-readable page (the per-NVTX summary), not a CSV export: export it with 'ncu -i "
+                "REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv' (or run ncu with --csv)",
+            )
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "

@@ -226,13 +226,13 @@ def _launch_of(text: str, line: int, pid: str, process: str, host: str) -> PageL
     return launch if launch.name.strip() else None
 
 
-def _spans(dashes: re.Match[str]) -> list[tuple[int, int]]:
+def spans_of(dashes: re.Match[str]) -> list[tuple[int, int]]:
     """The columns a table's dashed line marks: (start, end) of each run of dashes."""
     start = len(dashes["indent"])
     return [(start + m.start(), start + m.end()) for m in re.finditer(r"-+", dashes["runs"])]
 
 
-def _cells(text: str, spans: list[tuple[int, int]]) -> list[str]:
+def cells_of(text: str, spans: list[tuple[int, int]]) -> list[str]:
     """A table row cut at its columns (the last column runs to the end of the line: a value wider than it)."""
     cells = [text[a:b] for a, b in spans[:-1]]
     cells.append(text[spans[-1][0] :])
@@ -267,6 +267,9 @@ class _Parser:
         self.start_end = False  # the page prints NVTX start/end ranges (not read)
         self.header_first = False  # the section's table header came before its dashed line (no closing line then)
         self.blank_ends = False  # the open table ends at a blank line, not at a dashed one
+
+    def close_table(self) -> None:
+        self.table, self.raw_table, self.blank_ends, self.header_rule = None, False, False, False
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         if reason is None:
@@ -304,10 +307,10 @@ class _Parser:
             self.close_rule()
             self.nvtx = False
             if self.blank_ends:  # a table without a closing dashed line (the raw page's) ends at a blank line
-                self.table, self.raw_table, self.blank_ends = None, False, False
+                self.close_table()
             return
         if self.blank_ends and (is_launch_line(text) or PROCESS_LINE.match(text)):  # the next launch: the end
-            self.table, self.raw_table, self.blank_ends = None, False, False
+            self.close_table()
         if self.raw_table:
             self.table_line(number, text)
             return
@@ -315,7 +318,7 @@ class _Parser:
         if process is not None:
             self.close_rule()
             self.process = (process["pid"], process["name"], process["host"])
-            self.table = None
+            self.close_table()
             return
         if self.table is None and self.rule is None:
             launch = _launch_of(text, number, *(self.process or NO_PROCESS))
@@ -331,7 +334,7 @@ class _Parser:
             self.raw_header = False
             dashes = _DASHES.match(text)
             if dashes is not None:
-                self.table, self.raw_table, self.blank_ends, self.expect_header = _spans(dashes), True, True, False
+                self.table, self.raw_table, self.blank_ends, self.expect_header = spans_of(dashes), True, True, False
                 self.table_ok = len(self.table) == 3
                 return
         if not self.page.launches or not text.startswith("    "):
@@ -383,7 +386,7 @@ class _Parser:
         dashes = _DASHES.match(text)
         if dashes is not None and not _RULE_SEPARATOR.match(text):
             # the section's own table comes right under its heading; any later one is a body item's
-            self.table = _spans(dashes)
+            self.table = spans_of(dashes)
             self.table_ok = fresh and len(self.table) == 3
             self.expect_header = not self.header_first
             self.blank_ends, self.header_first = self.header_first, False
@@ -413,7 +416,7 @@ class _Parser:
     def table_line(self, number: int, text: str) -> None:
         assert self.table is not None
         if self.blank_ends and not self.raw_table and (SECTION_LINE.match(text) or _RULE.match(text)):
-            self.table, self.blank_ends = None, False  # a table without a closing line, and no blank line after it
+            self.close_table()  # a table without a closing line, and no blank line after it
             self.in_launch(number, text)
             return
         if self.expect_header:
@@ -426,12 +429,12 @@ class _Parser:
             if self.header_rule:  # the rule under the header: the rows follow
                 self.header_rule = False
                 return
-            self.table = None
+            self.close_table()
             return
         self.header_rule = False
         if not self.table_ok:
             return
-        label, unit, value = _cells(text, self.table)
+        label, unit, value = cells_of(text, self.table)
         if not label:
             self.skip(number, text.strip(), "not understood")
             return
@@ -487,7 +490,8 @@ def _nvtx_cell(launch: PageLaunch) -> str:
     return f"{launch.thread}{items} "
 
 
-def _quoted(fields: list[str]) -> str:
+def quoted(fields: list[str]) -> str:
+    """A CSV record as ncu writes it: every field quoted, quotes doubled."""
     return ",".join('"' + f.replace('"', '""') + '"' for f in fields)
 
 
@@ -522,13 +526,13 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
         out = Path(tmp) / (path.name + ".csv")
         with out.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(_quoted(header) + "\n")
+            fh.write(quoted(header) + "\n")
             at = 2
             for row in sorted(page.rows, key=lambda r: r.line):
                 fh.write("\n" * (row.line - at))
                 if row.rule is None:
-                    fh.write(_quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",\n")
+                    fh.write(quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",\n")
                 else:
-                    fh.write(_quoted([*ident[row.launch], row.section, "", "", "", *row.rule]) + "\n")
+                    fh.write(quoted([*ident[row.launch], row.section, "", "", "", *row.rule]) + "\n")
                 at = row.line + 1
         yield out, page
