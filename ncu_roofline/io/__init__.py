@@ -7,10 +7,12 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -37,6 +39,7 @@ from .raw import read_raw
 from .records import NotUtf8Error, describe_skipped
 from .session import read_session
 from .sniff import (
+    Located,
     Skipped,
     UnquotedError,
     check_path,
@@ -217,19 +220,9 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     if loc.flavour == "details":
         page = read_details(loc, name)
     elif loc.flavour == "text":
-        with as_details_csv(p) as (copy, text):
-            try:
-                page = read_details(locate(copy), name)
-            except InputError as err:
-                raise _named(err, copy, shown) from None
-        page = replace(page, skipped=text.skipped, not_understood=[*text.not_understood, *page.not_understood])
+        page = _through_copy(p, shown, name, as_details_csv, read_details)
     elif loc.flavour == "text-summary":
-        with as_summary_csv(p) as (copy, summary):
-            try:
-                page = read_summary(locate(copy), name)
-            except InputError as err:
-                raise _named(err, copy, shown) from None
-        page = replace(page, skipped=summary.skipped, not_understood=[*summary.not_understood, *page.not_understood])
+        page = _through_copy(p, shown, name, as_summary_csv, read_summary)
     elif loc.flavour == "raw":
         page = read_raw(loc, name)
     elif loc.flavour == "summary":
@@ -265,6 +258,29 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     )
     launches = with_duration(page.launches, sources)
     return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
+
+
+class _Parsed(Protocol):
+    skipped: list[Skipped]
+    not_understood: list[str]
+
+
+def _through_copy(
+    p: Path,
+    shown: Path,
+    name: str,
+    convert: Callable[[Path], AbstractContextManager[tuple[Path, _Parsed]]],
+    reader: Callable[[Located, str], Page],
+) -> Page:
+    """A page ncu printed without ``--csv``, read by ``reader`` from the CSV copy ``convert`` writes of it (each
+    row on the page's own line, so errors name the page's lines); its skipped lines and what was not understood
+    are the page's."""
+    with convert(p) as (copy, text):
+        try:
+            page = reader(locate(copy), name)
+        except InputError as err:
+            raise _named(err, copy, shown) from None
+    return replace(page, skipped=text.skipped, not_understood=[*text.not_understood, *page.not_understood])
 
 
 def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataFrame:
