@@ -53,9 +53,9 @@ from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, RAW_TABLE_HEADER, S
 #: What a page this module cannot read is told to export instead.
 DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
 
-#: The raw page's table (``--page raw``): every metric of a launch by its name, two spaces in, ended by a blank line;
-#: its rows are read as the details page's rows of ``RAW_SECTION`` (a metric name is a label the reader knows).
-_RAW_HEADER = RAW_TABLE_HEADER
+#: The raw page's table (``--page raw``, its header ``sniff.RAW_TABLE_HEADER``): every metric of a launch by its name,
+#: two spaces in, ended by a blank line; its rows are read as the details page's rows of this section (a metric name
+#: is a label the reader knows).
 RAW_SECTION = "Command line profiler metrics"
 #: What a launch without a process line above it (a log pasted from its launch line on) gets: pid, process, host.
 NO_PROCESS = ("0", "", "")
@@ -327,7 +327,7 @@ class _Parser:
                 self.page.launches.append(launch)
                 self.section, self.nvtx = "", False
                 return
-        if self.page.launches and self.table is None and _RAW_HEADER.match(text):
+        if self.page.launches and self.table is None and RAW_TABLE_HEADER.match(text):
             self.section, self.raw_header = RAW_SECTION, True
             return
         if self.raw_header:  # the dashed line under the raw page's header: its columns
