@@ -66,12 +66,16 @@ class Flavour(StrEnum):
     SUMMARY = "summary"
     SESSION = "session"
     NCU_REP = "ncu-rep"
-    TEXT = "text"  # ncu's human-readable details page (no --csv)
+    TEXT = "text"  # ncu's human-readable details, raw or summary page (no --csv)
 
 
 #: The ncu command that exports a report's raw page: every metric it collected (the roofline charts' too), what
 #: a user is told to export where a file is not one the analysis can read or leaves metrics out.
 RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
+#: ... the details page, and the summary pages: what a page ncu printed without ``--csv`` that is not read is told.
+DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
+SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-kernel > summary.csv"
+NVTX_SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv"
 
 
 # The same, as plain strings in their order (for frames, column names and JSON keys).

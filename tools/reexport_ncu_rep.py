@@ -1,5 +1,5 @@
 """Re-export the .ncu-rep reports we have with the real ncu 2022.3 and 2024.2, in every CSV flavour each offers,
-and as the human-readable details page (no ``--csv``, :data:`TEXT_FLAVOURS`).
+and as the human-readable details, raw and summary pages (no ``--csv``, :data:`TEXT_FLAVOURS`).
 
 The same report exported by different ncu versions must give the same launches, values and verdicts (issue 9,
 item 7); these exports are the fixtures for that. ncu runs without a GPU for ``-i REPORT`` exports; install both
@@ -18,10 +18,11 @@ Reports and versions (ncu 2022.3 cannot open micro_roof, whose format is 2025.3'
 Flavours: :data:`FLAVOURS`, each the ``ncu -i REPORT --csv`` options it adds; a flavour whose options the version's
 ``--help`` does not list is skipped (2022.3 spells ``--print-details all`` as ``--details-all`` and has no metric
 names, body-only details, instance details or session page). Output: ``OUT/ncu-VERSION/REPORT.FLAVOUR.csv.gz``
-(gzip without a timestamp, so a rerun is byte-identical), and ``OUT/README.md``: every file with its exact command,
-its size and the SHA-256 of its text; flavours that print exactly what another flavour prints are listed there as
-such instead of written twice, and flavours ncu refuses for a report are listed with ncu's message. ``--check``
-writes nothing and exits 1 when the fixtures differ from what ncu prints now.
+(``.txt.gz`` for the pages without ``--csv``; gzip without a timestamp, so a rerun is byte-identical), and
+``OUT/README.md``: every file with its exact command, its size and the SHA-256 of its text; flavours that print
+exactly what another flavour prints are listed there as such instead of written twice, and flavours ncu refuses for
+a report are listed with ncu's message. ``--check`` writes nothing and exits 1 when the fixtures differ from what
+ncu prints now.
 """
 
 from __future__ import annotations
@@ -77,8 +78,7 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "session": ("--page", "session"),
     "source-sass": ("--page", "source", "--print-source", "sass"),
 }
-#: What an older ncu calls the same thing.
-#: Flavours of ncu's human-readable page (no ``--csv``): what ``ncu ./app`` prints by default. Written as ``.txt.gz``.
+#: Flavours of ncu's human-readable pages (no ``--csv``; the details page is what ``ncu ./app`` prints by default).
 TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text": ("--page", "details"),
     "text-base": ("--page", "details", "--print-units", "base"),
@@ -96,6 +96,7 @@ def file_name(version: str, report: str, flavour: str) -> str:
     return f"ncu-{version}/{report}.{flavour}.{'txt' if flavour in TEXT_FLAVOURS else 'csv'}.gz"
 
 
+#: What an older ncu calls the same thing.
 SPELLINGS: dict[tuple[str, ...], tuple[str, ...]] = {("--print-details", "all"): ("--details-all",)}
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, InputError, NcuError, ParseError
-from ..vocabulary import RAW_EXPORT
+from ..vocabulary import NVTX_SUMMARY_EXPORT, RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -48,11 +48,16 @@ NCU_ERRORS: dict[str, str] = {
     ),
 }
 _NO_KERNELS = "No kernels were profiled"
-#: Lines only ncu's human-readable pages (no ``--csv``) have: a section heading (details page, summaries), the
-#: metric table's header of the raw page, the attribute tables' headers of the session page.
+#: ncu's pages without ``--csv``: the header of a metric table (the raw page's, ``RAW_TABLE_HEADER``, two spaces in),
+#: a table's dashed line (its runs of dashes mark the columns), a section's heading at any depth (a per-gpu summary
+#: page puts them two spaces deeper than ``SECTION_LINE``).
+METRIC_TABLE_HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$")
+DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
+ANY_SECTION_LINE = re.compile(r"^ +Section: (?P<name>\S.*?)\s*$")
+#: Lines only ncu's human-readable pages have: a section heading (details page, summaries), the metric table's
+#: header of the raw page, the attribute tables' headers of the session page.
 _TEXT_PAGE = re.compile(
-    r"^\s+Section: \S|^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$"
-    r"|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
+    rf"^\s+Section: \S|{METRIC_TABLE_HEADER.pattern}|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
 )
 #: ncu's human-readable details page (``textpage``): ``[pid] process@host`` above a process's launches; the end
 #: of a launch's line (context and stream, since ncu 2022 the device and compute capability); a section's heading.
@@ -86,15 +91,34 @@ def is_summary_text_page(lines: list[str]) -> bool:
         if PROCESS_LINE.match(text) and i + 1 < len(lines):
             after = lines[i + 1]
             grouped |= bool(SUMMARY_GROUP.match(after) or OLD_SUMMARY_GROUP.match(after) or DEVICE_LINE.match(after))
-        elif grouped and re.match(r"^ +Section: \S", text):
+        elif grouped and ANY_SECTION_LINE.match(text):
             return True
     return False
 
 
-def is_launch_line(text: str) -> bool:
-    """A launch's line of the human-readable page: ``name ..., Context c, Stream s[, Device d, CC x.y]``, two
-    spaces in under its process line (none to two where a log was pasted without it)."""
-    return len(text) - len(text.lstrip(" ")) <= 2 and not text.startswith("==") and bool(LAUNCH_TAIL.search(text))
+def launch_tail(text: str) -> re.Match[str] | None:
+    """The end of a launch's line of the human-readable page (``LAUNCH_TAIL``: context, stream, device, CC), where
+    ``text`` is one: ``name ..., Context c, Stream s[, Device d, CC x.y]``, two spaces in under its process line
+    (none to two where a log was pasted without it); else None."""
+    if len(text) - len(text.lstrip(" ")) > 2 or text.startswith("=="):
+        return None
+    return LAUNCH_TAIL.search(text)
+
+
+def skip_reason(text: str) -> str:
+    """Why a line around an export's records is skipped: an ncu message (``==PROF==`` and the like) or the
+    program's own output."""
+    return "ncu message" if PROF_ANYWHERE.search(text) else "program output"
+
+
+def per_nvtx_page(path: Path, line: int | None = None) -> FormatError:
+    """The error a per-NVTX summary page without ``--csv`` gets: not read, and the command that exports it."""
+    return FormatError(
+        path,
+        "this is ncu's human-readable page (the per-NVTX summary), not a CSV export: export it with "
+        f"'{NVTX_SUMMARY_EXPORT}' (or run ncu with --csv)",
+        line=line,
+    )
 
 
 def is_text_page(lines: list[str]) -> bool:
@@ -102,7 +126,7 @@ def is_text_page(lines: list[str]) -> bool:
     without the process line above it) and a section heading or the raw page's table header under it."""
     launched = False
     for text in lines:
-        if is_launch_line(text):
+        if launch_tail(text) is not None:
             launched = True
         elif launched and (SECTION_LINE.match(text) or RAW_TABLE_HEADER.match(text)):
             return True
@@ -352,8 +376,7 @@ def locate(path: Path) -> Located:
             preamble.append(Skipped(number, text, "before the ncu header"))
             previous_title = None
             continue
-        reason = "ncu message" if PROF_ANYWHERE.search(stripped) else "program output"
-        preamble.append(Skipped(number, text, reason))
+        preamble.append(Skipped(number, text, skip_reason(stripped)))
         previous_title = (number, offset)
         m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
         if m:
@@ -365,11 +388,7 @@ def locate(path: Path) -> Located:
         if is_summary_text_page(texts):
             return Located(path, "text-summary", ncu_version=version)
         if any(t.strip() == "== NVTX State ==" for t in texts):
-            raise FormatError(
-                path,
-                "this is ncu's human-readable page (the per-NVTX summary), not a CSV export: export it with 'ncu -i "
-                "REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv' (or run ncu with --csv)",
-            )
+            raise per_nvtx_page(path)
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "

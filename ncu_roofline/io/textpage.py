@@ -25,8 +25,10 @@ that any error names the page's own line. What the page does not carry, and the 
 - rule names: the page prints a rule's type, estimate and message only. The rules the analysis reads
   (``SOLBottleneck``, ``SOLFPRoofline``, ``HighPipeUtilization``) and ncu's other stock rules are told by their
   section and message (``RULE_MESSAGES``); a message of another rule is named after its section's identifier;
-- NVTX ranges: the page's push/pop stacks are not read (``--nvtx`` filters find no range);
-- a rule message is the page's wrapped lines joined by one space (ncu wraps at spaces).
+- NVTX ranges: a push/pop stack's domains and ranges become the CSV's NVTX column (not the colours and payloads
+  printed under them); start/end ranges are not read (named in ``not_understood``);
+- a rule message's runs of spaces: the page's wrapped lines are joined by one space (ncu wraps at spaces; a word
+  longer than a line, a link, is cut at the line's end and joined again without one).
 
 The raw page without ``--csv`` (``--page raw``) is one table per launch of every metric by its name (two spaces in,
 ended by a blank line): its rows are read as the details page's rows of ``RAW_SECTION``, each value as printed
@@ -43,15 +45,22 @@ from __future__ import annotations
 import contextlib
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .sniff import LAUNCH_TAIL, PROCESS_LINE, PROF_ANYWHERE, RAW_TABLE_HEADER, SECTION_LINE, Skipped, is_launch_line
-
-#: What a page this module cannot read is told to export instead.
-DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
+from ..vocabulary import DETAILS_EXPORT
+from .sniff import (
+    DASHES,
+    METRIC_TABLE_HEADER,
+    PROCESS_LINE,
+    RAW_TABLE_HEADER,
+    SECTION_LINE,
+    Skipped,
+    launch_tail,
+    skip_reason,
+)
 
 #: The raw page's table (``--page raw``, its header ``sniff.RAW_TABLE_HEADER``): every metric of a launch by its name,
 #: two spaces in, ended by a blank line; its rows are read as the details page's rows of this section (a metric name
@@ -62,8 +71,6 @@ NO_PROCESS = ("0", "", "")
 #: Before the tail: the launch's shape (``(grid)x(block)``), or the time it was profiled (2019.5-2021 reports).
 _SHAPE = re.compile(r" (?P<grid>\(\d+, \d+, \d+\))x(?P<block>\(\d+, \d+, \d+\))$")
 _TIME = re.compile(r", (?P<time>\d{4}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})$")
-_DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
-_TABLE_HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$")
 _RULE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR)(?: +(?P<text>\S.*?))?\s*$")
 _ESTIMATE = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<value>[\d.,]+(?:[eE][-+]?\d+)?)%$")
 #: A line of a rule's message (a word longer than the line is cut where the line ends, and goes on in the next).
@@ -171,7 +178,6 @@ def rule_name(section_id: str, message: str) -> str | None:
 class PageLaunch:
     """A launch line of the page (and the process line above it): what the CSV page's identity columns hold."""
 
-    line: int
     pid: str
     process: str
     host: str
@@ -210,14 +216,13 @@ class TextPage:
     not_understood: list[str] = field(default_factory=list)
 
 
-def _launch_of(text: str, line: int, pid: str, process: str, host: str) -> PageLaunch | None:
+def _launch_of(text: str, pid: str, process: str, host: str) -> PageLaunch | None:
     """The launch a ``  name ..., Context c, Stream s[, Device d, CC x.y]`` line names, or None."""
-    tail = LAUNCH_TAIL.search(text)
-    if tail is None or not is_launch_line(text):
+    tail = launch_tail(text)
+    if tail is None:
         return None
     head = text[: tail.start()].lstrip(" ")
-    launch = PageLaunch(line, pid, process, host, head, tail["context"], tail["stream"], device=tail["device"],
-                     cc=tail["cc"])  # fmt: skip
+    launch = PageLaunch(pid, process, host, head, tail["context"], tail["stream"], device=tail["device"], cc=tail["cc"])
     shape, when = _SHAPE.search(head), _TIME.search(head)
     if shape is not None:
         launch.name, launch.grid, launch.block = head[: shape.start()], shape["grid"], shape["block"]
@@ -272,9 +277,7 @@ class _Parser:
         self.table, self.raw_table, self.blank_ends, self.header_rule = None, False, False, False
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
-        if reason is None:
-            reason = "ncu message" if PROF_ANYWHERE.search(text) else "program output"
-        self.page.skipped.append(Skipped(number, text, reason))
+        self.page.skipped.append(Skipped(number, text, reason or skip_reason(text)))
 
     def close_rule(self) -> None:
         if self.rule is None:
@@ -309,7 +312,7 @@ class _Parser:
             if self.blank_ends:  # a table without a closing dashed line (the raw page's) ends at a blank line
                 self.close_table()
             return
-        if self.blank_ends and (is_launch_line(text) or PROCESS_LINE.match(text)):  # the next launch: the end
+        if self.blank_ends and (launch_tail(text) or PROCESS_LINE.match(text)):  # the next launch: the end
             self.close_table()
         if self.raw_table:
             self.table_line(number, text)
@@ -321,7 +324,7 @@ class _Parser:
             self.close_table()
             return
         if self.table is None and self.rule is None:
-            launch = _launch_of(text, number, *(self.process or NO_PROCESS))
+            launch = _launch_of(text, *(self.process or NO_PROCESS))
             if launch is not None:
                 self.no_process |= self.process is None
                 self.page.launches.append(launch)
@@ -332,7 +335,7 @@ class _Parser:
             return
         if self.raw_header:  # the dashed line under the raw page's header: its columns
             self.raw_header = False
-            dashes = _DASHES.match(text)
+            dashes = DASHES.match(text)
             if dashes is not None:
                 self.table, self.raw_table, self.blank_ends, self.expect_header = spans_of(dashes), True, True, False
                 self.table_ok = len(self.table) == 3
@@ -369,7 +372,7 @@ class _Parser:
         if section is not None:
             self.section, self.fresh_section = section["name"], True
             return
-        if self.fresh_section and _TABLE_HEADER.match(text):  # a header row above the dashed line: rows follow it
+        if self.fresh_section and METRIC_TABLE_HEADER.match(text):  # a header row above the dashed line: rows follow it
             self.header_first = True
             return
         fresh, self.fresh_section = self.fresh_section, False
@@ -383,7 +386,7 @@ class _Parser:
                 self.message_line(text)
             self.rule_line = number
             return
-        dashes = _DASHES.match(text)
+        dashes = DASHES.match(text)
         if dashes is not None and not _RULE_SEPARATOR.match(text):
             # the section's own table comes right under its heading; any later one is a body item's
             self.table = spans_of(dashes)
@@ -421,10 +424,10 @@ class _Parser:
             return
         if self.expect_header:
             self.expect_header = False
-            if _TABLE_HEADER.match(text) or not self.table_ok:
+            if METRIC_TABLE_HEADER.match(text) or not self.table_ok:
                 self.header_rule = True
                 return
-        dashes = _DASHES.match(text)
+        dashes = DASHES.match(text)
         if dashes is not None:
             if self.header_rule:  # the rule under the header: the rows follow
                 self.header_rule = False
@@ -523,16 +526,27 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
         cells += [x.device or ""] if device else []
         cells += [x.cc or ""] if cc else []
         ident.append(cells)
+    records = (
+        (row.line, quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",")  # (ragged)
+        if row.rule is None
+        else (row.line, quoted([*ident[row.launch], row.section, "", "", "", *row.rule]))
+        for row in sorted(page.rows, key=lambda r: r.line)
+    )
+    with csv_on_lines(path.name + ".csv", header, records) as out:
+        yield out, page
+
+
+@contextlib.contextmanager
+def csv_on_lines(name: str, header: list[str], records: Iterable[tuple[int, str]]) -> Iterator[Path]:
+    """A CSV file ``name`` in a temporary folder (removed afterwards): ``header`` on line 1, each record (its line,
+    from 2 on and in order; its text) on that line, the lines between them empty: a copy of a page whose line
+    numbers are the page's."""
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
-        out = Path(tmp) / (path.name + ".csv")
+        out = Path(tmp) / name
         with out.open("w", encoding="utf-8", newline="\n") as fh:
             fh.write(quoted(header) + "\n")
             at = 2
-            for row in sorted(page.rows, key=lambda r: r.line):
-                fh.write("\n" * (row.line - at))
-                if row.rule is None:
-                    fh.write(quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",\n")
-                else:
-                    fh.write(quoted([*ident[row.launch], row.section, "", "", "", *row.rule]) + "\n")
-                at = row.line + 1
-        yield out, page
+            for line, text in records:
+                fh.write("\n" * (line - at) + text + "\n")
+                at = line + 1
+        yield out

@@ -21,20 +21,28 @@ from __future__ import annotations
 
 import contextlib
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .sniff import DEVICE_LINE, OLD_SUMMARY_GROUP, PROCESS_LINE, PROF_ANYWHERE, SUMMARY_GROUP, Skipped
-from .textpage import cells_of, quoted, spans_of
+from ..vocabulary import SUMMARY_EXPORT
+from .sniff import (
+    ANY_SECTION_LINE,
+    DASHES,
+    DEVICE_LINE,
+    OLD_SUMMARY_GROUP,
+    PROCESS_LINE,
+    PROF_ANYWHERE,
+    SUMMARY_GROUP,
+    Skipped,
+    per_nvtx_page,
+    skip_reason,
+)
+from .textpage import cells_of, csv_on_lines, quoted, spans_of
 
-_SECTION = re.compile(r"^ +Section: (?P<name>\S.*?)\s*$")
 _HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
-_DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
 _NVTX_STATE = re.compile(r"^== NVTX State ==\s*$")
-SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-kernel > summary.csv"
 
 
 @dataclass
@@ -73,10 +81,9 @@ def _group(text: str, process: tuple[str, str, str] | None, device: tuple[str, s
 
 
 def _why(text: str, in_groups: bool) -> str:
-    """Why a line of the page is skipped: ncu's messages and notes, the program's output, or not understood."""
-    if PROF_ANYWHERE.search(text):
-        return "ncu message"
-    return "not understood" if in_groups else "program output"
+    """Why a line of the page is skipped: an ncu message, the program's output before the groups, or (among
+    them) not understood."""
+    return "not understood" if in_groups and not PROF_ANYWHERE.search(text) else skip_reason(text)
 
 
 def parse(path: Path) -> SummaryPage:
@@ -99,12 +106,7 @@ def parse(path: Path) -> SummaryPage:
                 page.skipped.append(Skipped(number, text.strip(), "ncu message"))
                 continue
             if _NVTX_STATE.match(text):
-                raise FormatError(
-                    path,
-                    "ncu's human-readable per-NVTX summary page: export it with "
-                    f"'{SUMMARY_EXPORT.replace('per-kernel', 'per-nvtx')}'",
-                    line=number,
-                )
+                raise per_nvtx_page(path, number)
             found = PROCESS_LINE.match(text)
             if found is not None:
                 process, device, rows = (found["pid"], found["name"], found["host"]), None, False
@@ -118,14 +120,14 @@ def parse(path: Path) -> SummaryPage:
                 page.groups.append(group)
                 section, rows = "", False
                 continue
-            found = _SECTION.match(text)
+            found = ANY_SECTION_LINE.match(text)
             if found is not None and page.groups:
                 section, spans, header, rows = found["name"], None, False, False
                 continue
             if page.groups and _HEADER.match(text):
                 header = True
                 continue
-            dashes = _DASHES.match(text)
+            dashes = DASHES.match(text)
             if dashes is not None and page.groups:
                 if rows:  # the table's closing line
                     rows = False
@@ -160,16 +162,12 @@ def as_summary_csv(path: Path) -> Iterator[tuple[Path, SummaryPage]]:
     identity += (["Device Id"] if old else ["Device"]) if device else []
     identity += ["CC"] if cc and not old else []
     header = [*identity, "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"]
-    with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
-        out = Path(tmp) / (path.name + ".csv")
-        with out.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(quoted(header) + "\n")
-            at = 2
-            for line, index, section, cells in page.rows:
-                g = page.groups[index]
-                ident = [g.pid, g.process, g.host, g.name, g.block, g.grid]
-                ident += [g.device or ""] if device else []
-                ident += [g.cc or ""] if cc and not old else []
-                fh.write("\n" * (line - at) + quoted([*ident, g.invocations, section, *cells]) + "\n")
-                at = line + 1
+    ident = []
+    for g in page.groups:
+        cells = [g.pid, g.process, g.host, g.name, g.block, g.grid]
+        cells += [g.device or ""] if device else []
+        cells += [g.cc or ""] if cc and not old else []
+        ident.append([*cells, g.invocations])
+    records = ((line, quoted([*ident[index], section, *cells])) for line, index, section, cells in page.rows)
+    with csv_on_lines(path.name + ".csv", header, records) as out:
         yield out, page
