@@ -86,6 +86,11 @@ def _page(name: Path) -> str:
     return gzip.decompress(name.read_bytes()).decode("utf-8")
 
 
+def _second_launch(lines: list[str]) -> int:
+    """Where a page's second launch line is (the first is line 2, under its process line)."""
+    return next(i for i, x in enumerate(lines) if i > 1 and x.startswith("  ") and not x.startswith("   "))
+
+
 def test_each_line_of_the_copy_is_the_pages_line(tmp_path: Path) -> None:
     """The CSV copy keeps the page's line numbers: each metric row and rule result on its own line, so that
     whatever the details reader says of a line names the page's."""
@@ -130,7 +135,7 @@ def test_print_details_all_page_reads_its_headers(tmp_path: Path) -> None:
     """A `--print-details all` page: the sections' header tables are read, the body items (charts, tables) are
     named as not read. ncu 2024.2 printed only the first launch of micro_roof's body (it crashes after it)."""
     lines = _page(REEXPORT / "ncu-2024.2/micro_roof.text.txt.gz").splitlines(keepends=True)
-    second = next(i for i, x in enumerate(lines) if i > 1 and x.startswith("  ") and not x.startswith("   "))
+    second = _second_launch(lines)
     launch = "".join(lines[:second])  # the process line and the first launch
     body = launch.replace(
         "    ----------------------- ----------- ------------\n\n",
@@ -211,7 +216,7 @@ def test_log_pasted_from_its_launch_line(tmp_path: Path) -> None:
     """A page pasted from its launch line on (no `[pid] name@host` above it, the launch line not indented): read,
     process ID 0, and said so."""
     lines = _page(data("micro_full.details.txt")).splitlines()
-    second = next(i for i, x in enumerate(lines) if i > 1 and x.startswith("  ") and not x.startswith("   "))
+    second = _second_launch(lines)
     pasted = ["$ ncu ./microbench", lines[1].lstrip(), *lines[2:second]]
     (tmp_path / "pasted.txt").write_text("\n".join(pasted) + "\n", encoding="utf-8")
     (tmp_path / "whole.txt").write_text("\n".join(lines[:second]) + "\n", encoding="utf-8")
