@@ -273,21 +273,20 @@ def test_mutated_2024_2_summary_pages_read_or_raise_our_error(tmp_path: Path, te
     assert int(r.launches["invocations"].sum()) >= len(r.launches)
 
 
-TEXT_SMALL = "".join(
-    gzip.decompress(data("micro_full.details.txt").read_bytes()).decode().splitlines(keepends=True)[:420]
-)
+def _first_lines(path: Path, n: int) -> str:
+    """The first ``n`` lines of a gzip-compressed page."""
+    return "".join(gzip.decompress(path.read_bytes()).decode().splitlines(keepends=True)[:n])
 
 
-def _first_lines(name: str, n: int) -> str:
-    """The first ``n`` lines of a page ncu 2024.2 printed of micro_roof."""
-    text = gzip.decompress((DATA / "reexport" / "ncu-2024.2" / name).read_bytes()).decode()
-    return "".join(text.splitlines(keepends=True)[:n])
+TEXT_SMALL = _first_lines(data("micro_full.details.txt"), 420)
+#: The pages ncu 2024.2 printed of micro_roof without --csv.
+TEXT_2024 = DATA / "reexport" / "ncu-2024.2"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    raw=mutated(_first_lines("micro_roof.text-raw.txt.gz", 400)),
-    summary=mutated(_first_lines("micro_roof.text-summary-per-kernel.txt.gz", 120)),
+    raw=mutated(_first_lines(TEXT_2024 / "micro_roof.text-raw.txt.gz", 400)),
+    summary=mutated(_first_lines(TEXT_2024 / "micro_roof.text-summary-per-kernel.txt.gz", 120)),
 )
 def test_mutated_raw_and_summary_text_pages_read_or_raise_our_error(tmp_path: Path, raw: str, summary: str) -> None:
     read_or_one_line_error(tmp_path / "raw.txt", raw)
