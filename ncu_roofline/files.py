@@ -19,10 +19,10 @@ from typing import BinaryIO
 from .errors import InputError, OutputError
 
 #: Suffixes of the files a folder contributes (each also with ``.gz``): ncu CSV pages and stdout captures,
-#: ncu's text output, and ncu's own report files.
-EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".ncu-rep")
+#: ncu's text output (``ncu ./app > run.log``, a batch job's ``slurm-123.out``), and ncu's own report files.
+EXPORT_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".log", ".out", ".ncu-rep")
 #: Suffixes dropped from an input's name to make the stem of its outputs (``run.raw.csv.gz`` -> ``run.raw``).
-INPUT_SUFFIXES: tuple[str, ...] = (".gz", ".csv", ".txt", ".ncu-rep")
+INPUT_SUFFIXES: tuple[str, ...] = (".gz", *EXPORT_SUFFIXES)
 GLOB_CHARS = frozenset("*?[")
 #: The argument that names standard input (``ncu --csv ./app | ncu-roofline -``; a file named ``-`` is ``./-``),
 #: and its report name, the stem of the outputs named after it.

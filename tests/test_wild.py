@@ -12,6 +12,7 @@ import csv
 import gzip
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import _ncu
@@ -476,6 +477,29 @@ def test_folder_with_a_stray_text_file(tmp_path: Path) -> None:
     (folder / "micro_roof.raw.csv.gz").unlink()
     empty = CliRunner().invoke(main, [str(folder), "--format", "json"])
     assert empty.exit_code == 3 and "ERR_NVGPUCTRPERM" in empty.stderr
+
+
+def test_folder_of_job_logs_reads_the_ncu_output_they_hold(tmp_path: Path) -> None:
+    """ncu's output kept as a batch job's log (``ncu ./app > run.log``, ``slurm-123.out``) is found in a folder
+    like a ``.csv`` or ``.txt`` export; a compiled program beside them (``a.out``) is skipped with a warning."""
+    from click.testing import CliRunner
+
+    from ncu_roofline.cli import main
+
+    folder = tmp_path / "jobs"
+    folder.mkdir()
+    with gzip.open(DATA / "micro_full.details.txt.gz", "rb") as page:  # ncu's page without --csv
+        (folder / "run.log").write_bytes(page.read())
+    shutil.copy(DATA / "direct_details.stdout.csv", folder / "slurm-7.out")  # ncu --csv ./app > slurm-7.out
+    shutil.copy(sys.executable, folder / "a.out")  # a compiled program
+    result = CliRunner().invoke(main, [str(folder), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.stderr.splitlines() if "warning: skipped" in ln]
+    assert len(warnings) == 1 and "a.out" in warnings[0]
+    doc = __import__("json").loads(result.stdout)
+    assert sorted(s["report"] for s in doc["sources"]) == ["run", "slurm-7"]  # named without .log and .out
+    assert {s["flavour"] for s in doc["sources"]} == {"text", "details"}
+    assert len(doc["launches"]) == 2 * MICRO_LAUNCHES
 
 
 def test_gzip_errors_name_the_file_given(tmp_path: Path) -> None:
