@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
+from ncu_roofline.filters import filter_analysis
 from ncu_roofline.report.exports import (
     md_code,
     md_text,
@@ -79,6 +80,14 @@ def test_terminal_with_missing_values_and_no_launches() -> None:
     assert "GPU time –" in render_terminal(all_missing(base))
     text = render_terminal(no_launches(base))
     assert "0 launches of 0 kernels" in text
+
+
+def test_one_launch_of_one_kernel_is_said_in_the_singular() -> None:
+    one = filter_analysis(sample("micro_full.raw.csv"), kernel=["stream_triad"])  # the sample launches it once
+    assert len(one.launches) == 1
+    assert " · 1 launch of 1 kernel · " in render_terminal(one).splitlines()[1]
+    assert " · 1 launch of 1 kernel · " in render_markdown(one)
+    assert "189 µs  1 launch\n" in render_terminal(one)  # the limiter's line: its launches
 
 
 def test_markdown_summary() -> None:

@@ -207,7 +207,7 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
     u = diff.unmatched
     if u.empty:
         return []
-    lines = ["", f"could not match {len(u)} launch{'es' if len(u) != 1 else ''}:"]
+    lines = ["", f"could not match {f.counted(len(u), 'launch', 'launches')}:"]
     for r in u.head(top).itertuples(index=False):
         side = "before" if r.status == BEFORE_ONLY else "after"
         report, launch = getattr(r, f"{side}_report"), getattr(r, f"{side}_launch_id")

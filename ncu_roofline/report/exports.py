@@ -62,7 +62,8 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
     cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
     ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
     out.append(
-        f"{md_text(dev + cc + ncu)} · {h.launches:,} launches of {h.kernels:,} kernels · "
+        f"{md_text(dev + cc + ncu)} · {fmt.counted(h.launches, 'launch', 'launches')} of "
+        f"{fmt.counted(h.kernels, 'kernel')} · "
         f"**{fmt.duration_ns(h.gpu_time_ns)}** GPU time"
     )
     out.append("")

@@ -489,7 +489,7 @@ def _bar_traces(row: str, shares: tuple[TimeShare, ...]) -> list[dict[str, Any]]
                 "insidetextanchor": "middle",
                 "textfont": {"color": "white", "size": 12},
                 "hovertemplate": f"<b>{label}</b>: {fmt.percent(t.share)} of GPU time<br>"
-                f"{fmt.duration_ns(t.duration_ns)} in {t.launches:,} launch{'es' if t.launches != 1 else ''}"
+                f"{fmt.duration_ns(t.duration_ns)} in {fmt.counted(t.launches, 'launch', 'launches')}"
                 "<extra></extra>",
                 "showlegend": False,
             }

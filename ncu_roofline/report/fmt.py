@@ -109,6 +109,12 @@ def count(value: Any) -> str:
     return MISSING if v is None else f"{v:,}"
 
 
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` with thousands separators and the noun in its number: "1 launch", "2,048 launches" (``nouns``: the
+    plural, ``noun`` + "s" unless given)."""
+    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def shorten(value: str, width: int) -> str:
     """``value`` cut to ``width`` characters with an ellipsis."""
     if width <= 0:

@@ -55,10 +55,10 @@ def _header(view: ReportView) -> list[str]:
     dev = ", ".join(h.devices) or "unknown device"
     cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
     ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
-    plural = "s" if h.kernels != 1 else ""
     return [
         f"ncu-roofline · {view.title}",
-        f"{dev}{cc}{ncu} · {h.launches:,} launches of {h.kernels:,} kernel{plural} · GPU time "
+        f"{dev}{cc}{ncu} · {fmt.counted(h.launches, 'launch', 'launches')} of {fmt.counted(h.kernels, 'kernel')} · "
+        f"GPU time "
         f"{fmt.duration_ns(h.gpu_time_ns)}",
     ]
 
@@ -160,7 +160,7 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     label_w = max([len(t.label) for t in view.by_limiter] + [7])
     bar_w = max(6, min(BAR_WIDTH, w - label_w - 38))
     for t in view.by_limiter:
-        launches = f"{t.launches:,} launch{'es' if t.launches != 1 else ''}"
+        launches = fmt.counted(t.launches, "launch", "launches")
         line = (
             f"  {_c(t.label.ljust(label_w), t.key, color)}  {fmt.percent(t.share).rjust(6)}  {_bar(t.share, bar_w)}  "
             f"{(fmt.duration_ns(t.duration_ns) if t.launches else '–').rjust(9)}  {launches}"
