@@ -101,6 +101,14 @@ def is_source_view_label(section: str, field: str) -> bool:
     return section == SOURCE_VIEW_SECTION and bool(field)
 
 
+#: The section of the metrics asked for with ``--metrics`` (and of the raw page without ``--csv``, read as its
+#: rows): ncu lists them by the names asked for, never by label, so each field there is a metric name, also one
+#: without the ``unit__counter`` shape (``inst_executed``, ``derived_tempMetric0`` of a 2025.3 report).
+REQUESTED_METRICS_SECTION = "Command line profiler metrics"
+#: A field of REQUESTED_METRICS_SECTION that is read as a metric name: one word of a name's characters.
+REQUESTED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:]*$")
+
+
 def _cc_number(cc: str | None) -> float | None:
     try:
         return float(cc) if cc else None
@@ -119,6 +127,8 @@ def resolve(section: str, field: str, cc: str | None = None) -> tuple[str | None
         return m.group("name"), m.group("label")
     entries = _entries().get((section, field))
     if not entries:
+        if section == REQUESTED_METRICS_SECTION and REQUESTED_NAME.match(field):
+            return field, None
         return None, field
     number = _cc_number(cc)
     if number is not None:

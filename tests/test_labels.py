@@ -151,3 +151,14 @@ def test_every_metrics_block_label_a_real_ncu_printed_resolves_to_the_name_it_pr
     assert printed[("GPU Speed Of Light Throughput", "Waves Per SM")] == "launch__waves_per_multiprocessor"
     # a label 2024.2's own section gives another name (..._active): the report's 2025.3 name wins
     assert printed[("Compute Workload Analysis", "Max. Issued Slots Busy")].endswith("pct_of_peak_sustained_elapsed")
+
+
+def test_metrics_asked_for_are_read_by_the_names_ncu_lists() -> None:
+    # ncu lists the --metrics it was given by name in this section, never by label: a name of another shape
+    # (a 2025.3 report's inst_executed and derived_tempMetric0, on its raw page without --csv) is a name too
+    section = "Command line profiler metrics"
+    assert resolve(section, "dram__bytes.sum.per_second") == ("dram__bytes.sum.per_second", None)
+    assert resolve(section, "inst_executed") == ("inst_executed", None)
+    assert resolve(section, "derived_tempMetric0") == ("derived_tempMetric0", None)
+    assert resolve(section, "Two words") == (None, "Two words")  # not a name: still not understood
+    assert resolve("GPU Speed Of Light Throughput", "inst_executed") == (None, "inst_executed")  # a label elsewhere

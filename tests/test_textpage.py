@@ -242,9 +242,13 @@ def test_raw_text_page_reads_as_its_raw_csv_page(pair: tuple[Path, Path]) -> Non
     keys = [c for c in LAUNCH_COLUMNS if c != "duration_ns"]
     pd.testing.assert_frame_equal(text.launches[keys].reset_index(drop=True), raw.launches[keys].reset_index(drop=True))
     cols = ["launch_id", "metric", "value", "text"]
+    # every metric of the CSV page is on the text page by its name, those not shaped unit__counter too (a 2025.3
+    # report's inst_executed, derived_tempMetric0): nothing is left out as not understood
+    on_text = set(zip(text.metrics["launch_id"], text.metrics["metric"], strict=True))
+    assert set(zip(raw.metrics["launch_id"], raw.metrics["metric"], strict=True)) <= on_text
+    assert text.source["not_understood"].isna().all()
     both = text.metrics[cols].merge(raw.metrics[cols], on=["launch_id", "metric"], suffixes=("_t", "_r"))
     numbers = both[both["value_t"].notna() | both["value_r"].notna()]
-    assert len(numbers) > 0.9 * raw.metrics["value"].notna().sum()  # (the page's metrics are the raw page's)
     close = close_within_rounding(numbers, "_t", "_r")
     assert close.all(), numbers[~close].head().to_dict("records")
     a, b = (analyze(x) for x in (text, raw))

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
+from ..labels import REQUESTED_METRICS_SECTION
 from ..vocabulary import DETAILS_EXPORT
 from .sniff import (
     DASHES,
@@ -63,9 +64,9 @@ from .sniff import (
 )
 
 #: The raw page's table (``--page raw``, its header ``sniff.RAW_TABLE_HEADER``): every metric of a launch by its name,
-#: two spaces in, ended by a blank line; its rows are read as the details page's rows of this section (a metric name
-#: is a label the reader knows).
-RAW_SECTION = "Command line profiler metrics"
+#: two spaces in, ended by a blank line; its rows are read as the details page's rows of the section of the metrics
+#: asked for with ``--metrics``, where each field is a metric name, as each column of the raw CSV page is.
+RAW_SECTION = REQUESTED_METRICS_SECTION
 #: What a launch without a process line above it (a log pasted from its launch line on) gets: pid, process, host.
 NO_PROCESS = ("0", "", "")
 #: Before the tail: the launch's shape (``(grid)x(block)``), or the time it was profiled (2019.5-2021 reports).
