@@ -670,8 +670,8 @@ def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
             f"give them with --peak {figures[0]}=VALUE"
         )
     return (
-        f"{noun} {', '.join(figures)}: not in the report, and the GPU is not in the built-in table; give them "
-        f"with --peak {figures[0]}=VALUE or --device NAME (`ncu-roofline devices`)"
+        f"{noun} {', '.join(figures)}: not in the report, and the GPU is not identified in the built-in table; "
+        f"give them with --peak {figures[0]}=VALUE or --device NAME (`ncu-roofline devices`)"
     )
 
 
@@ -687,7 +687,9 @@ def peaks_note(peaks: pd.DataFrame) -> str | None:
     figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
     no_table = peaks.loc[lacking.index, "device"].isna().any()
     how = f"--peak {figures[0]}=VALUE" + (" or --device NAME (`ncu-roofline devices`)" if no_table else "")
-    where = "not in the report" + (", and the GPU is not in the built-in table" if no_table else " nor the table")
+    where = "not in the report" + (
+        ", and the GPU is not identified in the built-in table" if no_table else " nor the table"
+    )
     return (
         f"Roofline peaks missing for {len(lacking):,} of {len(peaks):,} launches: {', '.join(figures)} ({where}); "
         f"give them with {how}."

@@ -224,7 +224,10 @@ def test_without_any_bandwidth_peak_the_speed_of_light_still_stands(work: Path) 
     ]
     assert sum(len(x["hints"]) for x in doc["launches"]) > 0
     for x in doc["launches"]:
-        assert "peaks dram_bytes_per_s, l2_bytes_per_s, l1_bytes_per_s: not in the report" in x["missing"]
+        assert (
+            "peaks dram_bytes_per_s, l2_bytes_per_s, l1_bytes_per_s: not in the report, and the GPU is not "
+            "identified in the built-in table" in x["missing"]
+        )
         assert "--peak dram_bytes_per_s=VALUE or --device NAME" in x["missing"]
     assert doc["devices"][0]["missing_peaks"] == ["dram_bytes_per_s", "l2_bytes_per_s", "l1_bytes_per_s"]
     # the terminal and the HTML say it once, above the roofline
