@@ -131,27 +131,50 @@ def test_capture_of_ncu_and_the_program(tmp_path: Path) -> None:
     assert "2 program output line(s) (line 3, " in skipped
 
 
-def test_print_details_all_page_reads_its_headers(tmp_path: Path) -> None:
-    """A `--print-details all` page: the sections' header tables are read, the body items (charts, tables) are
-    named as not read. ncu 2024.2 printed only the first launch of micro_roof's body (it crashes after it)."""
-    lines = _page(REEXPORT / "ncu-2024.2/micro_roof.text.txt.gz").splitlines(keepends=True)
-    second = _second_launch(lines)
-    launch = "".join(lines[:second])  # the process line and the first launch
-    body = launch.replace(
-        "    ----------------------- ----------- ------------\n\n",
-        "    ----------------------- ----------- ------------\n\n    GPU Throughput Chart\n"
-        "    Table Name : GPU Throughput\n    ---------------- ----------- ------------\n"
-        "    Metric Name      Metric Unit Metric Value\n    ---------------- ----------- ------------\n"
-        "    Memory [%]                 %        86.81\n    ---------------- ----------- ------------\n\n",
-        1,
+def test_print_details_all_page_reads_as_its_csv_page() -> None:
+    """A `--print-details all` page: the sections' header tables and their body items (the roofline charts'
+    series, the throughput charts and breakdowns, the tensor chart's tables) read as the CSV page of the same
+    report by the same ncu prints them, each row with its Body Item Label (the series or table name above it; none
+    for a table with no title); ncu's "(!)" before a value it could not compute is not part of the value. The
+    roofline of that page is the CSV page's. ncu 2024.2 printed only the first launch of micro_roof's body (it
+    crashes after it, on both pages)."""
+    text, csv = (
+        ncu_roofline.read(REEXPORT / f"ncu-2024.2/micro_roof.{name}.gz") for name in ("text-all.txt", "details-all.csv")
     )
-    assert body != launch
+    assert text.source["not_understood"].isna().all()
+    cols = ["launch_id", "section", "body_item", "label", "metric", "unit", "value", "text"]
+    a, b = (x.metrics[cols].reset_index(drop=True) for x in (text, csv))
+    assert len(a) == 4813 and a["body_item"].notna().sum() == 3652  # as many as ncu's CSV page has
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    x, y = (analyze(r) for r in (text, csv))
+    assert x.roofline["achieved_flops"].gt(0).any()
+    for frame in ("roofline", "verdicts", "hints", "utilization"):
+        pd.testing.assert_frame_equal(
+            getattr(x, frame).drop(columns="report").reset_index(drop=True),
+            getattr(y, frame).drop(columns="report").reset_index(drop=True),
+        )
+
+
+def test_body_tables_of_other_shapes_are_named(tmp_path: Path) -> None:
+    """A body item's table of more columns than a metric table's three (the memory tables of --print-details all)
+    is not read; the page says so, naming its section, and reads the rest."""
+    lines = _page(REEXPORT / "ncu-2024.2/micro_roof.text.txt.gz").splitlines(keepends=True)
+    launch = "".join(lines[: _second_launch(lines)])  # the process line and the first launch
+    wide = (
+        "    Shared Memory\n    ------------- ------------ ---------- -----------\n"
+        "                  Instructions Wavefronts % Peak\n    ------------- ------------ ---------- -----------\n"
+        "    Shared Load              0          0           0\n"
+        "    ------------- ------------ ---------- -----------\n\n"
+    )
+    at = launch.index("\n\n", launch.index("    Section: GPU Speed Of Light Throughput")) + 2
+    body = launch[:at] + wide + launch[at:]
     (tmp_path / "header.txt").write_text(launch, encoding="utf-8")
     (tmp_path / "all.txt").write_text(body, encoding="utf-8")
     a, b = ncu_roofline.read(tmp_path / "all.txt"), ncu_roofline.read(tmp_path / "header.txt")
     pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
-    assert "body items" in a.source["not_understood"].iloc[0]
-    assert "Memory [%]" not in set(a.metrics["label"])
+    said = a.source["not_understood"].iloc[0]
+    assert "body items" in said and "'GPU Speed Of Light Throughput'" in said
+    assert "Shared Load" not in set(a.metrics["label"])
 
 
 def test_body_items_alone_are_refused(tmp_path: Path) -> None:

@@ -85,6 +85,7 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-names": ("--page", "details", "--print-metric-name", "name"),
     "text-rule-details": ("--page", "details", "--print-rule-details"),
     "text-nvtx": ("--page", "details", "--print-nvtx-rename", "kernel"),
+    "text-all": ("--page", "details", "--print-details", "all"),
     "text-raw": ("--page", "raw"),
     "text-summary-per-kernel": ("--print-summary", "per-kernel"),
     "text-summary-per-gpu": ("--print-summary", "per-gpu"),

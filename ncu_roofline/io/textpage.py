@@ -36,8 +36,14 @@ ended by a blank line): its rows are read as the details page's rows of ``RAW_SE
 
 Older kernel lines (ncu 2019.5-2021 reports: ``name, 2020-Aug-28 10:25:54, Context 1, Stream 7``) give the
 ``Kernel Time`` column and no launch shape, device or CC; tables without a header row (``--metrics`` lists in
-"Command line profiler metrics") are read as the three columns they show. Tables of other shapes
-(``--print-details body``) are skipped and named in ``not_understood``.
+"Command line profiler metrics") are read as the three columns they show.
+
+Body items (``--print-details body`` or ``all``: a section's charts and tables under its header table) are read
+where they are tables of a metric table's three columns (the roofline charts' series, the throughput charts and
+breakdowns, the tensor chart's tables): each row with the CSV page's ``Body Item Label``, the last title above its
+table (a series, ``Single Precision Roofline``, or a ``Table Name : ...``; the series' parts, ``Peak Work``, are
+not items; a table with no line above it has none). Tables of other shapes (the memory tables) are skipped and
+their sections named in ``not_understood``.
 """
 
 from __future__ import annotations
@@ -85,6 +91,15 @@ _NVTX_OTHER = re.compile(r"^    NVTX ")
 _NVTX_DOMAIN = re.compile(r"^ {5,}<(?P<domain>[^<>]*)>\s*$")
 _NVTX_RANGE = re.compile(r"^ {5,}<(?P<level>\d+),(?P<name>.*)>\s*$")
 _WARNING = re.compile(r"^    (?:Warning|Note|Error): ")
+#: A body item's table name (``Table Name : Floating Point Operations Roofline``): the item its rows belong to,
+#: unless a series line (``Single Precision Roofline``) follows it.
+_TABLE_NAME = re.compile(r"^    Table Name : (?P<name>.*\S)\s*$")
+#: The lines a roofline chart's series prints above each of its tables: not items of their own (the CSV page
+#: labels their rows with the series).
+_SERIES_PARTS = frozenset({"Peak Work", "Peak Traffic", "Achieved Work", "Achieved Traffic"})
+#: What ncu prints before a value it could not compute (``(!) n/a``), in the value's column or the unit's; the CSV
+#: page has the value alone.
+_NOT_COMPUTED = "(!)"
 
 #: Section display name -> identifier (rule results carry the identifier on the CSV page), for ncu 2019.5-2025.3.
 SECTION_IDS: dict[str, str] = {
@@ -205,6 +220,7 @@ class PageRow:
     unit: str = ""
     value: str = ""
     rule: tuple[str, str, str, str, str] | None = None  # name, type, message, speedup type, speedup
+    item: str = ""  # the body item a chart's or table's row belongs to (the CSV's Body Item Label); "": the header
 
 
 @dataclass
@@ -215,6 +231,7 @@ class TextPage:
     rows: list[PageRow] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)
+    body_items: bool = False  # whether rows of body items were read (--print-details all): the CSV's Body Item Label
 
 
 def _launch_of(text: str, pid: str, process: str, host: str) -> PageLaunch | None:
@@ -265,13 +282,16 @@ class _Parser:
         self.header_rule = False  # a table's header row was read: the dashed line under it comes next
         self.fresh_section = False  # the line before was a section's heading
         self.odd_tables: set[str] = set()
-        self.body: set[str] = set()  # sections whose body items the page prints (--print-details body or all)
+        self.body: set[str] = set()  # sections with body items not read (tables of other shapes than three columns)
+        self.item = ""  # the body item of the next table: the last title or series line (see in_launch)
+        self.titled = False  # a title, series or part line came since the last table (else the next one has none)
         self.unnamed: set[str] = set()  # sections of rule results whose rule is not known
         self.no_process = False  # a launch line without a process line above it (a pasted log)
         self.raw_header = False  # the raw page's table header was the line before
         self.raw_table = False  # the open table is the raw page's (two spaces in, no closing dashes)
         self.start_end = False  # the page prints NVTX start/end ranges (not read)
         self.header_first = False  # the section's table header came before its dashed line (no closing line then)
+        self.table_item = ""  # the body item of the open table's rows
         self.blank_ends = False  # the open table ends at a blank line, not at a dashed one
 
     def close_table(self) -> None:
@@ -339,6 +359,7 @@ class _Parser:
             dashes = DASHES.match(text)
             if dashes is not None:
                 self.table, self.raw_table, self.blank_ends, self.expect_header = spans_of(dashes), True, True, False
+                self.table_item = ""
                 self.table_ok = len(self.table) == 3
                 return
         if not self.page.launches or not text.startswith("    "):
@@ -372,6 +393,7 @@ class _Parser:
         section = SECTION_LINE.match(text)
         if section is not None:
             self.section, self.fresh_section = section["name"], True
+            self.item, self.titled = "", False
             return
         if self.fresh_section and METRIC_TABLE_HEADER.match(text):  # a header row above the dashed line: rows follow it
             self.header_first = True
@@ -389,15 +411,17 @@ class _Parser:
             return
         dashes = DASHES.match(text)
         if dashes is not None and not _RULE_SEPARATOR.match(text):
-            # the section's own table comes right under its heading; any later one is a body item's
+            # the section's own table comes right under its heading; any later one is a body item's (--print-details
+            # body or all): a chart's or a table's rows, read where they have the three columns of a metric table
             self.table = spans_of(dashes)
-            self.table_ok = fresh and len(self.table) == 3
+            self.table_ok = len(self.table) == 3
             self.expect_header = not self.header_first
             self.blank_ends, self.header_first = self.header_first, False
-            if not fresh:
-                self.body.add(self.section)
-            elif not self.table_ok:
-                self.odd_tables.add(self.section)
+            self.table_item = "" if fresh or not self.titled else self.item
+            self.titled = False
+            self.page.body_items |= self.table_ok and not fresh
+            if not self.table_ok:
+                (self.odd_tables if fresh else self.body).add(self.section)
             return
         if _RULE_SEPARATOR.match(text):
             return
@@ -412,8 +436,13 @@ class _Parser:
         if _WARNING.match(text):
             self.skip(number, text.strip(), "ncu message")
             return
-        if self.section:  # a body item's title, a chart's series (--print-details body or all)
-            self.body.add(self.section)
+        if self.section:  # a body item's title, table name, a chart's series or a series' part
+            name, line = _TABLE_NAME.match(text), text.strip()
+            if name is not None:
+                self.item = name["name"]
+            elif line not in _SERIES_PARTS:
+                self.item = line
+            self.titled = True
             return
         self.skip(number, text.strip(), "not understood")
 
@@ -442,7 +471,11 @@ class _Parser:
         if not label:
             self.skip(number, text.strip(), "not understood")
             return
-        self.page.rows.append(PageRow(number, len(self.page.launches) - 1, self.section, label, unit, value))
+        if unit == _NOT_COMPUTED:
+            unit = ""
+        value = value.removeprefix(_NOT_COMPUTED).lstrip()
+        launch = len(self.page.launches) - 1
+        self.page.rows.append(PageRow(number, launch, self.section, label, unit, value, item=self.table_item))
 
 
 def parse(path: Path) -> TextPage:
@@ -465,8 +498,9 @@ def parse(path: Path) -> TextPage:
         page.not_understood.append("NVTX start/end ranges, not read from a human-readable page (push/pop ranges are)")
     if parser.body:
         page.not_understood.append(
-            f"body items (charts and tables of --print-details body or all) of {len(parser.body)} section(s), not "
-            "read from a human-readable page: export with --csv to read them"
+            "body items (--print-details body or all) in tables of other shapes than a metric table's three columns, "
+            f"not read from a human-readable page: {', '.join(repr(s) for s in sorted(parser.body))}; export with "
+            "--csv to read them"
         )
     if parser.unnamed:
         page.not_understood.append(
@@ -475,8 +509,10 @@ def parse(path: Path) -> TextPage:
         )
     if not page.launches:
         raise FormatError(path, "ncu's human-readable page without a launch line ('  name ..., Context c, Stream s')")
-    if not any(r.rule is None for r in page.rows):
-        what = "only body items (--print-details body)" if parser.body else "no section's metric table"
+    if not any(r.rule is None and not r.item for r in page.rows):
+        what = (
+            "only body items (--print-details body)" if parser.body or page.body_items else "no section's metric table"
+        )
         raise FormatError(path, f"ncu's human-readable page with {what}: export it with '{DETAILS_EXPORT}'")
     return page
 
@@ -516,8 +552,13 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
     identity += ["Block Size", "Grid Size"] if shaped else []
     identity += ["Device"] if device else []
     identity += ["CC"] if cc else []
-    header = [*identity, "Section Name", "Metric Name", "Metric Unit", "Metric Value", "Rule Name", "Rule Type",
-              "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]  # fmt: skip
+    body = ["Body Item Label"] if page.body_items else []
+
+    def item(row: PageRow) -> list[str]:
+        return [row.item] if body else []
+
+    header = [*identity, "Section Name", *body, "Metric Name", "Metric Unit", "Metric Value", "Rule Name",
+              "Rule Type", "Rule Description", "Estimated Speedup Type", "Estimated Speedup"]  # fmt: skip
     ident: list[list[str]] = []
     for i, x in enumerate(launches):
         cells = [str(i), x.pid, x.process, x.host, *([_nvtx_cell(x)] if nvtx else []), x.name]
@@ -528,9 +569,9 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
         cells += [x.cc or ""] if cc else []
         ident.append(cells)
     records = (
-        (row.line, quoted([*ident[row.launch], row.section, row.label, row.unit, row.value]) + ",")  # (ragged)
-        if row.rule is None
-        else (row.line, quoted([*ident[row.launch], row.section, "", "", "", *row.rule]))
+        (row.line, quoted([*ident[row.launch], row.section, *item(row), row.label, row.unit, row.value]) + ",")
+        if row.rule is None  # (a metric row ends in an empty field, as ncu writes it)
+        else (row.line, quoted([*ident[row.launch], row.section, *item(row), "", "", "", *row.rule]))
         for row in sorted(page.rows, key=lambda r: r.line)
     )
     with csv_on_lines(path.name + ".csv", header, records) as out:
