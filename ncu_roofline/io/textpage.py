@@ -568,10 +568,11 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
         cells += [x.device or ""] if device else []
         cells += [x.cc or ""] if cc else []
         ident.append(cells)
+    prefix = [quoted(cells) + "," for cells in ident]  # each launch's fields, quoted once
     records = (
-        (row.line, quoted([*ident[row.launch], row.section, *item(row), row.label, row.unit, row.value]) + ",")
+        (row.line, prefix[row.launch] + quoted([row.section, *item(row), row.label, row.unit, row.value]) + ",")
         if row.rule is None  # (a metric row ends in an empty field, as ncu writes it)
-        else (row.line, quoted([*ident[row.launch], row.section, *item(row), "", "", "", *row.rule]))
+        else (row.line, prefix[row.launch] + quoted([row.section, *item(row), "", "", "", *row.rule]))
         for row in sorted(page.rows, key=lambda r: r.line)
     )
     with csv_on_lines(path.name + ".csv", header, records) as out:
