@@ -147,8 +147,9 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
     )
 
 
-#: The first lines of ncu's pages without --csv that are not read (ncu 2024.2 re-exporting micro_roof.ncu-rep, cut
-#: short; the details, raw and per-kernel/per-gpu summary pages are read: tests/test_textpage.py).
+#: The first lines of ncu's pages without --csv, cut short before a metric table (ncu 2024.2 re-exporting
+#: micro_roof.ncu-rep; whole, the details, raw and summary pages are read: tests/test_textpage.py), and the session
+#: page, which is not read.
 TEXT_PAGES = {
     "details": "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n",
     "summary-per-nvtx": (
@@ -287,10 +288,16 @@ TEXT_2024 = DATA / "reexport" / "ncu-2024.2"
 @given(
     raw=mutated(_first_lines(TEXT_2024 / "micro_roof.text-raw.txt.gz", 400)),
     summary=mutated(_first_lines(TEXT_2024 / "micro_roof.text-summary-per-kernel.txt.gz", 120)),
+    nvtx=mutated(_first_lines(TEXT_2024 / "gene_dzv.text-summary-per-nvtx.txt.gz", 90)),
+    all_=mutated(_first_lines(TEXT_2024 / "micro_roof.text-all.txt.gz", 700)),
 )
-def test_mutated_raw_and_summary_text_pages_read_or_raise_our_error(tmp_path: Path, raw: str, summary: str) -> None:
+def test_mutated_raw_summary_and_body_text_pages_read_or_raise_our_error(
+    tmp_path: Path, raw: str, summary: str, nvtx: str, all_: str
+) -> None:
     read_or_one_line_error(tmp_path / "raw.txt", raw)
     read_or_one_line_error(tmp_path / "summary.txt", summary)
+    read_or_one_line_error(tmp_path / "nvtx.txt", nvtx)  # the per-NVTX summary
+    read_or_one_line_error(tmp_path / "all.txt", all_)  # --print-details all: body items
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -6,6 +6,7 @@ ncu 2022.3 and 2024.2 re-exporting micro_roof and gene_dzv, tools/reexport_ncu_r
 from __future__ import annotations
 
 import gzip
+from csv import reader as csv_rows
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.errors import FormatError
 from ncu_roofline.io.textpage import as_details_csv, parse, rule_name
+from ncu_roofline.io.textsummary import as_summary_csv
 
 REEXPORT = DATA / "reexport"
 
@@ -323,16 +325,17 @@ def test_tables_with_their_header_above_the_dashes(tmp_path: Path) -> None:
 SUMMARY_PAIRS = [
     (REEXPORT / f"ncu-{v}/{r}.text-summary-{by}.txt.gz", REEXPORT / f"ncu-{v}/{r}.summary-{by}.csv.gz")
     for v, r in (("2024.2", "micro_roof"), ("2024.2", "gene_dzv"), ("2022.3", "gene_dzv"))
-    for by in ("per-kernel", "per-gpu")
+    for by in ("per-kernel", "per-gpu", "per-nvtx")
 ]
 SUMMARY_COLUMNS = ["process_id", "kernel_name", "process_name", "host_name", "device", "cc", "block_size",
-                   "grid_size", "invocations", "duration_ns"]  # fmt: skip
+                   "grid_size", "invocations", "nvtx_path", "duration_ns"]  # fmt: skip
 
 
 @pytest.mark.parametrize("pair", SUMMARY_PAIRS, ids=_name)
 def test_summary_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> None:
-    """`--print-summary per-kernel` or `per-gpu` without --csv: one group per kernel, its metrics' minimum,
-    maximum and average, as the summary CSV page the same ncu writes of the same report."""
+    """`--print-summary per-kernel`, `per-gpu` or `per-nvtx` without --csv: one group per kernel (per NVTX stack
+    and kernel), its metrics' minimum, maximum and average, as the summary CSV page the same ncu writes of the same
+    report (the per-NVTX groups' ranges as the CSV page's NVTX paths)."""
     text, csv = (ncu_roofline.read(p) for p in pair)
     assert text.source["flavour"].tolist() == ["text"] and len(text.launches) == len(csv.launches) > 0
     pd.testing.assert_frame_equal(
@@ -343,9 +346,38 @@ def test_summary_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> Non
     assert "ncu message" in text.source["skipped"].iloc[0]  # ncu's note under the groups
 
 
-def test_per_nvtx_summary_text_page_is_refused(tmp_path: Path) -> None:
-    page = "\n== NVTX State ==\n<default domain>\n  <compute>\n"
-    page += "  k (1, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 1\n    Section: Compute Workload Analysis\n"
+def test_per_nvtx_summary_text_page_stacks(tmp_path: Path) -> None:
+    """The per-NVTX page prints a stack's ranges above the groups launched under it; the next ranges printed are
+    the next groups' whole stack. An attribute of a range is its colour, message or (another kind) payload, as
+    the CSV page's range cell lists them; a page cut before its first table is refused with the export command."""
+    page = (
+        "\n== NVTX State ==\n<default domain>\n  <outer>\n    RGB: 0xff\n  <inner>\n    ASCII: step 1\n"
+        "    INT64: 42\n  k (1, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 2\n"
+        "    Section: GPU Speed Of Light Throughput\n    -------- ----------- ------- ------- -------\n"
+        "    Metric Name Metric Unit Minimum Maximum Average\n    -------- ----------- ------- ------- -------\n"
+        "    Duration     us       1.00    3.00    2.00\n    -------- ----------- ------- ------- -------\n\n"
+        "  j (2, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 1\n"
+        "    Section: GPU Speed Of Light Throughput\n    -------- ----------- ------- ------- -------\n"
+        "    Metric Name Metric Unit Minimum Maximum Average\n    -------- ----------- ------- ------- -------\n"
+        "    Duration     us       5.00    5.00    5.00\n    -------- ----------- ------- ------- -------\n\n"
+        "  <other>\n  k (1, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 1\n"
+        "    Section: GPU Speed Of Light Throughput\n    -------- ----------- ------- ------- -------\n"
+        "    Metric Name Metric Unit Minimum Maximum Average\n    -------- ----------- ------- ------- -------\n"
+        "    Duration     us       7.00    7.00    7.00\n    -------- ----------- ------- ------- -------\n"
+    )
     (tmp_path / "nvtx.txt").write_text(page, encoding="utf-8")
-    with pytest.raises(FormatError, match=r"per-NVTX summary.*--csv --print-summary per-nvtx"):
-        ncu_roofline.read(tmp_path / "nvtx.txt")
+    with as_summary_csv(tmp_path / "nvtx.txt") as (copy, _page):
+        cells = [row[1] for row in csv_rows(copy.read_text().splitlines()[1:]) if row]
+    inner = '"inner:INT64:42:none:none:ASCII:step 1"'
+    assert cells == [f' "outer:none:none:RGB:0xff:none:none"  {inner} '] * 2 + [
+        ' "other:none:none:none:none:none:none" '
+    ]
+    r = ncu_roofline.read(tmp_path / "nvtx.txt")
+    assert r.launches["nvtx_path"].tolist() == ["outer/inner", "outer/inner", "other"]
+    assert r.launches["invocations"].tolist() == [2, 1, 1]
+    assert r.launches["duration_ns"].tolist() == [2000.0, 5000.0, 7000.0]
+    cut = "\n== NVTX State ==\n<default domain>\n  <compute>\n"
+    cut += "  k (1, 1, 1)x(32, 1, 1), Device 0, CC 9.0, Invocations 1\n    Section: Compute Workload Analysis\n"
+    (tmp_path / "cut.txt").write_text(cut, encoding="utf-8")
+    with pytest.raises(FormatError, match=r"per-NVTX summary\) without a metric table.*--print-summary per-nvtx"):
+        ncu_roofline.read(tmp_path / "cut.txt")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, InputError, NcuError, ParseError
-from ..vocabulary import NVTX_SUMMARY_EXPORT, RAW_EXPORT
+from ..vocabulary import RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -62,6 +62,8 @@ _TEXT_PAGE = re.compile(
 #: ncu's human-readable details page (``textpage``): ``[pid] process@host`` above a process's launches; the end
 #: of a launch's line (context and stream, since ncu 2022 the device and compute capability); a section's heading.
 PROCESS_LINE = re.compile(r"^\[(?P<pid>\d+)\] (?P<name>.*)@(?P<host>[^@\s]*)\s*$")
+#: The per-NVTX summary page's first line (``--print-summary per-nvtx`` without ``--csv``).
+NVTX_STATE = "== NVTX State =="
 LAUNCH_TAIL = re.compile(
     r", Context (?P<context>\d+), Stream (?P<stream>\d+)(?:, Device (?P<device>\d+))?(?:, CC (?P<cc>\d+\.\d+))?\s*$"
 )
@@ -109,16 +111,6 @@ def skip_reason(text: str) -> str:
     """Why a line around an export's records is skipped: an ncu message (``==PROF==`` and the like) or the
     program's own output."""
     return "ncu message" if PROF_ANYWHERE.search(text) else "program output"
-
-
-def per_nvtx_page(path: Path, line: int | None = None) -> FormatError:
-    """The error a per-NVTX summary page without ``--csv`` gets: not read, and the command that exports it."""
-    return FormatError(
-        path,
-        "this is ncu's human-readable page (the per-NVTX summary), not a CSV export: export it with "
-        f"'{NVTX_SUMMARY_EXPORT}' (or run ncu with --csv)",
-        line=line,
-    )
 
 
 def is_text_page(lines: list[str]) -> bool:
@@ -381,14 +373,12 @@ def locate(path: Path) -> Located:
         m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
         if m:
             version = m.group(1)
-    if any(_TEXT_PAGE.match(s.text) for s in preamble):
+    if any(_TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE for s in preamble):
         texts = [s.text for s in preamble]
         if is_text_page(texts):
             return Located(path, "text", ncu_version=version)
-        if is_summary_text_page(texts):
+        if is_summary_text_page(texts) or NVTX_STATE in (t.strip() for t in texts):  # (textsummary reads both)
             return Located(path, "text-summary", ncu_version=version)
-        if any(t.strip() == "== NVTX State ==" for t in texts):
-            raise per_nvtx_page(path)
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "
