@@ -148,18 +148,12 @@ def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
 
 
 #: The first lines of ncu's pages without --csv, cut short before a metric table (ncu 2024.2 re-exporting
-#: micro_roof.ncu-rep; whole, the details, raw and summary pages are read: tests/test_textpage.py), and the session
-#: page, which is not read.
+#: micro_roof.ncu-rep; whole, they are read: tests/test_textpage.py).
 TEXT_PAGES = {
     "details": "[663] microbench@127.0.0.1\n  k (1, 1, 1)x(32, 1, 1)\n    Section: GPU Speed Of Light Throughput\n",
     "summary-per-nvtx": (
         "\n== NVTX State ==\n<default domain>\n  <compute>\n  fp32_fma(float *, int, float, float) (2112, 1, 1)"
         "x(256, 1, 1), Device 0, CC 9.0, Invocations 1\n    Section: Compute Workload Analysis\n"
-    ),
-    "session": (
-        "Launch Settings\n--------------------- ------------------\n"
-        "Launch Attribute      Value                                  \n"
-        "--------------------- ------------------\nProfiler Command Line ncu --section SpeedOfLight\n"
     ),
 }
 
@@ -290,14 +284,16 @@ TEXT_2024 = DATA / "reexport" / "ncu-2024.2"
     summary=mutated(_first_lines(TEXT_2024 / "micro_roof.text-summary-per-kernel.txt.gz", 120)),
     nvtx=mutated(_first_lines(TEXT_2024 / "gene_dzv.text-summary-per-nvtx.txt.gz", 90)),
     all_=mutated(_first_lines(TEXT_2024 / "micro_roof.text-all.txt.gz", 700)),
+    session=mutated(_first_lines(TEXT_2024 / "micro_roof.text-session.txt.gz", 60)),
 )
-def test_mutated_raw_summary_and_body_text_pages_read_or_raise_our_error(
-    tmp_path: Path, raw: str, summary: str, nvtx: str, all_: str
+def test_mutated_raw_summary_body_and_session_text_pages_read_or_raise_our_error(
+    tmp_path: Path, raw: str, summary: str, nvtx: str, all_: str, session: str
 ) -> None:
     read_or_one_line_error(tmp_path / "raw.txt", raw)
     read_or_one_line_error(tmp_path / "summary.txt", summary)
     read_or_one_line_error(tmp_path / "nvtx.txt", nvtx)  # the per-NVTX summary
     read_or_one_line_error(tmp_path / "all.txt", all_)  # --print-details all: body items
+    read_or_one_line_error(tmp_path / "session.txt", session)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

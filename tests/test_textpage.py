@@ -381,3 +381,26 @@ def test_per_nvtx_summary_text_page_stacks(tmp_path: Path) -> None:
     (tmp_path / "cut.txt").write_text(cut, encoding="utf-8")
     with pytest.raises(FormatError, match=r"per-NVTX summary\) without a metric table.*--print-summary per-nvtx"):
         ncu_roofline.read(tmp_path / "cut.txt")
+
+
+def test_session_text_page_reads_as_its_csv_page() -> None:
+    """`--page session` without --csv: each block's attributes as the session CSV page gives them, a value wider
+    than its column (the profiler's command line, wrapped over five lines) joined again where ncu cut it; the page
+    names the GPU of a details page read with it, as the CSV session page does."""
+    for report, attributes in (("micro_roof", 21), ("gene_dzv", 15)):
+        pages = ("text-session.txt", "session.csv")
+        text, csv = (ncu_roofline.read(REEXPORT / f"ncu-2024.2/{report}.{name}.gz") for name in pages)
+        assert text.source["flavour"].tolist() == ["text"]
+        assert text.source["ncu_version"].tolist() == csv.source["ncu_version"].tolist()
+        a, b = (x.session.drop(columns="report").reset_index(drop=True) for x in (text, csv))
+        b["value"] = b["value"].str.rstrip()  # (ncu's CSV page ends the command line in a space the text page pads)
+        pd.testing.assert_frame_equal(a, b)
+        assert len(a) == attributes
+        if report == "micro_roof":  # the command line, over five lines of the page
+            assert "--section SpeedOfLight_RooflineChart -f -o" in a["value"].iloc[0]
+    alone = analyze(ncu_roofline.read(REEXPORT / "ncu-2024.2/micro_roof.text.txt.gz"))
+    both = analyze(
+        ncu_roofline.read([REEXPORT / f"ncu-2024.2/micro_roof.{n}.txt.gz" for n in ("text", "text-session")])
+    )
+    assert alone.launches["device_name"].isna().all()
+    assert set(both.launches["device_name"]) == {"NVIDIA H200"}

@@ -90,6 +90,7 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-summary-per-kernel": ("--print-summary", "per-kernel"),
     "text-summary-per-gpu": ("--print-summary", "per-gpu"),
     "text-summary-per-nvtx": ("--print-summary", "per-nvtx"),
+    "text-session": ("--page", "session"),
 }
 
 

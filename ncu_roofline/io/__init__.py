@@ -51,6 +51,7 @@ from .sniff import (
 )
 from .summary import read_summary
 from .textpage import as_details_csv
+from .textsession import as_session_csv
 from .textsummary import as_summary_csv
 
 __all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
@@ -230,6 +231,13 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     elif loc.flavour == "session":
         page = Page(empty_frame(LAUNCH_COLUMNS))
         session, version = read_session(loc, name)
+    elif loc.flavour == "text-session":
+        with as_session_csv(p) as (copy, text):
+            try:
+                session, version = read_session(locate(copy), name)
+            except InputError as err:
+                raise _named(err, copy, shown) from None
+        page = Page(empty_frame(LAUNCH_COLUMNS), skipped=text.skipped)
     elif loc.flavour == "ncu-rep":
         page = read_ncurep(loc, name)
     else:  # pragma: no cover - locate() returns only the flavours above
@@ -243,7 +251,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
                 {
                     "report": name,
                     "path": str(shown),
-                    "flavour": "text" if loc.flavour == "text-summary" else loc.flavour,
+                    "flavour": "text" if loc.flavour.startswith("text") else loc.flavour,
                     "ncu_version": version,
                     "launches": len(page.launches),
                     "metric_rows": metric_rows,

@@ -38,8 +38,7 @@ def read_session(loc: Located, report: str) -> tuple[pd.DataFrame, str | None]:
         if number < loc.header_line:
             continue
         stripped = text.strip()
-        if not stripped:
-            columns = None
+        if not stripped:  # between blocks (each begins with its title), or a line of a copy left empty
             continue
         if not stripped.startswith('"'):
             title = stripped

@@ -64,6 +64,8 @@ _TEXT_PAGE = re.compile(
 PROCESS_LINE = re.compile(r"^\[(?P<pid>\d+)\] (?P<name>.*)@(?P<host>[^@\s]*)\s*$")
 #: The per-NVTX summary page's first line (``--print-summary per-nvtx`` without ``--csv``).
 NVTX_STATE = "== NVTX State =="
+#: The header of an attribute table of the session page without ``--csv`` (``--page session``).
+SESSION_TABLE_HEADER = re.compile(r"^(?:(?:Launch|Session) Attribute\s+Value|Device Attribute\s+Device \d+\b)")
 LAUNCH_TAIL = re.compile(
     r", Context (?P<context>\d+), Stream (?P<stream>\d+)(?:, Device (?P<device>\d+))?(?:, CC (?P<cc>\d+\.\d+))?\s*$"
 )
@@ -379,6 +381,8 @@ def locate(path: Path) -> Located:
             return Located(path, "text", ncu_version=version)
         if is_summary_text_page(texts) or NVTX_STATE in (t.strip() for t in texts):  # (textsummary reads both)
             return Located(path, "text-summary", ncu_version=version)
+        if any(SESSION_TABLE_HEADER.match(t) for t in texts):
+            return Located(path, "text-session", ncu_version=version)
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "

@@ -580,15 +580,17 @@ def as_details_csv(path: Path) -> Iterator[tuple[Path, TextPage]]:
 
 
 @contextlib.contextmanager
-def csv_on_lines(name: str, header: list[str], records: Iterable[tuple[int, str]]) -> Iterator[Path]:
+def csv_on_lines(name: str, header: list[str] | None, records: Iterable[tuple[int, str]]) -> Iterator[Path]:
     """A CSV file ``name`` in a temporary folder (removed afterwards): ``header`` on line 1, each record (its line,
     from 2 on and in order; its text) on that line, the lines between them empty: a copy of a page whose line
-    numbers are the page's."""
+    numbers are the page's. Without a header, records from line 1 on (a page that carries its own headers)."""
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
         out = Path(tmp) / name
         with out.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(quoted(header) + "\n")
-            at = 2
+            at = 1
+            if header is not None:
+                fh.write(quoted(header) + "\n")
+                at = 2
             for line, text in records:
                 fh.write("\n" * (line - at) + text + "\n")
                 at = line + 1
