@@ -404,3 +404,14 @@ def test_session_text_page_reads_as_its_csv_page() -> None:
     )
     assert alone.launches["device_name"].isna().all()
     assert set(both.launches["device_name"]) == {"NVIDIA H200"}
+
+
+@pytest.mark.parametrize(
+    ("page", "line"),
+    [("ncu-2024.2/micro_roof", 5), ("ncu-2024.2/gene_dzv", 54), ("ncu-2022.3/gene_dzv", 79)],  # (long kernel names)
+)
+def test_source_text_page_is_refused_as_the_source_page(page: str, line: int) -> None:
+    """`--page source` without --csv: instructions, no metrics per launch; refused as its CSV page is, at the line
+    of its table's header (under the kernel's name, wrapped), with the command that exports a page we read."""
+    with pytest.raises(FormatError, match=rf"text-source-sass\.txt\.gz:{line}: this is ncu's source page .*--page raw"):
+        ncu_roofline.read(REEXPORT / f"{page}.text-source-sass.txt.gz")

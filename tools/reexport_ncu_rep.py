@@ -91,6 +91,7 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-summary-per-gpu": ("--print-summary", "per-gpu"),
     "text-summary-per-nvtx": ("--print-summary", "per-nvtx"),
     "text-session": ("--page", "session"),
+    "text-source-sass": ("--page", "source", "--print-source", "sass"),
 }
 
 

@@ -133,6 +133,10 @@ SNIFF_BYTES = 1 << 16
 
 #: The header of ncu's source page, quoted as ncu writes it or saved again without quotes.
 _SOURCE_HEADER = re.compile(r'^(?:"Address","Source"|Address,Source)(?:,|$)')
+#: ... and its header without ``--csv``, under a table's dashed line (its columns' names wrapped in their widths:
+#: ``Instru`` / ``ctions``).
+_SOURCE_TEXT_HEADER = re.compile(r"^Address +Source(?: +\S+)*\s*$")
+_TABLE_RULE = re.compile(r"^-+(?: -+)+\s*$")
 #: What a source page is told.
 _SOURCE_PAGE = (
     "this is ncu's source page (--page source: instructions, no metrics per launch): export the details or raw "
@@ -329,6 +333,7 @@ def locate(path: Path) -> Located:
     preamble: list[Skipped] = []
     version: str | None = None
     previous_title: tuple[int, int] | None = None
+    under_rule = False  # the line before was a table's dashed line in the first column
     not_utf8 = 0
     for number, offset, raw in _lines(path):
         text, utf8 = _decode(raw)
@@ -346,8 +351,9 @@ def locate(path: Path) -> Located:
         unquoted = _UNQUOTED_HEADER.match(stripped)
         if unquoted:
             raise UnquotedError(path, line=number, row_numbers=unquoted.group(1) is not None)
-        if _SOURCE_HEADER.match(stripped):
+        if _SOURCE_HEADER.match(stripped) or (under_rule and _SOURCE_TEXT_HEADER.match(text)):
             raise FormatError(path, _SOURCE_PAGE, line=number)
+        under_rule = bool(_TABLE_RULE.match(text))
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
             flavour = _classify_header(fields)
