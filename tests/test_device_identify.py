@@ -170,10 +170,11 @@ def test_b200_display_name_names_the_device(work: Path) -> None:
     np.testing.assert_allclose(dram, own["dram_bytes_per_s"].to_numpy())  # the page's 4.8 TB/s, not 7.7
     a = analyze(ncu_roofline.read(page))
     assert build_view(a).header.devices == ("NVIDIA B200",)
+    assert build_view(a).header.gpus == ("NVIDIA B200 (CC 9.0)",)
     r = CliRunner().invoke(main, [str(page), "-o", str(work / "b200.html")])
     assert r.exit_code == EXIT_OK
     assert r.stdout.splitlines()[1].startswith("NVIDIA B200 (CC 9.0)")
-    assert "<dd>NVIDIA B200</dd>" in (work / "b200.html").read_text()
+    assert "<dd>NVIDIA B200 (CC 9.0)</dd>" in (work / "b200.html").read_text()
 
 
 def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:

@@ -720,3 +720,20 @@ def test_the_source_views_columns_are_recognised(name: str) -> None:
     assert "Branch Efficiency" in set(source.loc[source["metric"].notna(), "label"].astype(str))  # its header: read
     said = report.source["not_understood"].iloc[0]
     assert "Source Counters" not in said and said.startswith("5 not understood"), said
+
+
+def test_a_page_without_a_cc_column_takes_the_launches_cc_from_their_device_attributes() -> None:
+    """ncu 2019.5-2022 pages have no CC column; a raw page carries each launch's compute capability as device
+    attributes (the V100: 7.0), so the launches get it there; a page's own CC column is kept."""
+    from click.testing import CliRunner
+
+    from ncu_roofline.cli import main
+
+    old = ncu_roofline.read(V22 / "gene_dzv.raw.csv.gz")
+    assert "cc" not in pd.read_csv(V22 / "gene_dzv.raw.csv.gz", nrows=0).columns.str.lower()
+    assert old.launches["cc"].tolist() == ["7.0"] * 4
+    assert set(read_shared(data("micro_full.raw.csv")).launches["cc"]) == {"9.0"}
+    # two GPUs in one run: each named with its own CC
+    both = [str(data("micro_full.raw.csv")), str(V22 / "gene_dzv.raw.csv.gz"), "--format", "text"]
+    first = CliRunner().invoke(main, both).stdout.splitlines()[1]
+    assert first.startswith("NVIDIA H200 (CC 9.0), Tesla V100-SXM2-16GB (CC 7.0) · 20 launches of 14 kernels")

@@ -14,6 +14,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
 import pandas as pd
 
 from ..arrowpool import malloc_arrow
@@ -31,7 +32,7 @@ from ..model import (
     launch_index,
     merged_columns,
 )
-from ..quantities import duration_metrics, duration_ns
+from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns
 from .details import read_details
 from .ncurep import read_ncurep
 from .page import Page, describe_not_understood
@@ -264,7 +265,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         ),
         SOURCE_COLUMNS,
     )
-    launches = with_duration(page.launches, sources)
+    launches = with_cc(with_duration(page.launches, sources), sources)
     return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
 
 
@@ -300,6 +301,27 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
     columns = merged_columns(sources, index, duration_metrics())
     out = launches.copy()
     out["duration_ns"] = duration_ns(pd.DataFrame(columns, index=index))
+    return out
+
+
+def with_cc(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataFrame:
+    """``launches`` with ``cc`` filled where the page has no CC column (the raw and details pages of ncu 2019.5-2022)
+    from the device attributes a launch carries (``device__attribute_compute_capability_major``/``minor``, ``"7.0"``);
+    a page's own CC is kept; missing where neither is."""
+    if "cc" not in launches.columns or launches["cc"].notna().all():
+        return launches
+    names = tuple(DEVICE_ATTRIBUTES[k].metrics[0] for k in ("cc_major", "cc_minor"))
+    columns = merged_columns(sources, launch_index(launches), names)
+    if not all(n in columns for n in names):
+        return launches
+    major, minor = (np.asarray(columns[n], dtype=np.float64) for n in names)
+    known = np.isfinite(major) & np.isfinite(minor) & launches["cc"].isna().to_numpy()
+    if not known.any():
+        return launches
+    out = launches.copy()
+    text = out["cc"].to_numpy(dtype=object)
+    text[known] = [f"{int(a)}.{int(b)}" for a, b in zip(major[known], minor[known], strict=True)]
+    out["cc"] = pd.array(text, dtype="string")  # (the STR of LAUNCH_COLUMNS)
     return out
 
 

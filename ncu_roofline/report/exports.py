@@ -58,11 +58,10 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
     """The Markdown summary of a view model (see :func:`render_markdown`)."""
     h = view.header
     out = [f"### ncu-roofline: {md_text(view.title)}", ""]
-    dev = ", ".join(h.devices) or "unknown device"
-    cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
+    dev = ", ".join(h.gpus) or "unknown device"
     ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
     out.append(
-        f"{md_text(dev + cc + ncu)} · {fmt.counted(h.launches, 'launch', 'launches')} of "
+        f"{md_text(dev + ncu)} · {fmt.counted(h.launches, 'launch', 'launches')} of "
         f"{fmt.counted(h.kernels, 'kernel')} · "
         f"**{fmt.duration_ns(h.gpu_time_ns)}** GPU time"
     )

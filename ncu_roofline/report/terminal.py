@@ -52,12 +52,11 @@ def _bar(share: float | None, width: int = BAR_WIDTH) -> str:
 
 def _header(view: ReportView) -> list[str]:
     h = view.header
-    dev = ", ".join(h.devices) or "unknown device"
-    cc = f" (CC {', '.join(h.ccs)})" if h.ccs else ""
+    dev = ", ".join(h.gpus) or "unknown device"
     ncu = f" · ncu {', '.join(h.ncu_versions)}" if h.ncu_versions else ""
     return [
         f"ncu-roofline · {view.title}",
-        f"{dev}{cc}{ncu} · {fmt.counted(h.launches, 'launch', 'launches')} of {fmt.counted(h.kernels, 'kernel')} · "
+        f"{dev}{ncu} · {fmt.counted(h.launches, 'launch', 'launches')} of {fmt.counted(h.kernels, 'kernel')} · "
         f"GPU time "
         f"{fmt.duration_ns(h.gpu_time_ns)}",
     ]

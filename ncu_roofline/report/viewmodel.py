@@ -151,6 +151,9 @@ class Header:
     untimed_launches: int
     #: The roofline peaks nobody gave and how to give them (``ncu_roofline.device.peaks_note``); None: none.
     missing_peaks: str | None = None
+    #: Each distinct GPU with its compute capability, "NVIDIA H200 (CC 9.0)" ("unknown device (CC 9.0)", no
+    #: "(CC ...)" where not known), in order of first appearance.
+    gpus: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -505,6 +508,14 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         values: Any = pd.unique(lv[col].to_numpy(dtype=object)) if col in lv.columns else []
         return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in values) if s))
 
+    def gpu(name: Any, cc: Any) -> str:
+        return (fmt.text(name) or "unknown device") + (f" (CC {fmt.text(cc)})" if fmt.text(cc) else "")
+
+    # each distinct (GPU, CC) once, not a Python call per launch
+    named = [c for c in ("device_name", "cc") if c in lv.columns]
+    kinds = lv[named].drop_duplicates() if named else pd.DataFrame(index=range(min(len(lv), 1)))
+    pairs = [(r.get("device_name"), r.get("cc")) for r in kinds.to_dict("records")]
+
     return Header(
         sources=sources,
         devices=distinct("device_name"),
@@ -515,6 +526,7 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         gpu_time_ns=summary.gpu_time_ns,
         untimed_launches=summary.untimed_launches,
         missing_peaks=peaks_note(analysis.peaks),
+        gpus=tuple(dict.fromkeys(gpu(name, cc) for name, cc in pairs)),
     )
 
 
