@@ -62,6 +62,9 @@ _TEXT_PAGE = re.compile(
 #: ncu's human-readable details page (``textpage``): ``[pid] process@host`` above a process's launches; the end
 #: of a launch's line (context and stream, since ncu 2022 the device and compute capability); a section's heading.
 PROCESS_LINE = re.compile(r"^\[(?P<pid>\d+)\] (?P<name>.*)@(?P<host>[^@\s]*)\s*$")
+#: ncu's version where a line before the records names it (``NVIDIA (R) Nsight Compute Command Line Profiler ...
+#: Version 2024.2.1.0``).
+_NCU_VERSION = re.compile(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)")
 #: The per-NVTX summary page's first line (``--print-summary per-nvtx`` without ``--csv``).
 NVTX_STATE = "== NVTX State =="
 #: The header of an attribute table of the session page without ``--csv`` (``--page session``).
@@ -378,7 +381,7 @@ def locate(path: Path) -> Located:
             continue
         preamble.append(Skipped(number, text, skip_reason(stripped)))
         previous_title = (number, offset)
-        m = re.search(r"Nsight Compute[^\d]*(\d{4}\.\d+(\.\d+)*)", stripped)
+        m = _NCU_VERSION.search(stripped) if "Nsight Compute" in stripped else None
         if m:
             version = m.group(1)
     if any(_TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE for s in preamble):
