@@ -177,6 +177,29 @@ def test_b200_display_name_names_the_device(work: Path) -> None:
     assert "<dd>NVIDIA B200 (CC 9.0)</dd>" in (work / "b200.html").read_text()
 
 
+def test_two_gpus_get_a_roof_each(work: Path) -> None:
+    """A run over two GPUs (the H200 sample, and the same page as an H100 whose SM clock is 10 % lower): each
+    chart has one roof per GPU, each labelled with its GPU and drawn at the peaks of one of that GPU's launches;
+    one GPU: one roof, labelled as before."""
+    clock = "sm__cycles_elapsed.avg.per_second"
+
+    def h100(header: list[str], row: list[str]) -> list[str]:
+        row[header.index(NAME)] = "NVIDIA H100 SXM"
+        row[header.index(clock)] = str(float(row[header.index(clock)].replace(",", "")) * 0.9)
+        return row
+
+    other = edited(data("micro_full.raw.csv"), work / "h100.raw.csv", h100)
+    both = build_view(analyze(ncu_roofline.read([data("micro_full.raw.csv"), other])))
+    fp32 = next(p for p in both.rooflines if p.precision == "fp32")
+    assert [(r.label, r.report) for r in fp32.roofs] == [
+        ("FP32 · NVIDIA H200", "micro_full.raw"),
+        ("FP32 · NVIDIA H100 SXM", "h100.raw"),
+    ]
+    assert fp32.roofs[1].peak_flops == pytest.approx(0.9 * fp32.roofs[0].peak_flops, rel=1e-3)
+    one = build_view(analyze(ncu_roofline.read(data("micro_full.raw.csv"))))
+    assert [r.label for r in next(p for p in one.rooflines if p.precision == "fp32").roofs] == ["FP32"]
+
+
 def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:
     """train_step has no FP64 or tensor peak metrics: those come from the A40 entry, the rest from the page."""
     page = renamed(data("train_step.raw.csv.gz"), work / "a40.raw.csv", "NVIDIA A40")

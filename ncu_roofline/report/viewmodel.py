@@ -685,10 +685,13 @@ def _roofline_panel(
     launches: Sequence[LaunchRow],
     kernels: Sequence[KernelRow],
     chart_ran: bool = False,
+    gpus: np.ndarray | None = None,
 ) -> RooflinePanel:
     """The chart of one precision: its points (one per launch and level with work and a finite intensity) and
-    its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s). ``chart_ran``: ncu's
-    roofline chart rule ran for some launch (the FP32 and FP64 work was collected, shown on this page or not)."""
+    its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s; per data type and GPU
+    where the plotted launches ran on several: ``gpus``, each launch's GPU name by position). ``chart_ran``:
+    ncu's roofline chart rule ran for some launch (the FP32 and FP64 work was collected, shown on this page or
+    not)."""
     label = PRECISION_LABELS.get(precision, precision)
     section = PRECISION_SECTIONS.get(precision, "")
     empty = RooflinePanel(precision, label, (), RooflinePoints(), 0, None)
@@ -757,6 +760,11 @@ def _roofline_panel(
     peaks = _floats(part, "peak_flops")
     bws = _floats(part, "peak_bytes_per_s")
     ridges = _floats(part, "ridge_intensity")
+    # each row's GPU ("" where not named): one set of roofs per GPU where the launches ran on several
+    row_gpu = np.full(len(ppos), "", dtype=object)
+    if gpus is not None and len(ppos):
+        named = gpus[ppos]
+        row_gpu = np.where(pd.isna(named), "", named).astype(object)
     roofs = []
     for dtype in dict.fromkeys(dtypes):
         mine = np.array([d == dtype for d in dtypes], dtype=bool)
@@ -765,32 +773,35 @@ def _roofline_panel(
         cand = np.flatnonzero(base & np.isfinite(peaks) & (peaks > 0))
         if not len(cand):
             continue
-        order = cand[np.argsort(peaks[cand], kind="stable")]
-        chosen = order[(len(order) - 1) // 2]
-        launch = ppos[chosen]
-        memory = []
-        for level in LEVELS:
-            at = np.flatnonzero(mine & (ppos == launch) & (plevels == level))
-            if not len(at):
-                continue
-            bw = fmt.number(bws[at[0]])
-            if bw is None or bw <= 0:
-                continue
-            memory.append(MemoryRoof(level, LEVEL_LABELS[level], bw, fmt.number(ridges[at[0]])))
         dt = fmt.text(dtype)
         name = label if precision != "tensor" or not dt else f"{label} {dt.upper()}"
-        roofs.append(
-            ComputeRoof(
-                dtype=dt,
-                label=name,
-                peak_flops=float(peaks[chosen]),
-                memory=tuple(memory),
-                launch_id=launches[launch].launch_id,
-                report=launches[launch].report,
-                peak_flops_min=fmt.number(peaks[cand].min()),
-                peak_flops_max=fmt.number(peaks[cand].max()),
+        on_gpus = [str(g) for g in pd.unique(row_gpu[cand])]  # in order of first appearance
+        for gpu in on_gpus:
+            theirs = cand[row_gpu[cand] == gpu]
+            order = theirs[np.argsort(peaks[theirs], kind="stable")]
+            chosen = order[(len(order) - 1) // 2]
+            launch = ppos[chosen]
+            memory = []
+            for level in LEVELS:
+                at = np.flatnonzero(mine & (ppos == launch) & (plevels == level))
+                if not len(at):
+                    continue
+                bw = fmt.number(bws[at[0]])
+                if bw is None or bw <= 0:
+                    continue
+                memory.append(MemoryRoof(level, LEVEL_LABELS[level], bw, fmt.number(ridges[at[0]])))
+            roofs.append(
+                ComputeRoof(
+                    dtype=dt,
+                    label=name if len(on_gpus) == 1 else f"{name} · {gpu or 'unknown GPU'}",
+                    peak_flops=float(peaks[chosen]),
+                    memory=tuple(memory),
+                    launch_id=launches[launch].launch_id,
+                    report=launches[launch].report,
+                    peak_flops_min=fmt.number(peaks[theirs].min()),
+                    peak_flops_max=fmt.number(peaks[theirs].max()),
+                )
             )
-        )
     return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None)
 
 
@@ -1020,7 +1031,8 @@ def build_view(
     roof = analysis.roofline
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
     chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
-    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran) for p in PRECISIONS)
+    gpus = lv["device_name"].to_numpy(dtype=object) if "device_name" in lv.columns else None
+    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran, gpus) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
     if title is None:
         paths = [s.path or s.report for s in header.sources]
