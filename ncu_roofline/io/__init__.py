@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -233,12 +233,8 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         page = Page(empty_frame(LAUNCH_COLUMNS))
         session, version = read_session(loc, name)
     elif loc.flavour == "text-session":
-        with as_session_csv(p) as (copy, text):
-            try:
-                session, version = read_session(locate(copy), name)
-            except InputError as err:
-                raise _named(err, copy, shown) from None
-        page = Page(empty_frame(LAUNCH_COLUMNS), skipped=text.skipped)
+        (session, version), text = _read_copy(p, shown, name, as_session_csv, read_session)
+        page = Page(empty_frame(LAUNCH_COLUMNS), skipped=text.skipped, not_understood=text.not_understood)
     elif loc.flavour == "ncu-rep":
         page = read_ncurep(loc, name)
     else:  # pragma: no cover - locate() returns only the flavours above
@@ -269,9 +265,28 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
 
 
+_Read = TypeVar("_Read")
+
+
 class _Parsed(Protocol):
     skipped: list[Skipped]
     not_understood: list[str]
+
+
+def _read_copy(
+    p: Path,
+    shown: Path,
+    name: str,
+    convert: Callable[[Path], AbstractContextManager[tuple[Path, _Parsed]]],
+    reader: Callable[[Located, str], _Read],
+) -> tuple[_Read, _Parsed]:
+    """What ``reader`` reads of the CSV copy ``convert`` writes of a page ncu printed without ``--csv`` (each row on
+    the page's own line, so errors name the page's lines), and what ``convert`` parsed of the page."""
+    with convert(p) as (copy, text):
+        try:
+            return reader(locate(copy), name), text
+        except InputError as err:
+            raise _named(err, copy, shown) from None
 
 
 def _through_copy(
@@ -281,14 +296,9 @@ def _through_copy(
     convert: Callable[[Path], AbstractContextManager[tuple[Path, _Parsed]]],
     reader: Callable[[Located, str], Page],
 ) -> Page:
-    """A page ncu printed without ``--csv``, read by ``reader`` from the CSV copy ``convert`` writes of it (each
-    row on the page's own line, so errors name the page's lines); its skipped lines and what was not understood
-    are the page's."""
-    with convert(p) as (copy, text):
-        try:
-            page = reader(locate(copy), name)
-        except InputError as err:
-            raise _named(err, copy, shown) from None
+    """A page ncu printed without ``--csv``, read through its CSV copy (``_read_copy``): its skipped lines and what
+    was not understood are the page's."""
+    page, text = _read_copy(p, shown, name, convert, reader)
     return replace(page, skipped=text.skipped, not_understood=[*text.not_understood, *page.not_understood])
 
 

@@ -53,6 +53,8 @@ _NO_KERNELS = "No kernels were profiled"
 #: page puts them two spaces deeper than ``SECTION_LINE``).
 METRIC_TABLE_HEADER = re.compile(r"^\s+Metric Name\s+Metric Unit\s+Metric Value\s*$")
 DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
+#: ... at any indent, the first column too (the session page; ncu 2020-2022's per-NVTX summary).
+ANY_INDENT_DASHES = re.compile(r"^(?P<indent> *)(?P<runs>-+(?: -+)*)\s*$")
 ANY_SECTION_LINE = re.compile(r"^ +Section: (?P<name>\S.*?)\s*$")
 #: Lines only ncu's human-readable pages have: a section heading (details page, summaries), the metric table's
 #: header of the raw page, the attribute tables' headers of the session page.

@@ -249,17 +249,27 @@ def _launch_of(text: str, pid: str, process: str, host: str) -> PageLaunch | Non
     return launch if launch.name.strip() else None
 
 
+def nvtx_domain(printed: str) -> str:
+    """An NVTX domain as the CSV pages name it, from what the page prints between its brackets: ncu's default
+    domain (printed ``<default domain>``) keeps its brackets, any other is its name."""
+    return "<default domain>" if printed == "default domain" else printed
+
+
 def spans_of(dashes: re.Match[str]) -> list[tuple[int, int]]:
     """The columns a table's dashed line marks: (start, end) of each run of dashes."""
     start = len(dashes["indent"])
     return [(start + m.start(), start + m.end()) for m in re.finditer(r"-+", dashes["runs"])]
 
 
+def raw_cells(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A table row cut at its columns as printed, padding kept (the last column runs to the end of the line: a
+    value wider than it; a wrapped value's line ends where ncu cut it)."""
+    return [text[a:b] for a, b in spans[:-1]] + [text[spans[-1][0] :]]
+
+
 def cells_of(text: str, spans: list[tuple[int, int]]) -> list[str]:
-    """A table row cut at its columns (the last column runs to the end of the line: a value wider than it)."""
-    cells = [text[a:b] for a, b in spans[:-1]]
-    cells.append(text[spans[-1][0] :])
-    return [c.strip() for c in cells]
+    """A table row cut at its columns, each cell stripped (``raw_cells``)."""
+    return [c.strip() for c in raw_cells(text, spans)]
 
 
 class _Parser:
@@ -388,7 +398,7 @@ class _Parser:
             if pushed is not None:
                 self.page.launches[-1].nvtx.append((self.domain, pushed["name"]))
             elif domain is not None:
-                self.domain = "<default domain>" if domain["domain"] == "default domain" else domain["domain"]
+                self.domain = nvtx_domain(domain["domain"])
             return
         section = SECTION_LINE.match(text)
         if section is not None:
@@ -478,12 +488,19 @@ class _Parser:
         self.page.rows.append(PageRow(number, launch, self.section, label, unit, value, item=self.table_item))
 
 
+def page_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The lines of a page ncu printed without ``--csv`` (UTF-8 text, a BOM dropped, undecodable bytes replaced),
+    numbered from 1, without their line ends (LF, CRLF or CR)."""
+    with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
+        for number, raw in enumerate(fh, start=1):
+            yield number, raw.rstrip("\r\n")
+
+
 def parse(path: Path) -> TextPage:
     """Read a human-readable details page (UTF-8 text) line by line."""
     parser = _Parser()
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
-        for number, raw in enumerate(fh, start=1):
-            parser.feed(number, raw.rstrip("\r\n"))
+    for number, text in page_lines(path):
+        parser.feed(number, text)
     parser.close_rule()
     page = parser.page
     if parser.odd_tables:

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from .sniff import DASHES, Skipped, skip_reason
-from .textpage import csv_on_lines, quoted, spans_of
+from .sniff import ANY_INDENT_DASHES, Skipped, skip_reason
+from .textpage import cells_of, csv_on_lines, page_lines, quoted, raw_cells, spans_of
 
 #: A block's title: text from the first column (the session page is not indented).
 _TITLE = re.compile(r"^\S.*\S$|^\S$")
-_DASHES = re.compile(DASHES.pattern.replace("(?P<indent> +)", "(?P<indent> *)", 1))
 
 
 @dataclass
@@ -38,11 +37,6 @@ class SessionPage:
     records: list[tuple[int, str]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)
-
-
-def _raw_cells(text: str, spans: list[tuple[int, int]]) -> list[str]:
-    """A row cut at its columns as printed (padding kept: a wrapped value's line ends where ncu cut it)."""
-    return [text[a:b] for a, b in spans[:-1]] + [text[spans[-1][0] :]]
 
 
 def parse(path: Path) -> SessionPage:
@@ -59,39 +53,37 @@ def parse(path: Path) -> SessionPage:
             page.records.append((row[0], quoted([c.strip() for c in row[1]])))
             row = None
 
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
-        for number, raw in enumerate(fh, start=1):
-            text = raw.rstrip("\r\n")
-            if not text.strip():
-                close_row()
-                spans, state = None, ""
+    for number, text in page_lines(path):
+        if not text.strip():
+            close_row()
+            spans, state = None, ""
+            continue
+        dashes = ANY_INDENT_DASHES.match(text)
+        if dashes is not None:
+            if state == "" and title is not None:
+                spans, state = spans_of(dashes), "header"
+            elif state == "under":
+                state = "rows"
+            continue
+        if state == "header" and spans is not None:
+            assert title is not None
+            page.records.append((title[0], title[1]))
+            page.records.append((number, quoted(cells_of(text, spans))))
+            title, state = None, "under"
+            continue
+        if state == "rows" and spans is not None:
+            cells = raw_cells(text, spans)
+            if not cells[0].strip() and row is not None:  # a wrapped value goes on
+                row = (row[0], [a + b for a, b in zip(row[1], cells, strict=True)])
                 continue
-            dashes = _DASHES.match(text)
-            if dashes is not None:
-                if state == "" and title is not None:
-                    spans, state = spans_of(dashes), "header"
-                elif state == "under":
-                    state = "rows"
-                continue
-            if state == "header" and spans is not None:
-                assert title is not None
-                page.records.append((title[0], title[1]))
-                page.records.append((number, quoted([c.strip() for c in _raw_cells(text, spans)])))
-                title, state = None, "under"
-                continue
-            if state == "rows" and spans is not None:
-                cells = _raw_cells(text, spans)
-                if not cells[0].strip() and row is not None:  # a wrapped value goes on
-                    row = (row[0], [a + b for a, b in zip(row[1], cells, strict=True)])
-                    continue
-                close_row()
-                row = (number, cells)
-                continue
-            if title is not None:  # the line before was not a block's title after all
-                page.skipped.append(Skipped(title[0], title[1], skip_reason(title[1])))
-            title = (number, text.strip()) if _TITLE.match(text) else None
-            if title is None:
-                page.skipped.append(Skipped(number, text.strip(), skip_reason(text)))
+            close_row()
+            row = (number, cells)
+            continue
+        if title is not None:  # the line before was not a block's title after all
+            page.skipped.append(Skipped(title[0], title[1], skip_reason(title[1])))
+        title = (number, text.strip()) if _TITLE.match(text) else None
+        if title is None:
+            page.skipped.append(Skipped(number, text.strip(), skip_reason(text)))
     close_row()
     if title is not None:
         page.skipped.append(Skipped(title[0], title[1], skip_reason(title[1])))

@@ -35,6 +35,7 @@ from pathlib import Path
 from ..errors import FormatError
 from ..vocabulary import NVTX_SUMMARY_EXPORT, SUMMARY_EXPORT
 from .sniff import (
+    ANY_INDENT_DASHES,
     ANY_SECTION_LINE,
     DASHES,
     DEVICE_LINE,
@@ -46,7 +47,7 @@ from .sniff import (
     Skipped,
     skip_reason,
 )
-from .textpage import cells_of, csv_on_lines, quoted, spans_of
+from .textpage import cells_of, csv_on_lines, nvtx_domain, page_lines, quoted, spans_of
 
 _HEADER = re.compile(r"^\s*Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
 #: On the per-NVTX page: a domain (first column), a range of the stack and an attribute it was pushed with; groups,
@@ -56,7 +57,6 @@ _NVTX_RANGE = re.compile(r"^ +<(?P<name>.*)>\s*$")
 _NVTX_ATTRIBUTE = re.compile(r"^ +(?P<kind>[A-Za-z][A-Za-z0-9_]*): (?P<value>.*?)\s*$")
 _NVTX_GROUPS = tuple(re.compile(p.pattern.replace("^ +", "^ *", 1)) for p in (SUMMARY_GROUP, OLD_SUMMARY_GROUP))
 _NVTX_SECTION = re.compile(ANY_SECTION_LINE.pattern.replace("^ +", "^ *", 1))
-_NVTX_DASHES = re.compile(DASHES.pattern.replace("(?P<indent> +)", "(?P<indent> *)", 1))
 #: The per-NVTX CSV page's column of the stack, and which attribute kinds are a range's colour and message (any
 #: other: its payload).
 NVTX_RANGES = "Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
@@ -140,8 +140,7 @@ class _Stack:
         """Take a line of the stack (a domain, a range, a range's attribute); False where it is none of these."""
         domain, pushed = _NVTX_DOMAIN.match(text), _NVTX_RANGE.match(text)
         if domain is not None:
-            name = domain["domain"]
-            self.domain, self.ranges, self.done = "<default domain>" if name == "default domain" else name, [], False
+            self.domain, self.ranges, self.done = nvtx_domain(domain["domain"]), [], False
             return True
         if pushed is not None:
             if self.done:
@@ -183,59 +182,57 @@ def parse(path: Path) -> SummaryPage:
     header = rows = note = False
     odd: set[str] = set()
     stack: _Stack | None = None  # on the per-NVTX page
-    with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
-        for number, raw in enumerate(fh, start=1):
-            text = raw.rstrip("\r\n")
-            if not text.strip():
-                rows = note = False
+    for number, text in page_lines(path):
+        if not text.strip():
+            rows = note = False
+            continue
+        if note or text.lstrip().startswith("Note:"):  # ncu's note under the groups, to its blank line
+            note = True
+            page.skipped.append(Skipped(number, text.strip(), "ncu message"))
+            continue
+        if text.strip() == NVTX_STATE and not page.groups:
+            stack, page.nvtx = _Stack(), True
+            continue
+        found = PROCESS_LINE.match(text)
+        if found is not None and stack is None:
+            process, device, rows = (found["pid"], found["name"], found["host"]), None, False
+            continue
+        found = DEVICE_LINE.match(text)
+        if found is not None and process is not None:
+            device, rows = (found["device"], found["cc"]), False
+            continue
+        group = _group(text, process, device, per_nvtx=stack is not None)
+        if group is not None:
+            if stack is not None:
+                group.nvtx = stack.cells()
+            page.groups.append(group)
+            section, rows = "", False
+            continue
+        found = (ANY_SECTION_LINE if stack is None else _NVTX_SECTION).match(text)
+        if found is not None and page.groups:
+            section, spans, header, rows = found["name"], None, False, False
+            continue
+        if stack is not None and not rows and stack.line(text):
+            continue
+        if page.groups and _HEADER.match(text):
+            header = True
+            continue
+        dashes = (DASHES if stack is None else ANY_INDENT_DASHES).match(text)
+        if dashes is not None and page.groups:
+            if rows:  # the table's closing line
+                rows = False
                 continue
-            if note or text.lstrip().startswith("Note:"):  # ncu's note under the groups, to its blank line
-                note = True
-                page.skipped.append(Skipped(number, text.strip(), "ncu message"))
+            spans = spans_of(dashes)
+            rows, header = header and len(spans) == 5, False
+            if len(spans) != 5:
+                odd.add(section)
+            continue
+        if rows and spans is not None:
+            cells = cells_of(text, spans)
+            if cells[0]:
+                page.rows.append((number, len(page.groups) - 1, section, cells))
                 continue
-            if text.strip() == NVTX_STATE and not page.groups:
-                stack, page.nvtx = _Stack(), True
-                continue
-            found = PROCESS_LINE.match(text)
-            if found is not None and stack is None:
-                process, device, rows = (found["pid"], found["name"], found["host"]), None, False
-                continue
-            found = DEVICE_LINE.match(text)
-            if found is not None and process is not None:
-                device, rows = (found["device"], found["cc"]), False
-                continue
-            group = _group(text, process, device, per_nvtx=stack is not None)
-            if group is not None:
-                if stack is not None:
-                    group.nvtx = stack.cells()
-                page.groups.append(group)
-                section, rows = "", False
-                continue
-            found = (ANY_SECTION_LINE if stack is None else _NVTX_SECTION).match(text)
-            if found is not None and page.groups:
-                section, spans, header, rows = found["name"], None, False, False
-                continue
-            if stack is not None and not rows and stack.line(text):
-                continue
-            if page.groups and _HEADER.match(text):
-                header = True
-                continue
-            dashes = (DASHES if stack is None else _NVTX_DASHES).match(text)
-            if dashes is not None and page.groups:
-                if rows:  # the table's closing line
-                    rows = False
-                    continue
-                spans = spans_of(dashes)
-                rows, header = header and len(spans) == 5, False
-                if len(spans) != 5:
-                    odd.add(section)
-                continue
-            if rows and spans is not None:
-                cells = cells_of(text, spans)
-                if cells[0]:
-                    page.rows.append((number, len(page.groups) - 1, section, cells))
-                    continue
-            page.skipped.append(Skipped(number, text.strip(), _why(text, bool(page.groups))))
+        page.skipped.append(Skipped(number, text.strip(), _why(text, bool(page.groups))))
     if odd:
         page.not_understood.append("tables of other shapes in " + ", ".join(repr(s) for s in sorted(odd)))
     if not page.rows:

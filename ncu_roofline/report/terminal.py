@@ -57,8 +57,7 @@ def _header(view: ReportView) -> list[str]:
     return [
         f"ncu-roofline · {view.title}",
         f"{dev}{ncu} · {fmt.counted(h.launches, 'launch', 'launches')} of {fmt.counted(h.kernels, 'kernel')} · "
-        f"GPU time "
-        f"{fmt.duration_ns(h.gpu_time_ns)}",
+        f"GPU time {fmt.duration_ns(h.gpu_time_ns)}",
     ]
 
 
