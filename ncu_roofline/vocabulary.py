@@ -66,7 +66,7 @@ class Flavour(StrEnum):
     SUMMARY = "summary"
     SESSION = "session"
     NCU_REP = "ncu-rep"
-    TEXT = "text"  # ncu's human-readable details, raw or summary page (no --csv)
+    TEXT = "text"  # ncu's human-readable details, raw, summary or session page (no --csv)
 
 
 #: The ncu command that exports a report's raw page: every metric it collected (the roofline charts' too), what

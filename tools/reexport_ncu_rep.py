@@ -1,5 +1,5 @@
 """Re-export the .ncu-rep reports we have with the real ncu 2022.3 and 2024.2, in every CSV flavour each offers,
-and as the human-readable details, raw and summary pages (no ``--csv``, :data:`TEXT_FLAVOURS`).
+and as the pages ncu prints without ``--csv`` (details, raw, summary, session and source: :data:`TEXT_FLAVOURS`).
 
 The same report exported by different ncu versions must give the same launches, values and verdicts (issue 9,
 item 7); these exports are the fixtures for that. ncu runs without a GPU for ``-i REPORT`` exports; install both

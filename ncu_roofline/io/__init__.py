@@ -337,8 +337,8 @@ def with_cc(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataF
 
 @malloc_arrow
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
-    """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, the details, raw and
-    summary pages ncu prints without ``--csv``, .ncu-rep).
+    """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, those pages as ncu
+    prints them without ``--csv``, .ncu-rep).
 
     Several files give one Report whose frames carry each launch's ``report`` (the file's short name).
     Raises a subclass of :class:`ncu_roofline.errors.InputError` naming the file, line and what was expected.
