@@ -168,6 +168,26 @@ def test_only_prof_lines(tmp_path: Path) -> None:
     expect(FormatError, write(tmp_path, text), "only ncu messages")
 
 
+@pytest.mark.parametrize(
+    ("log", "launches", "line", "report"),
+    [
+        ("micro_full.log", 16, 26, "/tmp/ncuwork/micro/micro_full.ncu-rep"),
+        ("train_step.log.gz", 382, 387, "/tmp/w4/train/train_step.ncu-rep"),  # "- 0 (1/400):" (--launch-count)
+    ],
+)
+def test_run_log_names_the_report_it_saved(log: str, launches: int, line: int, report: str) -> None:
+    # What ncu printed while it profiled with -o: its messages and the program's output, no page.
+    err = expect(FormatError, data(log), f"ncu's log of a run \\({launches} launches profiled\\)", line=line)
+    assert f"saved its results to {report} and printed no page" in str(err)
+    assert f"'ncu -i {report} --csv --page details > details.csv'" in str(err)
+
+
+def test_run_log_without_its_report_line(tmp_path: Path) -> None:
+    lines = data("micro_full.log").read_text().splitlines()
+    text = "\n".join(line for line in lines if "==PROF== Report:" not in line) + "\n"
+    expect(FormatError, write(tmp_path, text, "run.log"), r"\(16 launches profiled\) with no page of their results")
+
+
 def test_truncated_gzip(tmp_path: Path) -> None:
     gz = data("micro_full.summary-per-kernel.csv").read_bytes()
     expect(FormatError, write(tmp_path, gz[: len(gz) // 2], "s.csv.gz"), "damaged gzip")

@@ -12,6 +12,7 @@ import csv
 import gzip
 import io
 import re
+import shlex
 import shutil
 import tempfile
 import zlib
@@ -48,6 +49,10 @@ NCU_ERRORS: dict[str, str] = {
     ),
 }
 _NO_KERNELS = "No kernels were profiled"
+#: ncu's run log: a launch it profiled ("==PROF== Profiling "name" - 3: 0%....100% - 38 passes") and the report it
+#: saved with ``-o`` (group ``path``), printed at the run's end instead of a page.
+_PROFILING = re.compile(r'==PROF== Profiling ".*" - \d+(?: \(\d+/\d+\))?: ')
+_SAVED_REPORT = re.compile(r"==PROF== Report: (?P<path>\S.*?)\s*$")
 #: ncu's pages without ``--csv``: the header of a metric table (the raw page's, ``RAW_TABLE_HEADER``, two spaces in),
 #: a table's dashed line (its runs of dashes mark the columns), a section's heading at any depth (a per-gpu summary
 #: page puts them two spaces deeper than ``SECTION_LINE``).
@@ -400,6 +405,7 @@ def locate(path: Path) -> Located:
             "with --csv)",
         )
     _raise_ncu_error(path, preamble)
+    _raise_run_log(path, preamble)
     _raise_other_separator(path, preamble)
     if preamble and all(s.reason == "ncu message" for s in preamble):
         raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
@@ -448,6 +454,31 @@ def _raise_ncu_error(path: Path, lines: list[Skipped]) -> None:
                 "--nvtx-include) and --target-processes of the ncu command line",
                 line=s.line,
             )
+
+
+def _raise_run_log(path: Path, lines: list[Skipped]) -> None:
+    """ncu's log of a profiling run that printed no page (the results went to the report ``-o`` saved): raise
+    FormatError naming that report, at the line that names it, and how to read it."""
+    n = sum(1 for s in lines if _PROFILING.search(s.text))
+    profiled = f"{n} launch profiled" if n == 1 else f"{n} launches profiled"
+    for s in reversed(lines):
+        m = _SAVED_REPORT.search(s.text)
+        if m:
+            report = m.group("path")
+            quoted = shlex.quote(report)
+            raise FormatError(
+                path,
+                f"ncu's log of a run ({profiled}) that saved its results to {report} and "
+                f"printed no page: read that report (ncu-roofline {quoted}) or a page exported from it "
+                f"('ncu -i {quoted} --csv --page details > details.csv')",
+                line=s.line,
+            )
+    if n:
+        raise FormatError(
+            path,
+            f"ncu's log of a run ({profiled}) with no page of their results: read the report "
+            "the run saved (-o) or the page ncu printed at the run's end (with --csv)",
+        )
 
 
 def _newline_len(path: Path, offset: int) -> int:
