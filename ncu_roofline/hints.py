@@ -12,7 +12,9 @@ Two principles hold for every rule:
   running its limiting unit at peak. Each rule's own bound is tighter where it knows more (tail effect: the
   emptiness of the last wave; small grid: the share of SMs without a block; a latency fix: the issue slots
   left idle). Where a fix removes work instead (bank conflicts, spills, uncoalesced sectors, a tensor roof
-  instead of the FP32 one), the message says how much work, and the estimate stays capped.
+  instead of the FP32 one: the rule's ``relieves``), the message says how much work, the estimate stays
+  capped, and ``estimated_speedup_less_work`` says what the launch saves once that work is gone: at most 1 -
+  the busiest unit the fix does not relieve (``less_work_bound``).
 - **Evidence or silence.** Each rule declares the evidence it needs (:class:`Need`: quantities and the ncu
   option that collects them). Where the rule would apply but that evidence is missing, the launch gets
   "not checked: <metric> not collected (<ncu option>)" (``not_checked``), never a finding made from a zero
@@ -72,7 +74,7 @@ from .thresholds import (
     UNCOALESCED_MIN_GAIN,
 )
 from .vector import formatted, launch_positions, taken, text_codes, typed_frame
-from .vocabulary import MEMORY_LIMITERS
+from .vocabulary import LIMITERS, MEMORY_LIMITERS
 
 SEVERITIES = ("high", "medium", "low", "info")
 WARP_SIZE = 32.0
@@ -90,6 +92,10 @@ HINT_COLUMNS: dict[str, str] = {
     "advice": "string",
     "evidence": "string",  # JSON list of {metric, value, threshold, op}
     "estimated_speedup": "float64",  # share of this launch's time a fix could save (0..headroom), where known
+    # where the fix removes work from units (the rule's ``relieves``) rather than moving the launch toward its roof:
+    # the share of its time saved once that work is gone, bounded by the busiest unit it does not relieve
+    # (>= estimated_speedup; above the headroom only where a relieved unit is the limiter); NaN for other hints
+    "estimated_speedup_less_work": "float64",
 }
 
 Arr = np.ndarray
@@ -303,19 +309,25 @@ class Rule:
     needs: tuple[Need, ...]
     summary: str
     bound: str
+    #: the limiters (LIMITERS) whose work the fix removes, for ``estimated_speedup_less_work``; () for a fix that
+    #: moves the launch toward its roof
+    relieves: tuple[str, ...] = ()
 
 
 RULES: dict[str, Rule] = {}
 
 
 def rule(
-    hint_id: str, *, needs: Sequence[Need] = (), summary: str, bound: str
+    hint_id: str, *, needs: Sequence[Need] = (), summary: str, bound: str, relieves: Sequence[str] = ()
 ) -> Callable[[Callable[[Frame], Found]], Callable[[Frame], Found]]:
-    """Register a hint rule under its id, with the evidence it needs, what it finds and how its estimate is
-    bounded (the last two for docs/hints.md)."""
+    """Register a hint rule under its id, with the evidence it needs, what it finds, how its estimate is
+    bounded (the last two for docs/hints.md) and the limiters whose work its fix removes (``relieves``)."""
+    unknown = set(relieves) - set(LIMITERS)
+    if unknown:
+        raise ValueError(f"rule {hint_id}: relieves {sorted(unknown)}, not limiters {LIMITERS}")
 
     def deco(fn: Callable[[Frame], Found]) -> Callable[[Frame], Found]:
-        RULES[hint_id] = Rule(hint_id, fn, tuple(needs), summary, bound)
+        RULES[hint_id] = Rule(hint_id, fn, tuple(needs), summary, bound, tuple(relieves))
         return fn
 
     return deco
@@ -385,6 +397,7 @@ def _latency_evidence(f: Frame) -> list[Ev]:
     needs=(Need(("spill_instructions", "spill_requests"), "sass__inst_executed_register_spilling", _SOURCE),),
     summary="Spill instructions to local memory (ptxas ran out of registers).",
     bound="The local-memory share of the L1 sectors on a memory-limited launch.",
+    relieves=("l1", "l2", "hbm"),
 )
 def register_spilling(f: Frame) -> Found:
     spills, requests, pct = f.get("spill_instructions"), f.get("spill_requests"), f.get("spill_requests_pct")
@@ -714,6 +727,7 @@ _COALESCE_ADVICE = (
     summary="Global accesses touching more sectors than the same accesses need when coalesced.",
     bound="ncu's estimate: the excess sector share x L2 busy time (else the excess share on a memory-limited "
     "launch), capped at the headroom.",
+    relieves=("l1", "l2", "hbm"),
 )
 def uncoalesced_global_access(f: Frame) -> Found:
     total, ideal = f.get("l2_theoretical_sectors_global"), f.get("l2_theoretical_sectors_global_ideal")
@@ -790,6 +804,7 @@ def uncoalesced_global_access(f: Frame) -> Found:
     ),
     summary="Shared-memory wavefronts replayed for bank conflicts.",
     bound="The conflict share of the shared wavefronts x the L1 unit's utilisation, capped at the headroom.",
+    relieves=("l1",),
 )
 def shared_bank_conflicts(f: Frame) -> Found:
     conflicts, wavefronts = f.get("shared_bank_conflicts"), f.get("shared_wavefronts")
@@ -852,6 +867,7 @@ def shared_bank_conflicts(f: Frame) -> Found:
     ),
     summary="Fewer than 24 of 32 threads active per executed warp instruction.",
     bound="The idle-lane share (1 - threads / 32) on a compute-limited launch, capped at the headroom.",
+    relieves=("compute",),
 )
 def thread_divergence(f: Frame) -> Found:
     threads, block = f.get("threads_per_instruction"), f.get("block_size")
@@ -889,6 +905,7 @@ def thread_divergence(f: Frame) -> Found:
     summary="A DRAM-limited launch whose DRAM reads clearly exceed one pass over its data (re-read data "
     "evicted from L2).",
     bound="The DRAM reads beyond one pass over the data, capped at the headroom.",
+    relieves=("hbm",),
 )
 def low_cache_hit_rate(f: Frame) -> Found:
     hit = f.get("l2_read_hit_rate_pct")
@@ -935,6 +952,7 @@ def low_cache_hit_rate(f: Frame) -> Found:
     summary="FP32 FMA work on a GEMM-shaped kernel with the tensor cores idle (from the FP32 FLOP roof, the FMA "
     "share, the instruction mix or ncu's SOLFPRoofline rule).",
     bound="1 - time at the TF32 tensor roof (capped by the launch's memory roofs) / time now, capped at the headroom.",
+    relieves=("compute",),
 )
 def fp32_instead_of_tensor(f: Frame) -> Found:
     named = gemm_named(f)
@@ -1215,11 +1233,39 @@ def _column(x: Any, n: int) -> Arr:
     return np.full(n, x, dtype=object)
 
 
+def less_work_bound(scores: dict[str, Arr], relieves: Sequence[str], n: int) -> Arr:
+    """Per launch, the most of its time a fix that removes work from the limiters ``relieves`` can save: 1 - the
+    busiest score among the limiters it does not relieve (each limiter's fraction of its peak, the verdicts'
+    ``score_<limiter>``): without that work the launch still takes the busiest other unit's time. NaN where none
+    of those is measured; unmeasured ones are left out, as the verdict leaves them out (it then says partial)."""
+    others = [scores[k] for k in LIMITERS if k not in relieves and k in scores]
+    if not others:
+        return np.full(n, np.nan)
+    stacked = np.vstack(others)
+    have = ~np.isnan(stacked).all(axis=0)
+    busiest = np.full(n, np.nan)
+    busiest[have] = np.nanmax(stacked[:, have], axis=0)
+    out: Arr = np.clip(1.0 - busiest, 0.0, 1.0)
+    return out
+
+
+def _less_work(est: Arr, bounded: Arr, bound: Arr) -> Arr:
+    """``estimated_speedup_less_work``: the estimate ``est`` (clipped to 0..1) under the less-work ``bound``,
+    never below the headroom-capped estimate ``bounded``; NaN where either is unknown."""
+    with np.errstate(invalid="ignore"):
+        less = np.fmax(np.fmin(np.clip(est, 0.0, 1.0), bound), bounded)
+    out: Arr = np.where(np.isnan(est) | np.isnan(bound) | np.isnan(bounded), np.nan, less)
+    return out
+
+
 def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
     """Every registered rule over every launch: (HINT_COLUMNS, one row per launch and rule that fires, in
     launch order; ``not_checked`` per launch, positional: "; "-joined "<rule>: <metric> not collected
-    (<option>)", <NA> where every rule had its evidence). Estimates are capped at the launch's headroom."""
+    (<option>)", <NA> where every rule had its evidence). Estimates are capped at the launch's headroom; a rule
+    that removes work (``relieves``) also gets ``estimated_speedup_less_work``, bounded by ``less_work_bound``."""
     headroom = np.clip(f.number("headroom"), 0.0, 1.0)
+    scores = {k: f.number(f"score_{k}") for k in LIMITERS}
+    nothing = np.full(f.n, np.nan)
     parts: dict[str, list[Arr]] = {c: [] for c in [*HINT_COLUMNS, "_pos"]}
     notes: list[tuple[str, Arr]] = []
     keys = {k: f.keys[k].to_numpy() for k in LAUNCH_KEY}
@@ -1238,6 +1284,7 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         est = np.full(f.n, np.nan) if found.estimate is None else np.asarray(found.estimate, dtype=np.float64)
         bounded = np.fmin(np.clip(est, 0.0, 1.0), headroom)
         bounded = np.where(np.isnan(est) | np.isnan(headroom), np.nan, bounded)
+        less = _less_work(est, bounded, less_work_bound(scores, r.relieves, f.n)) if r.relieves else nothing
         sev, message, advice = found.severity, found.message(t), found.advice(t)
 
         for k in LAUNCH_KEY:
@@ -1250,6 +1297,7 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         parts["advice"].append(_column(advice, len(idx)))
         parts["evidence"].append(_evidence_json(found.evidence, idx).to_numpy(dtype=object))
         parts["estimated_speedup"].append(bounded[idx])
+        parts["estimated_speedup_less_work"].append(less[idx])
         parts["_pos"].append(idx)
     if parts["_pos"]:
         order = np.argsort(np.concatenate(parts["_pos"]), kind="stable")
@@ -1386,25 +1434,57 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
             "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
             "evidence": taken(["[]"], np.zeros(n, dtype=np.int64)),
             "estimated_speedup": keys["speedup"].to_numpy(dtype=np.float64) / 100.0,
+            "estimated_speedup_less_work": np.full(n, np.nan),
         }
     )
     result: pd.DataFrame = frame.astype(HINT_COLUMNS)
     return result
 
 
+#: ncu's rules whose fix removes work rather than moving the launch toward its roof, and the limiters whose work
+#: it removes (as a rule's ``relieves``): replayed shared wavefronts, excess sectors of uncoalesced or scattered
+#: accesses, non-fused FP32 instructions fused in pairs.
+NCU_RULE_RELIEVES: dict[str, tuple[str, ...]] = {
+    "ncu:SharedMemoryConflicts": ("l1",),
+    "ncu:UncoalescedSharedAccess": ("l1",),
+    "ncu:UncoalescedGlobalAccess": ("l1", "l2", "hbm"),
+    "ncu:MemoryCacheAccessPattern": ("l1", "l2", "hbm"),
+    "ncu:FPInstructions": ("compute",),
+}
+
+
 def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions: Arr | None = None) -> pd.DataFrame:
     """ncu's rule hints (``ncu_rule_hints``) with ``estimated_speedup`` capped at the launch's headroom, like
-    ours (NaN where the launch has no verdict); ncu's own figure is kept in the evidence ("ncu estimate").
-    Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom); ``positions``: each hint's launch position
-    in the verdicts, when the caller has them (``ncu_hint_rows``: the rule rows' positions)."""
+    ours (NaN where the launch has no verdict), and, for the rules of NCU_RULE_RELIEVES, ncu's figure bounded by
+    ``less_work_bound`` as ``estimated_speedup_less_work``; ncu's own figure is kept in the evidence ("ncu
+    estimate"). Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom, score_<limiter>); ``positions``:
+    each hint's launch position in the verdicts, when the caller has them (``ncu_hint_rows``: the rule rows'
+    positions)."""
     if not len(hints):
         return hints
     pos = launch_positions(hints, launch_index(verdicts)) if positions is None else positions
-    room = np.clip(verdicts["headroom"].to_numpy(dtype=np.float64), 0.0, 1.0)
-    head = np.where(pos >= 0, room[np.where(pos >= 0, pos, 0)], np.nan) if len(room) else np.full(len(pos), np.nan)
+    at = np.where(pos >= 0, pos, 0)
+
+    def per_hint(column: str) -> Arr:
+        values = np.clip(verdicts[column].to_numpy(dtype=np.float64), 0.0, 1.0)
+        out: Arr = np.where(pos >= 0, values[at], np.nan) if len(values) else np.full(len(pos), np.nan)
+        return out
+
+    head = per_hint("headroom")
     est = hints["estimated_speedup"].to_numpy(dtype=np.float64)
     out = hints.copy()
-    out["estimated_speedup"] = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
+    bounded = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
+    out["estimated_speedup"] = bounded
+    less = np.full(len(hints), np.nan)
+    hint_codes, hint_names = pd.factorize(hints["hint"])
+    relieving = {i: NCU_RULE_RELIEVES[str(h)] for i, h in enumerate(hint_names) if str(h) in NCU_RULE_RELIEVES}
+    if relieving:
+        scores = {k: per_hint(f"score_{k}") for k in LIMITERS if f"score_{k}" in verdicts.columns}
+        for code, relieves in relieving.items():
+            rows = hint_codes == code
+            bound = less_work_bound({k: v[rows] for k, v in scores.items()}, relieves, int(rows.sum()))
+            less[rows] = _less_work(est[rows], bounded[rows], bound)
+    out["estimated_speedup_less_work"] = less
     # the evidence text of each distinct estimate (by its bits), written once
     bits, inverse = np.unique(np.ascontiguousarray(est).view(np.int64), return_inverse=True)
     distinct = bits.view(np.float64)
@@ -1416,11 +1496,15 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
 
 def hints_markdown() -> str:
     """The hint registry as Markdown: per rule, what it finds, the evidence it needs (and the ncu option
-    collecting it) and how its estimate is bounded."""
-    lines = ["| hint | finds | needs (ncu option) | estimate bounded by |", "| --- | --- | --- | --- |"]
+    collecting it), how its estimate is bounded and the limiters whose work its fix removes."""
+    lines = [
+        "| hint | finds | needs (ncu option) | estimate bounded by | relieves |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for r in RULES.values():
         needs = "; ".join(f"{n.metric} ({n.option})" for n in r.needs) or "-"
-        lines.append(f"| `{r.id}` | {r.summary} | {needs} | {r.bound} |")
+        relieves = ", ".join(r.relieves) or "-"
+        lines.append(f"| `{r.id}` | {r.summary} | {needs} | {r.bound} | {relieves} |")
     return "\n".join(lines) + "\n"
 
 

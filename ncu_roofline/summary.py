@@ -90,6 +90,10 @@ HINT_GROUP_COLUMNS: dict[str, str] = {
     "share": "float64",
     "recoverable_ns": "float64",  # sum over those launches of estimated_speedup x duration (the ranking key)
     "recoverable_share": "float64",  # of the report's GPU time
+    # the same with estimated_speedup_less_work (hints whose fix removes work; NaN for the others): what the fix
+    # recovers once the work it counts is gone, above recoverable_ns where that work is the limiter's
+    "recoverable_less_work_ns": "float64",
+    "recoverable_less_work_share": "float64",
 }
 
 #: ``Summary.kernel_hints``: one row per kernel and hint, as given on the kernel's longest launch that has it.
@@ -104,6 +108,7 @@ KERNEL_HINT_COLUMNS: dict[str, str] = {
     "advice": "string",
     "evidence": "string",
     "estimated_speedup": "float64",
+    "estimated_speedup_less_work": "float64",
 }
 
 TIME_COLUMNS: dict[str, str] = {"duration_s": "float64", "launches": "Int64", "share": "float64"}
@@ -533,9 +538,11 @@ def kernel_hints(
 ) -> pd.DataFrame:
     """Per kernel and hint (KERNEL_HINT_COLUMNS): the hint as given on the kernel's longest launch that has it
     (message, advice, evidence, estimate), its most severe level and how many launches have it. Per kernel, our
-    hints first (most severe, most launches, largest estimate), then ncu's rules (largest estimate first).
+    hints first (most severe, most launches, largest estimate), then ncu's rules (largest estimate first); the
+    estimate ranked by is the larger of estimated_speedup and estimated_speedup_less_work.
 
-    Takes ``analysis.hints`` (KEY, hint, source, severity, message, advice, evidence, estimated_speedup)."""
+    Takes ``analysis.hints`` (KEY, hint, source, severity, message, advice, evidence, estimated_speedup,
+    estimated_speedup_less_work)."""
     h = analysis.hints
     if not len(h) or not len(lf):
         return _empty(KERNEL_HINT_COLUMNS)
@@ -554,6 +561,7 @@ def kernel_hints(
     hint_rank[np.argsort(np.asarray(hint_names, dtype=object), kind="stable")] = np.arange(len(hint_names))
     kernel = launch_kernel[pos]
     speedup = pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy()[rows]
+    less = _less_work_of(h)[rows]
     dur = lf["duration_ns"].fillna(0.0).to_numpy()[pos]
     # the rows by duration (longest first), then launch; per (kernel, source, hint) the first such row (the
     # longest launch with the hint), those in the order they come
@@ -577,6 +585,7 @@ def kernel_hints(
             "row": rows[at],
             "launch": pos[at],
             "estimated_speedup": speedup[at],
+            "estimated_speedup_less_work": less[at],
             "launches": launches[k],
             "severity_row": rows[best[k]],
             "_rank": np.minimum(sev_min, len(SEVERITY_ORDER))[k],
@@ -584,7 +593,7 @@ def kernel_hints(
         }
     )
     ncu = np.asarray(source_names, dtype=object)[out["source"].to_numpy()] == NCU_SOURCE
-    est = -out["estimated_speedup"].fillna(0.0).to_numpy()
+    est = -np.nan_to_num(np.fmax(out["estimated_speedup"].to_numpy(), out["estimated_speedup_less_work"].to_numpy()))
     rank, launches = out["_rank"].to_numpy(), -out["launches"].to_numpy(dtype="float64")
     # ours: severity, launches, estimate, name; ncu's: estimate, severity, launches, name
     out["_ncu"] = ncu
@@ -608,6 +617,7 @@ def kernel_hints(
             "advice": take_rows(h["advice"], at).astype("string").to_numpy(),
             "evidence": take_rows(h["evidence"], at).astype("string").to_numpy(),
             "estimated_speedup": out["estimated_speedup"].to_numpy(),
+            "estimated_speedup_less_work": out["estimated_speedup_less_work"].to_numpy(),
         }
     )
     typed: pd.DataFrame = result.astype(KERNEL_HINT_COLUMNS)
@@ -660,7 +670,8 @@ def hint_groups(
 ) -> pd.DataFrame:
     """Per hint (and source): how many launches and kernels it fires on, the GPU time those launches hold
     (context) and the GPU time a fix could recover (sum of estimated_speedup x duration; a launch counts once
-    per hint, with its largest estimate), sorted by recoverable time, then by time touched.
+    per hint, with its largest estimate; the same with estimated_speedup_less_work), sorted by recoverable time
+    (the larger of the two), then by time touched.
 
     Takes ``analysis.hints`` (KEY, hint, source, severity) and ``analysis.launches``; ``launch_frame``:
     ``_launch_frame(analysis)`` when the caller has it. Returns HINT_GROUP_COLUMNS."""
@@ -676,12 +687,14 @@ def hint_groups(
         return _hint_groups(h, lf, pos, total)
     m = h[[*LAUNCH_KEY, "hint", "source", "severity", "estimated_speedup"]].merge(lf, on=list(LAUNCH_KEY), how="left")
     m["_gain"] = m["estimated_speedup"].astype("float64") * m["duration_ns"].astype("float64")
+    m["_less"] = _less_work_of(h) * m["duration_ns"].astype("float64").to_numpy()
     m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
     m.loc[m["severity"].isna().to_numpy(), "_sev"] = np.inf
     gid = m.groupby(["hint", "source"], sort=False, dropna=False).ngroup().to_numpy()
     m["_gid"] = gid
-    gain = m.groupby(["_gid", *LAUNCH_KEY], sort=False, dropna=False)["_gain"].max()
-    recoverable = gain.groupby(level="_gid").sum(min_count=1)
+    gain = m.groupby(["_gid", *LAUNCH_KEY], sort=False, dropna=False)[["_gain", "_less"]].max()
+    recoverable = gain["_gain"].groupby(level="_gid").sum(min_count=1)
+    recoverable_less = gain["_less"].groupby(level="_gid").sum(min_count=1)
     once = m.drop_duplicates(["_gid", *LAUNCH_KEY])
     og = once.groupby("_gid", sort=True)
     first = m.groupby("_gid", sort=True).head(1).set_index("_gid")
@@ -697,6 +710,7 @@ def hint_groups(
             "kernels": og["kernel_name"].nunique(),
             "duration_ns": og["duration_ns"].sum(min_count=1),
             "recoverable_ns": recoverable.reindex(first.index),
+            "recoverable_less_work_ns": recoverable_less.reindex(first.index),
         }
     )
     return _ranked_hint_groups(frame, total)
@@ -706,11 +720,23 @@ def _ranked_hint_groups(frame: pd.DataFrame, total: float) -> pd.DataFrame:
     """The per-hint groups with their shares of ``total`` GPU time, most recoverable time first (HINT_GROUP_COLUMNS)."""
     frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
     frame["recoverable_share"] = frame["recoverable_ns"] / total if total > 0 else np.nan
+    frame["recoverable_less_work_share"] = frame["recoverable_less_work_ns"] / total if total > 0 else np.nan
+    # ranked by the larger of the two recoverable times (the less-work one, where the hint removes work)
+    frame["_ranked"] = np.fmax(frame["recoverable_ns"].to_numpy(dtype=float), frame["recoverable_less_work_ns"])
     frame = frame.sort_values(
-        ["recoverable_ns", "duration_ns", "hint"], ascending=[False, False, True], kind="stable", na_position="last"
+        ["_ranked", "duration_ns", "hint"], ascending=[False, False, True], kind="stable", na_position="last"
     )
     result: pd.DataFrame = frame[list(HINT_GROUP_COLUMNS)].astype(HINT_GROUP_COLUMNS).reset_index(drop=True)
     return result
+
+
+def _less_work_of(h: pd.DataFrame) -> np.ndarray:
+    """Each hint row's estimated_speedup_less_work as floats (NaN where the hint does not remove work, or the
+    frame predates the column)."""
+    if "estimated_speedup_less_work" not in h.columns:
+        return np.full(len(h), np.nan)
+    out: np.ndarray = pd.to_numeric(h["estimated_speedup_less_work"], errors="coerce").astype("float64").to_numpy()
+    return out
 
 
 def _severity_rank(severity: pd.Series) -> np.ndarray:
@@ -732,6 +758,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     duration = lf["duration_ns"].astype("float64").to_numpy()[pos]
     kernel = pd.factorize(lf["kernel_name"])[0][pos]  # no name: -1, not counted (as nunique does)
     gain = pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy() * duration
+    less_gain = _less_work_of(h) * duration
     # groups (hint, source) numbered in order of first appearance; their first rows in that order
     gid = pd.factorize(hint.astype(np.int64) * (int(source.max()) + 1) + source)[0]
     n_groups = int(gid.max()) + 1
@@ -741,8 +768,11 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     once = first_of_each(pair)  # each (group, launch)'s first row, in row order
     best_gain = np.full(len(once), np.nan)
     np.fmax.at(best_gain, pair, gain)
+    best_less = np.full(len(once), np.nan)
+    np.fmax.at(best_less, pair, less_gain)
     og = gid[once]
     recoverable = pd.Series(best_gain).groupby(og, sort=True).sum(min_count=1)
+    recoverable_less = pd.Series(best_less).groupby(og, sort=True).sum(min_count=1)
     launches = np.bincount(og, minlength=n_groups)
     counted = kernel[once] >= 0
     kernels = np.bincount(
@@ -764,6 +794,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
             "kernels": kernels,
             "duration_ns": touched.to_numpy(),
             "recoverable_ns": recoverable.to_numpy(),
+            "recoverable_less_work_ns": recoverable_less.to_numpy(),
         },
         index=np.arange(n_groups),
     )

@@ -391,6 +391,71 @@ def _frame(a: Analysis) -> Frame:
     return build_frame(a.launches, a.quantities, table, a.verdicts, a.roofline, a.peaks, a.report.rules, index)
 
 
+def test_bank_conflicts_once_the_replays_are_gone(micro: Analysis) -> None:
+    # smem_bank_conflict (launch 4) is built to replay its shared loads 32 ways: ncu counts 1,072,693,923 conflicts
+    # in 1,107,296,931 shared wavefronts (96.9 %) and runs L1 at 99.99 % of its peak. Its headroom is nothing, so
+    # the estimate at today's work is nothing; without the replays the launch still takes its SM's time, 4.11 %
+    # of elapsed (ncu's Compute (SM) Throughput), and the rest (95.9 %) can go: ncu's own estimate is 96.86 %
+    h = hint(micro, 4, "shared_bank_conflicts")
+    v = micro.verdicts.set_index("launch_id").loc[4]
+    assert v["limiter"] == "l1"
+    assert h["estimated_speedup"] <= v["headroom"] + 1e-12 < 0.001
+    assert h["estimated_speedup_less_work"] == pytest.approx(1 - 0.0411, abs=2e-3)
+    assert h["estimated_speedup_less_work"] <= 0.9686
+
+
+def test_ncus_work_removing_rules_get_the_same_bound(micro_rules: pd.DataFrame) -> None:
+    a = analysed(data("micro_full.details.csv"))
+    # ncu's SharedMemoryConflicts on the same launch: its 96.86 % under the SM's 4.11 %
+    h = hint(a, 4, "ncu:SharedMemoryConflicts")
+    assert h["estimated_speedup_less_work"] == pytest.approx(1 - 0.0411, abs=1e-9)
+    assert h["estimated_speedup"] == pytest.approx(1 - 0.9993, abs=1e-9)  # the headroom (Memory Throughput)
+    # ncu's FPInstructions on strided_read (DRAM-limited, 76 %): fusing FP32 instructions relieves the SM, not
+    # the DRAM that limits it, so without that work the launch saves what ncu says (0.244 %), no more
+    h = hint(a, 1, "ncu:FPInstructions")
+    assert h["estimated_speedup_less_work"] == h["estimated_speedup"] == pytest.approx(0.00244, abs=1e-6)
+    # a rule that moves a launch toward its roof has no such figure
+    assert math.isnan(hint(a, 4, "ncu:HighPipeUtilization")["estimated_speedup_less_work"])
+
+
+def test_fp32_gemm_on_tensor_cores_is_bounded_by_its_memory_units(llm: Analysis) -> None:
+    # the FP32 SGEMM at 87 % of its SM: on the tensor pipe the same traffic still takes its busiest memory
+    # unit's time (L1), so the saving is at most 1 - that score, far above the 13 % headroom
+    row = llm.hints[llm.hints["hint"] == "fp32_instead_of_tensor"].iloc[0]
+    v = llm.verdicts.set_index("launch_id").loc[int(row["launch_id"])]
+    memory = max(float(v["score_hbm"]), float(v["score_l2"]), float(v["score_l1"]))
+    assert v["limiter"] == "compute"
+    assert row["estimated_speedup"] == pytest.approx(float(v["headroom"]))
+    assert row["estimated_speedup_less_work"] == pytest.approx(1 - memory)
+    assert row["estimated_speedup_less_work"] > 2 * row["estimated_speedup"]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_less_work_is_bounded_by_the_units_a_fix_does_not_relieve(name: str) -> None:
+    # Every hint of every sample: the less-work figure only on the rules that remove work, never below the
+    # estimate, at most 1 - the busiest score the fix does not relieve, and equal to the estimate where the
+    # limiter is not a unit it relieves (removing work elsewhere cannot outrun the limiter)
+    from ncu_roofline.hints import NCU_RULE_RELIEVES
+    from ncu_roofline.vocabulary import LIMITERS
+
+    a = analysed(data(name))
+    relieves = {**{r.id: r.relieves for r in RULES.values()}, **NCU_RULE_RELIEVES}
+    v = a.verdicts.set_index("launch_id")
+    for _, h in a.hints.iterrows():
+        less, est = float(h["estimated_speedup_less_work"]), float(h["estimated_speedup"])
+        units = relieves.get(str(h["hint"]), ())
+        if not units:
+            assert math.isnan(less), h["hint"]
+            continue
+        if math.isnan(less):
+            continue
+        row = v.loc[int(h["launch_id"])]
+        others = [float(row[f"score_{k}"]) for k in LIMITERS if k not in units]
+        assert est - 1e-12 <= less <= 1 - np.nanmax(others) + 1e-12 or less == pytest.approx(est), h["hint"]
+        if row["limiter"] not in units:
+            assert less == pytest.approx(est), (h["hint"], row["limiter"])
+
+
 @pytest.mark.parametrize("name", SAMPLES)
 def test_no_estimate_above_the_headroom(name: str) -> None:
     # Every launch of every sample: what a hint says a fix can recover is at most 1 - the limiting unit's

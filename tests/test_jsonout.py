@@ -24,7 +24,9 @@ LAUNCH_KEYS = {
 }  # fmt: skip
 ROOFLINE_KEYS = {"precision", "level", "achieved_flops", "achieved_bytes_per_s", "intensity", "peak_flops",
                  "peak_bytes_per_s"}  # fmt: skip
-HINT_KEYS = {"id", "severity", "message", "evidence", "source", "advice", "estimated_speedup"}
+HINT_KEYS = {
+    "id", "severity", "message", "evidence", "source", "advice", "estimated_speedup", "estimated_speedup_less_work",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +40,7 @@ def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:
 
 def test_keys(doc: dict[str, object]) -> None:
     assert set(doc) == {"schema", "tool", "sources", "launches", "devices", "summary"}
-    assert doc["schema"] == 3
+    assert doc["schema"] == 4
     assert doc["devices"] == [
         {
             "name": "NVIDIA H200",
@@ -140,9 +142,13 @@ def test_json_says_what_was_not_checked_and_what_a_fix_recovers() -> None:
             if h["estimated_speedup"] is not None:
                 assert h["estimated_speedup"] <= x["headroom"] + 1e-12
     findings = d["summary"]["findings"]  # type: ignore[index]
-    assert all("recoverable_share" in f for f in findings)
-    ours = [f for f in findings if f["source"] == "ncu-roofline" and f["recoverable_share"] is not None]
-    assert [f["recoverable_share"] for f in ours] == sorted((f["recoverable_share"] for f in ours), reverse=True)
+    assert all("recoverable_share" in f and "recoverable_less_work_share" in f for f in findings)
+    # ranked by the larger of what a fix recovers at today's work and once the work it counts is gone
+    ranked = [max(f["recoverable_share"] or 0.0, f["recoverable_less_work_share"] or 0.0) for f in findings]
+    assert ranked == sorted(ranked, reverse=True)
+    for f in findings:
+        if f["recoverable_less_work_share"] is not None:
+            assert f["recoverable_less_work_share"] >= f["recoverable_share"] - 1e-12
 
 
 def test_compact_text_is_ascii_and_the_standard_librarys_value() -> None:

@@ -194,7 +194,16 @@ def test_findings_rank_hints_by_the_time_they_could_recover() -> None:
             assert f.recoverable_share is None
         else:
             assert f.recoverable_share == pytest.approx(float(np.nansum(gain)) / total)
-    gains = [f.recoverable_share or 0.0 for f in mine]
+        # ... and once the work it counts is gone (where the fix removes work)
+        less = fired["estimated_speedup_less_work"].to_numpy(dtype=float) * dur.loc[fired["launch_id"]].to_numpy(
+            dtype=float
+        )
+        if np.isnan(less).all():
+            assert f.recoverable_less_work_share is None
+        else:
+            assert f.recoverable_less_work_share == pytest.approx(float(np.nansum(less)) / total)
+    # ranked by the larger of the two
+    gains = [max(f.recoverable_share or 0.0, f.recoverable_less_work_share or 0.0) for f in mine]
     assert gains == sorted(gains, reverse=True)
     # the FP32 SGEMM (half the LLM's GPU time) leads: fp32_instead_of_tensor, not the 3 % tails
     assert mine[0].hint == "fp32_instead_of_tensor"

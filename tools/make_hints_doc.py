@@ -20,12 +20,19 @@ Each hint is a rule evaluated over every launch at once (`ncu_roofline.hints`). 
 
 - **Every estimate is a bound that physics allows.** `estimated_speedup` is the share of the launch's time a
   fix could save. It never exceeds the launch's headroom, `1 - roof_fraction` (the limiting unit's unused share
-  of its peak): no fix makes a launch faster than running its limiting unit at peak. A rule's own bound is
-  tighter where it knows more (below). Where a fix removes work rather than moving toward the roof (bank
-  conflicts, spills, excess sectors, FP32 work a tensor core would do), the message says how much work; the
-  estimate stays capped. ncu's own rule estimates ride along with `source = "ncu"`, capped the same way (ncu's
-  figure is kept in their evidence). Findings are ranked by recoverable GPU time, the sum over their launches of
-  estimate x duration; the time of the launches they touch is shown as context.
+  of its peak): no fix that keeps the launch's work makes it faster than running its limiting unit at peak. A
+  rule's own bound is tighter where it knows more (below).
+- **A fix that removes work has a second figure.** Where the fix takes work off units rather than moving the
+  launch toward its roof (bank-conflict replays, spills, excess sectors, FP32 FMA work a tensor pipe would do:
+  the rule's *relieves* below; for ncu's rules `NCU_RULE_RELIEVES`), the message says how much work, and
+  `estimated_speedup_less_work` is the share of the launch's time saved once that work is gone: the rule's
+  estimate, at most `1 -` the busiest score among the units the fix does not relieve (the launch still takes
+  that unit's time), never below `estimated_speedup`. It exceeds the headroom only where a relieved unit is the
+  limiter: a kernel at 100 % of its L1 roof with 97 % of its shared wavefronts replayed has a headroom of 0 and
+  can save up to 1 - its SM score (96 %; ncu's own SharedMemoryConflicts estimate is 96.9 %).
+- ncu's own rule estimates ride along with `source = "ncu"`, capped the same way (ncu's figure is kept in their
+  evidence). Findings are ranked by recoverable GPU time, the sum over their launches of estimate x duration
+  (the larger of the two figures); the time of the launches they touch is shown as context.
 - **Evidence or silence.** Each rule declares the evidence it needs. Where a rule would apply but its evidence
   is missing, the launch says `not checked: <rule>: <metric> not collected (<ncu option>)` (the verdict's
   `not_checked`, JSON `not_checked`), never a finding made from a zero that stands for a missing value.

@@ -101,12 +101,8 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
             where = ", ".join(md_code(view.kernels[i].display_name) for i in f.top_kernels)
             advice = f" {md_text(f.advice)}" if f.advice else ""
             out.append(
-                f"- **{md_text(f.label)}** ({md_text(f.severity or '')}): {f.kernels:,} kernels, "
-                + (
-                    f"up to {fmt.percent(f.recoverable_share)} of GPU time recoverable, "
-                    if f.recoverable_share is not None
-                    else ""
-                )
+                f"- **{md_text(f.label)}** ({md_text(f.severity or '')}): {fmt.counted(f.kernels, 'kernel')}, "
+                + (f"{f.recoverable_text()}, " if f.recoverable_share is not None else "")
                 + f"{fmt.percent(f.share)} of GPU time touched ({where}).{advice}"
             )
     rules = [f for f in view.findings if f.source == NCU_SOURCE]

@@ -23,7 +23,8 @@ limiter's score, "% of roof" everywhere; = 1 - ``headroom``), ``headroom``, ``ti
 fraction, recipe}: the three bandwidth roofs, whatever the precision), ``roofline`` (list of {precision,
 level, dtype, series, achieved_flops, achieved_bytes_per_s, intensity, peak_flops, peak_bytes_per_s,
 ridge_intensity, attainable_flops, roof_fraction, bound, work_recipe, traffic_recipe, estimate}) and
-``hints`` (list of {id, severity, source, message, advice, evidence, estimated_speedup}).
+``hints`` (list of {id, severity, source, message, advice, evidence, estimated_speedup,
+estimated_speedup_less_work}).
 
 Which roofline rows: the points ncu's hierarchical roofline charts draw, i.e. the precisions (fp64, fp32,
 fp16, and the launch's dominant tensor series) with achieved work above zero, at each of the three levels. A
@@ -54,7 +55,7 @@ from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
 from . import fmt, gc_paused
 from .registry import FunctionRenderer, Options, Run
 
-SCHEMA = 3
+SCHEMA = 4
 #: Launch objects per piece of streamed JSON.
 CHUNK = 1024
 #: Kernels listed in ``summary.top_kernels``.
@@ -463,6 +464,7 @@ HINT_ITEM = {
     "advice": "advice",
     "evidence": "evidence",
     "estimated_speedup": "estimated_speedup",
+    "estimated_speedup_less_work": "estimated_speedup_less_work",
 }
 #: A launch's keys taken straight from one of its columns (JSON key -> column).
 LAUNCH_ITEM = {
@@ -543,7 +545,7 @@ class _Launches:
         self.roof = _Groups(r_codes, has_work, n_roof, roof_cols)
         self.memory = _Groups(r_codes, first, n_roof, {k: roof_cols[k] for k in MEMORY_ITEM.values()})
         hint_cols = {c: _a_strs(hints[c]) for c in ("hint", "severity", "source", "message", "advice", "evidence")}
-        hint_cols["estimated_speedup"] = _a_nums(hints["estimated_speedup"])
+        hint_cols |= {c: _a_nums(hints[c]) for c in ("estimated_speedup", "estimated_speedup_less_work")}
         self.hints = _Groups(h_codes, None, n_hints, hint_cols)
 
         cols: dict[str, _Column] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
@@ -884,6 +886,8 @@ def _document(analysis: Analysis, summary: Summary | None) -> dict[str, Any]:
                     "share": fmt.number(x["share"]),
                     "recoverable_ns": fmt.number(x["recoverable_ns"]),
                     "recoverable_share": fmt.number(x["recoverable_share"]),
+                    "recoverable_less_work_ns": fmt.number(x["recoverable_less_work_ns"]),
+                    "recoverable_less_work_share": fmt.number(x["recoverable_less_work_share"]),
                 }
                 for x in records(summary.findings)
             ],

@@ -187,12 +187,8 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
         for f in ours[:5]:
             out.append(
                 fmt.shorten(
-                    f"  {f.label}: {f.kernels:,} kernel{'s' if f.kernels != 1 else ''}, "
-                    + (
-                        f"up to {fmt.percent(f.recoverable_share)} of GPU time recoverable, "
-                        if f.recoverable_share is not None
-                        else ""
-                    )
+                    f"  {f.label}: {fmt.counted(f.kernels, 'kernel')}, "
+                    + (f"{f.recoverable_text()}, " if f.recoverable_share is not None else "")
                     + f"{fmt.percent(f.share)} of GPU time touched",
                     w,
                 )

@@ -180,6 +180,8 @@ class HintItem:
     advice: str | None
     evidence: tuple[dict[str, Any], ...]
     estimated_speedup: float | None
+    #: Where the hint's fix removes work: the share of the launch's time saved without that work (else None).
+    estimated_speedup_less_work: float | None
     #: Launches of the kernel that have this hint, and the launch the message and evidence come from.
     launches: int
     launch_id: int | None
@@ -283,6 +285,25 @@ class Finding:
     #: GPU time a fix could recover (sum of estimate x duration) and its share of the report's GPU time.
     recoverable_ns: float | None = None
     recoverable_share: float | None = None
+    #: ... once the work the hint counts is removed (hints whose fix removes work; None for the others).
+    recoverable_less_work_ns: float | None = None
+    recoverable_less_work_share: float | None = None
+
+    @property
+    def ranked_share(self) -> float:
+        """What the findings are ranked by: the larger of the two recoverable shares (0 where neither is known)."""
+        return max(self.recoverable_share or 0.0, self.recoverable_less_work_share or 0.0)
+
+    def recoverable_text(self) -> str | None:
+        """ "up to 7.0% of GPU time recoverable", with "(19.9% with less work)" where removing the work the hint
+        counts recovers more (as printed); None where no estimate is known."""
+        if self.recoverable_share is None:
+            return None
+        text = f"up to {fmt.percent(self.recoverable_share)} of GPU time recoverable"
+        less = self.recoverable_less_work_share
+        if less is not None and fmt.percent(less) != fmt.percent(self.recoverable_share):
+            text += f" ({fmt.percent(less)} with less work)"
+        return text
 
 
 @dataclass(frozen=True)
@@ -578,10 +599,11 @@ def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, .
             advice=advice,
             evidence=evidence[ev],
             estimated_speedup=speedup,
+            estimated_speedup_less_work=less,
             launches=launches or 0,
             launch_id=launch_id,
         )
-        for hint, source, severity, message, advice, ev, speedup, launches, launch_id in zip(
+        for hint, source, severity, message, advice, ev, speedup, less, launches, launch_id in zip(
             names,
             sources,
             _texts(hints, "severity"),
@@ -589,6 +611,7 @@ def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, .
             _texts(hints, "advice"),
             evidence_texts,
             _numbers(hints, "estimated_speedup"),
+            _numbers(hints, "estimated_speedup_less_work"),
             _integers(hints, "launches"),
             _integers(hints, "launch_id"),
             strict=True,
@@ -846,10 +869,9 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
         out.append(
             "Hints: "
             + "; ".join(
-                f"{f.label.lower()} on {f.kernels} kernel{'s' if f.kernels != 1 else ''} "
+                f"{f.label.lower()} on {fmt.counted(f.kernels, 'kernel')} "
                 + (
-                    f"(up to {fmt.percent(f.recoverable_share)} of GPU time recoverable, "
-                    f"{fmt.percent(f.share)} touched)"
+                    f"({f.recoverable_text()}, {fmt.percent(f.share)} touched)"
                     if f.recoverable_share is not None
                     else f"({fmt.percent(f.share)} of GPU time)"
                 )
@@ -1023,10 +1045,13 @@ def build_view(
                 top_kernels=tuple(with_it[:3]),
                 recoverable_ns=fmt.number(r.get("recoverable_ns")),
                 recoverable_share=fmt.number(r.get("recoverable_share")),
+                recoverable_less_work_ns=fmt.number(r.get("recoverable_less_work_ns")),
+                recoverable_less_work_share=fmt.number(r.get("recoverable_less_work_share")),
             )
         )
-    # ours first (they carry advice), then ncu's rules, each by recoverable GPU time, then by time touched
-    findings.sort(key=lambda f: (f.source == NCU_SOURCE, -(f.recoverable_share or 0.0), -(f.share or 0.0), f.hint))
+    # ours first (they carry advice), then ncu's rules, each by recoverable GPU time (the larger of the two), then
+    # by time touched
+    findings.sort(key=lambda f: (f.source == NCU_SOURCE, -f.ranked_share, -(f.share or 0.0), f.hint))
 
     roof = analysis.roofline
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))

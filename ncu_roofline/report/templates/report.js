@@ -292,6 +292,15 @@
       add(box, el("span", { "class": "v" }, pct(value, 0)));
     });
   }
+  // " · est. speedup 0%", with " (96% with less work)" where removing the work the hint counts saves more
+  function speedupText(h) {
+    if (h.estimated_speedup === null) return "";
+    var text = " \u00b7 est. speedup " + pct(h.estimated_speedup, 0);
+    var less = h.estimated_speedup_less_work;
+    if (less !== null && pct(less, 0) !== pct(h.estimated_speedup, 0)) text += " (" + pct(less, 0) + " with less work)";
+    return text;
+  }
+
   function hintCard(parent, h, total) {
     var card = add(parent, el("div", { "class": "hintcard " + (h.severity || "") }));
     var head = add(card, el("div"));
@@ -299,7 +308,7 @@
     head.appendChild(document.createTextNode(" "));
     add(head, el("b", null, h.label));
     add(head, el("span", { "class": "muted small" }, "  on " + h.launches + " of " + total + " launch" + (total === 1 ? "" : "es") +
-      (h.estimated_speedup !== null ? " \u00b7 est. speedup " + pct(h.estimated_speedup, 0) : "") +
+      speedupText(h) +
       (h.launch_id !== null && total > 1 ? " \u00b7 figures of launch " + h.launch_id : "")));
     if (h.message) add(card, el("div", null, h.message));
     if (h.evidence.length) {
@@ -354,7 +363,7 @@
         add(s, el("span", { "class": "sev sev-" + (h.severity || "none") }, h.severity || ""));
         s.appendChild(document.createTextNode(" " + h.label + "  "));
         add(s, el("span", { "class": "muted small" }, "on " + h.launches + " launch" + (h.launches === 1 ? "" : "es") +
-          (h.estimated_speedup !== null ? " \u00b7 est. speedup " + pct(h.estimated_speedup, 0) : "")));
+          speedupText(h)));
         add(d, el("p", null, h.message || ""));
       });
     } else {
