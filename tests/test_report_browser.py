@@ -146,3 +146,16 @@ def test_diagnosis_shows_each_hint_with_its_advice(browser: Chromium, tmp_path: 
     )
     expected = [h.advice for h in view.kernels[i].hints if h.advice]
     assert expected and [x.lstrip("\u2192 ") for x in advice][: len(expected)] == expected
+
+
+def test_diagnosis_says_what_a_work_removing_fix_saves(browser: Chromium, tmp_path: Path) -> None:
+    # smem_bank_conflict's card: nothing at today's work (the launch is at its L1 roof), 96 % without the
+    # replays (its SM's 4.11 % is what is left)
+    a = sample("micro_full.raw.csv")
+    view = build_view(a)
+    _open(browser, render_html(a), tmp_path / "micro_full.roofline.html")
+    i = next(i for i, k in enumerate(view.kernels) if k.display_name == "smem_bank_conflict")
+    browser.evaluate(f"document.querySelectorAll('#kernel-rows tr:not(.launch)')[{i}].click(), 1")
+    text = browser.evaluate("document.querySelector('#d-body .hintcard').textContent")
+    assert "Shared bank conflicts" in text
+    assert "est. speedup 0% (96% with less work)" in text
