@@ -679,8 +679,7 @@ def tail_effect(f: Frame) -> Found:
         fires=_ge(effect, TAIL_MIN_EFFECT),
         severity=np.where(_ge(effect, TAIL_HIGH_EFFECT), "medium", "low"),
         message=lambda t: (
-            "Tail effect: "
-            + t.f(waves, ".2f")
+            t.f(waves, ".2f")
             + " waves per SM, the last one "
             + t.f(fill, ".0%")
             + " full; with blocks of equal duration "
@@ -754,8 +753,7 @@ def uncoalesced_global_access(f: Frame) -> Found:
         severity=np.where(_ge(work, 0.5), "high", "medium"),
         message=lambda t: t.pick(
             theo,
-            "Uncoalesced global access: "
-            + t.f(total - ideal, ",.0f")
+            t.f(total - ideal, ",.0f")
             + " excess L2 sectors, "
             + t.f(share, ".0%")
             + " of the "
@@ -763,8 +761,8 @@ def uncoalesced_global_access(f: Frame) -> Found:
             + " the accesses touch (ideal "
             + t.f(ideal, ",.0f")
             + ")",
-            "Uncoalesced global " + t.s(op) + "s: " + t.f(per, ".1f") + " sectors per request (a coalesced warp "
-            f"access touches at most {MAX_IDEAL_SECTORS_PER_REQUEST:.0f}, for 16-byte accesses; 4 for 4-byte ones)",
+            t.f(per, ".1f") + " sectors per global " + t.s(op) + " request (a coalesced warp access touches at most "
+            f"{MAX_IDEAL_SECTORS_PER_REQUEST:.0f}, for 16-byte accesses; 4 for 4-byte ones)",
         ),
         advice=lambda t: _COALESCE_ADVICE,
         evidence=(
@@ -823,8 +821,7 @@ def shared_bank_conflicts(f: Frame) -> Found:
         fires=_ge(share, BANK_CONFLICT_SHARE) & _ge(gain, BANK_CONFLICT_MIN_GAIN),
         severity=np.where(_is(f, "limiter", "l1"), "high", "medium"),
         message=lambda t: (
-            "Shared-memory bank conflicts: "
-            + t.f(conflicts, ",.0f")
+            t.f(conflicts, ",.0f")
             + " of "
             + t.f(wavefronts, ",.0f")
             + " shared wavefronts are replays ("
@@ -877,8 +874,7 @@ def thread_divergence(f: Frame) -> Found:
         fires=applies & _lt(threads, DIVERGENCE_THREADS),
         severity="medium",
         message=lambda t: (
-            "Thread divergence: "
-            + t.f(threads, ".1f")
+            t.f(threads, ".1f")
             + " of 32 threads active per executed warp instruction"
             + t.pick(
                 partial, " (block size " + t.f(block, ".0f") + " is not a multiple of 32: part of it is idle lanes)", ""
@@ -1051,17 +1047,15 @@ def atomic_contention(f: Frame) -> Found:
         fires=hot | by_requests,
         severity="high",
         message=lambda t: (
-            "Atomic contention"
-            + t.pick(ok(atomics), ": " + t.f(atomics, ",.0f") + " global atomic requests on few addresses", "")
-            + "; "
+            t.pick(ok(atomics), t.f(atomics, ",.0f") + " global atomic requests on few addresses; the", "The")
             + t.pick(
                 hot,
-                "the busiest L2 slice's atomic unit is "
+                " busiest L2 slice's atomic unit is "
                 + t.f(smax, ".0f")
                 + " % busy, the average "
                 + t.f(savg, ".1f")
                 + " %",
-                "atomics are " + t.f(share, ".0%") + " of the global memory requests of " + t.s(_latency_launch(f)),
+                " atomics are " + t.f(share, ".0%") + " of the global memory requests of " + t.s(_latency_launch(f)),
             )
         ),
         advice=lambda t: (

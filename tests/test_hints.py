@@ -166,7 +166,7 @@ def test_uncoalesced_without_ncus_theoretical_sectors() -> None:
     got = ours(a)
     assert "uncoalesced_global_access" in got[1]
     assert "uncoalesced_global_access" not in got[0]
-    assert "32.0 sectors per request" in hint(a, 1, "uncoalesced_global_access")["message"]
+    assert "32.0 sectors per global load request" in hint(a, 1, "uncoalesced_global_access")["message"]
 
 
 def test_uncoalesced_without_the_ideal_needs_ncus_ten_percent_excess() -> None:
