@@ -16,7 +16,7 @@ from _browser import Chromium, PageRun, find_chromium
 
 from ncu_roofline.report import figures as figures_module
 from ncu_roofline.report.html import render_html
-from ncu_roofline.report.viewmodel import build_view
+from ncu_roofline.report.viewmodel import KernelRow, build_view
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None, reason="chromium is not installed (apt-get install -y chromium); CI installs it"
@@ -134,28 +134,30 @@ def test_webgl_charts_render_without_errors(browser: Chromium, tmp_path: Path, m
     assert _count(browser, "#fig-roofline-fp32 .main-svg") >= 1
 
 
-def test_diagnosis_shows_each_hint_with_its_advice(browser: Chromium, tmp_path: Path) -> None:
+def _micro_kernel(browser: Chromium, tmp_path: Path, name: str) -> KernelRow:
+    """Open micro_full's report and show kernel ``name`` in the diagnosis panel (a click on its row)."""
     a = sample("micro_full.raw.csv")
     view = build_view(a)
     _open(browser, render_html(a), tmp_path / "micro_full.roofline.html")
-    i = next(i for i, k in enumerate(view.kernels) if k.display_name == "spill_heavy")
+    i = next(i for i, k in enumerate(view.kernels) if k.display_name == name)
     browser.evaluate(f"document.querySelectorAll('#kernel-rows tr:not(.launch)')[{i}].click(), 1")
-    assert browser.evaluate("document.querySelector('#d-body h3').textContent") == "spill_heavy"
+    assert browser.evaluate("document.querySelector('#d-body h3').textContent") == name
+    return view.kernels[i]
+
+
+def test_diagnosis_shows_each_hint_with_its_advice(browser: Chromium, tmp_path: Path) -> None:
+    kernel = _micro_kernel(browser, tmp_path, "spill_heavy")
     advice = json.loads(
         browser.evaluate("JSON.stringify([...document.querySelectorAll('#d-body .advice')].map(e => e.textContent))")
     )
-    expected = [h.advice for h in view.kernels[i].hints if h.advice]
+    expected = [h.advice for h in kernel.hints if h.advice]
     assert expected and [x.lstrip("\u2192 ") for x in advice][: len(expected)] == expected
 
 
 def test_diagnosis_says_what_a_work_removing_fix_saves(browser: Chromium, tmp_path: Path) -> None:
     # smem_bank_conflict's card: nothing at today's work (the launch is at its L1 roof), 96 % without the
     # replays (its SM's 4.11 % is what is left)
-    a = sample("micro_full.raw.csv")
-    view = build_view(a)
-    _open(browser, render_html(a), tmp_path / "micro_full.roofline.html")
-    i = next(i for i, k in enumerate(view.kernels) if k.display_name == "smem_bank_conflict")
-    browser.evaluate(f"document.querySelectorAll('#kernel-rows tr:not(.launch)')[{i}].click(), 1")
+    _micro_kernel(browser, tmp_path, "smem_bank_conflict")
     text = browser.evaluate("document.querySelector('#d-body .hintcard').textContent")
     assert "Shared bank conflicts" in text
     assert "est. speedup 0% (96% with less work)" in text
