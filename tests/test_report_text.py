@@ -82,10 +82,10 @@ def test_hints_that_remove_work_say_what_they_recover_without_it() -> None:
     a = sample("micro_full.raw.csv")
     lines = render_terminal(a, width=140).splitlines()
     assert lines[lines.index("Hints") + 1] == (
-        "  Shared bank conflicts: 1 kernel, up to 0.0% of GPU time recoverable (19.9% with less work), "
+        "  Shared bank conflicts: 1 kernel, up to 0.0% of GPU time recoverable, 19.9% with less work, "
         "20.7% of GPU time touched"
     )
-    assert "**Shared bank conflicts** (high): 1 kernel, up to 0.0% of GPU time recoverable (19.9% with less work)" in (
+    assert "**Shared bank conflicts** (high): 1 kernel, up to 0.0% of GPU time recoverable, 19.9% with less work" in (
         render_markdown(a)
     )
     # a hint that moves a launch toward its roof says one figure

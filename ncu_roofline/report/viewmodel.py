@@ -295,14 +295,14 @@ class Finding:
         return max(self.recoverable_share or 0.0, self.recoverable_less_work_share or 0.0)
 
     def recoverable_text(self) -> str | None:
-        """ "up to 7.0% of GPU time recoverable", with "(19.9% with less work)" where removing the work the hint
-        counts recovers more (as printed); None where no estimate is known."""
+        """The phrase "up to 7.0% of GPU time recoverable", with ", 19.9% with less work" where removing the work
+        the hint counts recovers more (as printed); None where no estimate is known."""
         if self.recoverable_share is None:
             return None
         text = f"up to {fmt.percent(self.recoverable_share)} of GPU time recoverable"
         less = self.recoverable_less_work_share
         if less is not None and fmt.percent(less) != fmt.percent(self.recoverable_share):
-            text += f" ({fmt.percent(less)} with less work)"
+            text += f", {fmt.percent(less)} with less work"
         return text
 
 
