@@ -21,7 +21,7 @@ def test_header_of_the_training_step() -> None:
     h = v.header
     assert v.title == "train_step.raw.csv.gz"
     assert (h.launches, h.kernels) == (382, a.launches["kernel_name"].nunique())
-    assert h.devices == ("NVIDIA H200",) and h.ccs == ("9.0",)
+    assert h.gpus == ("NVIDIA H200 (CC 9.0)",)
     assert h.gpu_time_ns == pytest.approx(a.launches["duration_ns"].sum())
     assert h.untimed_launches == 0
     assert [s.flavour for s in h.sources] == ["raw"]

@@ -141,8 +141,6 @@ class SourceFile:
 @dataclass(frozen=True)
 class Header:
     sources: tuple[SourceFile, ...]
-    devices: tuple[str, ...]
-    ccs: tuple[str, ...]
     ncu_versions: tuple[str, ...]
     launches: int
     kernels: int
@@ -525,10 +523,6 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
     )
     lv = analysis.launches
 
-    def distinct(col: str) -> tuple[str, ...]:  # in order of first appearance
-        values: Any = pd.unique(lv[col].to_numpy(dtype=object)) if col in lv.columns else []
-        return tuple(dict.fromkeys(s for s in (fmt.text(v) for v in values) if s))
-
     def gpu(name: Any, cc: Any) -> str:
         return (fmt.text(name) or "unknown device") + (f" (CC {fmt.text(cc)})" if fmt.text(cc) else "")
 
@@ -539,8 +533,6 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
 
     return Header(
         sources=sources,
-        devices=distinct("device_name"),
-        ccs=distinct("cc"),
         ncu_versions=tuple(dict.fromkeys(s.ncu_version for s in sources if s.ncu_version)),
         launches=summary.launches,
         kernels=len(summary.kernels),
