@@ -1403,38 +1403,6 @@ def ncu_hint_rows(rules: pd.DataFrame | RuleRows) -> Arr:
     return _hint_kinds(rule_rows(rules))[0]
 
 
-def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
-    """ncu's own rule results (optimisation and warning messages) as hints marked source='ncu'.
-
-    The hint id is "ncu:<rule>"; severity ERR -> high, WRN -> medium, OPT -> low; estimated_speedup is ncu's
-    own estimate (percent / 100). Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the messages are
-    then copied once, from their distinct texts, and nothing else of the rule rows is turned into text)."""
-    r = rule_rows(rules)
-    rows, kinds, kind_names = _hint_kinds(r)
-    levels = [SEVERITY_OF_TYPE.get(k) for k in kind_names.to_pylist()]
-    keys = r.frame[[*LAUNCH_KEY, "speedup"]].take(rows)
-    hint = pa.array(["ncu:" + str(name) for name in r.rule_names], type=pa.large_string())
-    rule = r.rule[rows]
-    n = len(rows)
-    frame = pd.DataFrame(
-        {
-            "report": keys["report"].array,
-            "process_id": keys["process_id"].array,
-            "launch_id": keys["launch_id"].array,
-            "hint": taken(hint, rule),
-            "severity": taken(levels, kinds[rows]),
-            "source": taken(["ncu"], np.zeros(n, dtype=np.int64)),
-            "message": pd.array(r.messages(rows), dtype="string"),
-            "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
-            "evidence": taken(["[]"], np.zeros(n, dtype=np.int64)),
-            "estimated_speedup": keys["speedup"].to_numpy(dtype=np.float64) / 100.0,
-            "estimated_speedup_less_work": np.full(n, np.nan),
-        }
-    )
-    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
-    return result
-
-
 #: ncu's rules whose fix removes work rather than moving the launch toward its roof, and the limiters whose work
 #: it removes (as a rule's ``relieves``): replayed shared wavefronts, excess sectors of uncoalesced or scattered
 #: accesses, non-fused FP32 instructions fused in pairs.
@@ -1447,10 +1415,49 @@ NCU_RULE_RELIEVES: dict[str, tuple[str, ...]] = {
 }
 
 
+def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
+    """ncu's own rule results (optimisation and warning messages) as hints marked source='ncu'.
+
+    The hint id is "ncu:<rule>"; severity ERR -> high, WRN -> medium, OPT -> low; estimated_speedup is ncu's
+    own estimate (percent / 100); estimated_speedup_less_work the same for the rules of NCU_RULE_RELIEVES where
+    ncu's estimate is of the whole workload (its type not "local", the speedup of the part the rule is about),
+    else NaN (``cap_ncu_estimates`` bounds both). Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the
+    messages are then copied once, from their distinct texts, and nothing else of the rule rows is turned into
+    text)."""
+    r = rule_rows(rules)
+    rows, kinds, kind_names = _hint_kinds(r)
+    levels = [SEVERITY_OF_TYPE.get(k) for k in kind_names.to_pylist()]
+    keys = r.frame[[*LAUNCH_KEY, "speedup"]].take(rows)
+    hint = pa.array(["ncu:" + str(name) for name in r.rule_names], type=pa.large_string())
+    rule = r.rule[rows]
+    n = len(rows)
+    speedup = keys["speedup"].to_numpy(dtype=np.float64) / 100.0
+    relieving = np.array([f"ncu:{name}" in NCU_RULE_RELIEVES for name in r.rule_names] + [False], dtype=bool)
+    local = (r.frame["speedup_type"].take(rows) == "local").fillna(False).to_numpy(dtype=bool)
+    less = np.where(relieving[rule] & ~local, speedup, np.nan)
+    frame = pd.DataFrame(
+        {
+            "report": keys["report"].array,
+            "process_id": keys["process_id"].array,
+            "launch_id": keys["launch_id"].array,
+            "hint": taken(hint, rule),
+            "severity": taken(levels, kinds[rows]),
+            "source": taken(["ncu"], np.zeros(n, dtype=np.int64)),
+            "message": pd.array(r.messages(rows), dtype="string"),
+            "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
+            "evidence": taken(["[]"], np.zeros(n, dtype=np.int64)),
+            "estimated_speedup": speedup,
+            "estimated_speedup_less_work": less,
+        }
+    )
+    result: pd.DataFrame = frame.astype(HINT_COLUMNS)
+    return result
+
+
 def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions: Arr | None = None) -> pd.DataFrame:
     """ncu's rule hints (``ncu_rule_hints``) with ``estimated_speedup`` capped at the launch's headroom, like
-    ours (NaN where the launch has no verdict), and, for the rules of NCU_RULE_RELIEVES, ncu's figure bounded by
-    ``less_work_bound`` as ``estimated_speedup_less_work``; ncu's own figure is kept in the evidence ("ncu
+    ours (NaN where the launch has no verdict), and ``estimated_speedup_less_work`` (the rules of
+    NCU_RULE_RELIEVES) bounded by ``less_work_bound``; ncu's own figure is kept in the evidence ("ncu
     estimate"). Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom, score_<limiter>); ``positions``:
     each hint's launch position in the verdicts, when the caller has them (``ncu_hint_rows``: the rule rows'
     positions)."""
@@ -1469,6 +1476,7 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
     out = hints.copy()
     bounded = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
     out["estimated_speedup"] = bounded
+    raw = hints["estimated_speedup_less_work"].to_numpy(dtype=np.float64)
     less = np.full(len(hints), np.nan)
     hint_codes, hint_names = pd.factorize(hints["hint"])
     relieving = {i: NCU_RULE_RELIEVES[str(h)] for i, h in enumerate(hint_names) if str(h) in NCU_RULE_RELIEVES}
@@ -1477,7 +1485,7 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
         for code, relieves in relieving.items():
             rows = hint_codes == code
             bound = less_work_bound({k: v[rows] for k, v in scores.items()}, relieves, int(rows.sum()))
-            less[rows] = _less_work(est[rows], bounded[rows], bound)
+            less[rows] = _less_work(raw[rows], bounded[rows], bound)
     out["estimated_speedup_less_work"] = less
     # the evidence text of each distinct estimate (by its bits), written once
     bits, inverse = np.unique(np.ascontiguousarray(est).view(np.int64), return_inverse=True)

@@ -20,7 +20,7 @@ import pytest
 from conftest import analysed, data, read_shared
 
 import ncu_roofline
-from ncu_roofline.analysis import Analysis
+from ncu_roofline.analysis import Analysis, analyze
 from ncu_roofline.classify import unit_table
 from ncu_roofline.hints import HINT_COLUMNS, RULES, Frame, build_frame, evaluate, thread_divergence
 from ncu_roofline.model import launch_index
@@ -416,6 +416,20 @@ def test_ncus_work_removing_rules_get_the_same_bound(micro_rules: pd.DataFrame) 
     assert h["estimated_speedup_less_work"] == h["estimated_speedup"] == pytest.approx(0.00244, abs=1e-6)
     # a rule that moves a launch toward its roof has no such figure
     assert math.isnan(hint(a, 4, "ncu:HighPipeUtilization")["estimated_speedup_less_work"])
+
+
+def test_a_local_ncu_estimate_says_nothing_of_the_launch_without_the_work(tmp_path: Path) -> None:
+    # ncu's "local" estimate is the speedup of the part its rule is about, not of the launch: the same
+    # SharedMemoryConflicts row marked local gets no less-work figure (and keeps its headroom-capped estimate)
+    text = data("micro_full.details.csv").read_text(encoding="utf-8")
+    assert text.count('"global","96.86"') == 1
+    page = tmp_path / "local.details.csv"
+    page.write_text(text.replace('"global","96.86"', '"local","96.86"'), encoding="utf-8")
+    a = analyze(ncu_roofline.read(page))
+    h = hint(a, 4, "ncu:SharedMemoryConflicts")
+    assert math.isnan(h["estimated_speedup_less_work"])
+    assert h["estimated_speedup"] == pytest.approx(1 - 0.9993, abs=1e-9)
+    assert hint(a, 4, "ncu:UncoalescedSharedAccess")["estimated_speedup_less_work"] == pytest.approx(1 - 0.0411)
 
 
 def test_fp32_gemm_on_tensor_cores_is_bounded_by_its_memory_units(llm: Analysis) -> None:
