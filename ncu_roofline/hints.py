@@ -1419,9 +1419,10 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
     """ncu's own rule results (optimisation and warning messages) as hints marked source='ncu'.
 
     The hint id is "ncu:<rule>"; severity ERR -> high, WRN -> medium, OPT -> low; estimated_speedup is ncu's
-    own estimate (percent / 100); estimated_speedup_less_work the same for the rules of NCU_RULE_RELIEVES where
-    ncu's estimate is of the whole workload (its type not "local", the speedup of the part the rule is about),
-    else NaN (``cap_ncu_estimates`` bounds both). Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the
+    own estimate (percent / 100) where it is of the whole workload, NaN where its type is "local" (the speedup of
+    the part the rule is about, not a share of the launch's time); estimated_speedup_less_work the same for the
+    rules of NCU_RULE_RELIEVES, else NaN (``cap_ncu_estimates`` bounds both). ncu's figure is kept in the
+    evidence, as "ncu estimate" or "ncu estimate (local)". Takes ``Report.rules`` (or their ``ncurules.rule_rows``: the
     messages are then copied once, from their distinct texts, and nothing else of the rule rows is turned into
     text)."""
     r = rule_rows(rules)
@@ -1434,7 +1435,8 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
     speedup = keys["speedup"].to_numpy(dtype=np.float64) / 100.0
     relieving = np.array([f"ncu:{name}" in NCU_RULE_RELIEVES for name in r.rule_names] + [False], dtype=bool)
     local = (r.frame["speedup_type"].take(rows) == "local").fillna(False).to_numpy(dtype=bool)
-    less = np.where(relieving[rule] & ~local, speedup, np.nan)
+    launch_share = np.where(local, np.nan, speedup)
+    less = np.where(relieving[rule], launch_share, np.nan)
     frame = pd.DataFrame(
         {
             "report": keys["report"].array,
@@ -1445,8 +1447,8 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
             "source": taken(["ncu"], np.zeros(n, dtype=np.int64)),
             "message": pd.array(r.messages(rows), dtype="string"),
             "advice": pd.array(pa.nulls(n, pa.large_string()), dtype="string"),
-            "evidence": taken(["[]"], np.zeros(n, dtype=np.int64)),
-            "estimated_speedup": speedup,
+            "evidence": _ncu_estimate_evidence(speedup, local),
+            "estimated_speedup": launch_share,
             "estimated_speedup_less_work": less,
         }
     )
@@ -1454,13 +1456,30 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
     return result
 
 
+def _ncu_estimate_evidence(speedup: Arr, local: Arr) -> pd.Series:
+    """Per rule row, its evidence: ncu's estimate as ``[{"metric": "ncu estimate", ...}]`` ("ncu estimate
+    (local)" where it is of a part of the workload), ``[]`` where ncu gave none; each distinct text written once."""
+    bits = np.ascontiguousarray(speedup, dtype=np.float64).view(np.int64)
+    codes, first = np.unique(np.stack([bits, local.astype(np.int64)], axis=1), axis=0, return_inverse=True)
+    value = codes[:, 0].copy().view(np.float64)
+    metric = np.where(codes[:, 1] == 1, '"ncu estimate (local)"', '"ncu estimate"').astype(object)
+    ev = (
+        '[{"metric": '
+        + metric
+        + ', "op": "==", "threshold": null, "value": '
+        + _json_num(value).to_numpy(dtype=object)
+        + "}]"
+    )
+    text = np.where(np.isnan(value), "[]", ev).astype(object)
+    return pd.Series(taken(text.tolist(), np.asarray(first).reshape(-1)))
+
+
 def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions: Arr | None = None) -> pd.DataFrame:
     """ncu's rule hints (``ncu_rule_hints``) with ``estimated_speedup`` capped at the launch's headroom, like
     ours (NaN where the launch has no verdict), and ``estimated_speedup_less_work`` (the rules of
-    NCU_RULE_RELIEVES) bounded by ``less_work_bound``; ncu's own figure is kept in the evidence ("ncu
-    estimate"). Takes HINT_COLUMNS and VERDICT_COLUMNS (LAUNCH_KEY, headroom, score_<limiter>); ``positions``:
-    each hint's launch position in the verdicts, when the caller has them (``ncu_hint_rows``: the rule rows'
-    positions)."""
+    NCU_RULE_RELIEVES) bounded by ``less_work_bound`` (ncu's own figure is in the evidence). Takes HINT_COLUMNS
+    and VERDICT_COLUMNS (LAUNCH_KEY, headroom, score_<limiter>); ``positions``: each hint's launch position in the
+    verdicts, when the caller has them (``ncu_hint_rows``: the rule rows' positions)."""
     if not len(hints):
         return hints
     pos = launch_positions(hints, launch_index(verdicts)) if positions is None else positions
@@ -1487,12 +1506,6 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
             bound = less_work_bound({k: v[rows] for k, v in scores.items()}, relieves, int(rows.sum()))
             less[rows] = _less_work(raw[rows], bounded[rows], bound)
     out["estimated_speedup_less_work"] = less
-    # the evidence text of each distinct estimate (by its bits), written once
-    bits, inverse = np.unique(np.ascontiguousarray(est).view(np.int64), return_inverse=True)
-    distinct = bits.view(np.float64)
-    ev = '[{"metric": "ncu estimate", "op": "==", "threshold": null, "value": ' + _json_num(distinct) + "}]"
-    text = np.where(np.isnan(distinct), "[]", ev.to_numpy(dtype=object)).astype(object)
-    out["evidence"] = taken(text.tolist(), np.asarray(inverse).reshape(-1))
     return out
 
 

@@ -418,18 +418,23 @@ def test_ncus_work_removing_rules_get_the_same_bound(micro_rules: pd.DataFrame) 
     assert math.isnan(hint(a, 4, "ncu:HighPipeUtilization")["estimated_speedup_less_work"])
 
 
-def test_a_local_ncu_estimate_says_nothing_of_the_launch_without_the_work(tmp_path: Path) -> None:
-    # ncu's "local" estimate is the speedup of the part its rule is about, not of the launch: the same
-    # SharedMemoryConflicts row marked local gets no less-work figure (and keeps its headroom-capped estimate)
+def test_a_local_ncu_estimate_is_no_share_of_the_launch(tmp_path: Path) -> None:
+    # ncu's "local" estimate is the speedup of the part its rule is about, not of the launch: it gives neither
+    # estimate, and stays in the evidence as such. On the sample, IssueSlotUtilization's are all local
+    a = analysed(data("micro_full.details.csv"))
+    issue = a.hints[a.hints["hint"] == "ncu:IssueSlotUtilization"]
+    assert len(issue) == 14 and issue["estimated_speedup"].isna().all()
+    assert all(json.loads(e)[0]["metric"] == "ncu estimate (local)" for e in issue["evidence"])
+    # ... and the same SharedMemoryConflicts row marked local
     text = data("micro_full.details.csv").read_text(encoding="utf-8")
     assert text.count('"global","96.86"') == 1
     page = tmp_path / "local.details.csv"
     page.write_text(text.replace('"global","96.86"', '"local","96.86"'), encoding="utf-8")
-    a = analyze(ncu_roofline.read(page))
-    h = hint(a, 4, "ncu:SharedMemoryConflicts")
-    assert math.isnan(h["estimated_speedup_less_work"])
-    assert h["estimated_speedup"] == pytest.approx(1 - 0.9993, abs=1e-9)
-    assert hint(a, 4, "ncu:UncoalescedSharedAccess")["estimated_speedup_less_work"] == pytest.approx(1 - 0.0411)
+    h = hint(analyze(ncu_roofline.read(page)), 4, "ncu:SharedMemoryConflicts")
+    assert math.isnan(h["estimated_speedup"]) and math.isnan(h["estimated_speedup_less_work"])
+    assert json.loads(h["evidence"]) == [
+        {"metric": "ncu estimate (local)", "op": "==", "threshold": None, "value": pytest.approx(0.9686)}
+    ]
 
 
 def test_fp32_gemm_on_tensor_cores_is_bounded_by_its_memory_units(llm: Analysis) -> None:
