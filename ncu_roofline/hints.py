@@ -1459,10 +1459,11 @@ def ncu_rule_hints(rules: pd.DataFrame | RuleRows) -> pd.DataFrame:
 def _ncu_estimate_evidence(speedup: Arr, local: Arr) -> pd.Series:
     """Per rule row, its evidence: ncu's estimate as ``[{"metric": "ncu estimate", ...}]`` ("ncu estimate
     (local)" where it is of a part of the workload), ``[]`` where ncu gave none; each distinct text written once."""
-    bits = np.ascontiguousarray(speedup, dtype=np.float64).view(np.int64)
-    codes, first = np.unique(np.stack([bits, local.astype(np.int64)], axis=1), axis=0, return_inverse=True)
-    value = codes[:, 0].copy().view(np.float64)
-    metric = np.where(codes[:, 1] == 1, '"ncu estimate (local)"', '"ncu estimate"').astype(object)
+    bits, inverse = np.unique(np.ascontiguousarray(speedup, dtype=np.float64).view(np.int64), return_inverse=True)
+    # each distinct (estimate, local) pair as one integer: 1-D uniques, not a row-wise unique of a 2-D array
+    pairs, first = np.unique(np.asarray(inverse).reshape(-1) * 2 + local.astype(np.int64), return_inverse=True)
+    value = bits[pairs // 2].view(np.float64)
+    metric = np.where(pairs % 2 == 1, '"ncu estimate (local)"', '"ncu estimate"').astype(object)
     ev = (
         '[{"metric": '
         + metric
