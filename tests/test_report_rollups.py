@@ -4,6 +4,7 @@ counts taken straight from the analysis frames of the real samples."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from _analyses import sample
 
@@ -134,3 +135,16 @@ def test_kernel_groups_match_a_per_group_loop(name: str) -> None:
         weight = grp.groupby("regime")["duration_ns"].sum()
         assert row["regime"] == weight.idxmax()
     assert (np.diff(got["duration_ns"].to_numpy()) <= 0).all()
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "micro_full.details.csv", "llm_full.raw.csv"])
+def test_hint_groups_by_a_join_equal_those_by_positions(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the join on the launch key (taken where a hint's launch is not found once) gives the groups, sums and
+    # ranking the positional path gives, the less-work sums too
+    import ncu_roofline.summary as summary_module
+
+    a = sample(name)
+    fast = hint_groups(a)
+    assert fast["recoverable_less_work_ns"].notna().any()
+    monkeypatch.setattr(summary_module, "_launch_positions", lambda lf, frame: None)
+    pd.testing.assert_frame_equal(hint_groups(a), fast, check_exact=False, rtol=1e-12)
