@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, InputError, NcuError, ParseError
-from ..vocabulary import RAW_EXPORT
+from ..vocabulary import DETAILS_EXPORT, RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -470,7 +470,7 @@ def _raise_run_log(path: Path, lines: list[Skipped]) -> None:
                 path,
                 f"ncu's log of a run ({profiled}) that saved its results to {report} and "
                 f"printed no page: read that report (ncu-roofline {quoted}) or a page exported from it "
-                f"('ncu -i {quoted} --csv --page details > details.csv')",
+                f"('{DETAILS_EXPORT.replace('REPORT.ncu-rep', quoted)}')",
                 line=s.line,
             )
     if n:
