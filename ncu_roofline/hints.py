@@ -1243,12 +1243,17 @@ def less_work_bound(scores: dict[str, Arr], relieves: Sequence[str], n: int) -> 
     return out
 
 
+def _capped(est: Arr, cap: Arr) -> Arr:
+    """The estimate ``est`` at most ``cap`` (a headroom, a less-work bound); NaN where either is unknown."""
+    out: Arr = np.where(np.isnan(est) | np.isnan(cap), np.nan, np.fmin(est, cap))
+    return out
+
+
 def _less_work(est: Arr, bounded: Arr, bound: Arr) -> Arr:
     """``estimated_speedup_less_work``: the estimate ``est`` (clipped to 0..1) under the less-work ``bound``,
     never below the headroom-capped estimate ``bounded``; NaN where either is unknown."""
-    with np.errstate(invalid="ignore"):
-        less = np.fmax(np.fmin(np.clip(est, 0.0, 1.0), bound), bounded)
-    out: Arr = np.where(np.isnan(est) | np.isnan(bound) | np.isnan(bounded), np.nan, less)
+    less = _capped(np.clip(est, 0.0, 1.0), bound)
+    out: Arr = np.where(np.isnan(less) | np.isnan(bounded), np.nan, np.fmax(less, bounded))
     return out
 
 
@@ -1276,8 +1281,7 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
             continue
         t = Text(idx)
         est = np.full(f.n, np.nan) if found.estimate is None else np.asarray(found.estimate, dtype=np.float64)
-        bounded = np.fmin(np.clip(est, 0.0, 1.0), headroom)
-        bounded = np.where(np.isnan(est) | np.isnan(headroom), np.nan, bounded)
+        bounded = _capped(np.clip(est, 0.0, 1.0), headroom)
         less = _less_work(est, bounded, less_work_bound(scores, r.relieves, f.n)) if r.relieves else nothing
         sev, message, advice = found.severity, found.message(t), found.advice(t)
 
@@ -1494,7 +1498,7 @@ def cap_ncu_estimates(hints: pd.DataFrame, verdicts: pd.DataFrame, *, positions:
     head = per_hint("headroom")
     est = hints["estimated_speedup"].to_numpy(dtype=np.float64)
     out = hints.copy()
-    bounded = np.where(np.isnan(est) | np.isnan(head), np.nan, np.fmin(est, head))
+    bounded = _capped(est, head)
     out["estimated_speedup"] = bounded
     raw = hints["estimated_speedup_less_work"].to_numpy(dtype=np.float64)
     less = np.full(len(hints), np.nan)

@@ -731,10 +731,7 @@ def _ranked_hint_groups(frame: pd.DataFrame, total: float) -> pd.DataFrame:
 
 
 def _less_work_of(h: pd.DataFrame) -> np.ndarray:
-    """Each hint row's estimated_speedup_less_work as floats (NaN where the hint does not remove work, or the
-    frame predates the column)."""
-    if "estimated_speedup_less_work" not in h.columns:
-        return np.full(len(h), np.nan)
+    """Each hint row's estimated_speedup_less_work as floats (NaN where the hint does not remove work)."""
     out: np.ndarray = pd.to_numeric(h["estimated_speedup_less_work"], errors="coerce").astype("float64").to_numpy()
     return out
 
