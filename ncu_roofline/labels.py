@@ -40,15 +40,38 @@ def _rows() -> list[dict[str, str]]:
     return rows
 
 
+_Entries = list[tuple[str, float, float]]
+
+
 @functools.lru_cache(maxsize=1)
-def _entries() -> dict[tuple[str, str], list[tuple[str, float, float]]]:
+def _entries() -> dict[tuple[str, str], _Entries]:
     """(section, label) -> [(metric, cc_min, cc_max)], in file order (best name first)."""
-    table: dict[tuple[str, str], list[tuple[str, float, float]]] = {}
+    table: dict[tuple[str, str], _Entries] = {}
     for row in _rows():
         lo = float(row.get("cc_min") or 0.0)
         hi = float(row.get("cc_max") or 99.0)
         table.setdefault((row["section"], row["label"]), []).append((row["metric"], lo, hi))
     return table
+
+
+@functools.lru_cache(maxsize=1)
+def _folded() -> dict[tuple[str, str], _Entries]:
+    """(section, case-folded label) -> entries, where every label of the section that folds to it names the same
+    metrics (two that differ only in capitals and name different metrics: neither is kept)."""
+    out: dict[tuple[str, str], _Entries] = {}
+    clash: set[tuple[str, str]] = set()
+    for (section, label), entries in _entries().items():
+        key = (section, label.casefold())
+        known = out.setdefault(key, entries)
+        if {m for m, _, _ in known} != {m for m, _, _ in entries}:
+            clash.add(key)
+    return {k: v for k, v in out.items() if k not in clash}
+
+
+def _other_capitals(section: str, field: str) -> _Entries:
+    """The metrics of a label the table knows in ``section`` with other capitals: ncu recapitalises labels between
+    versions ("DRAM bandwidth" in ncu 2024.2's "Memory Workload Analysis Chart" is "DRAM Bandwidth" in 2025.3's)."""
+    return _folded().get((section, field.casefold()), [])
 
 
 def _newest(versions: str | None) -> tuple[int, ...]:
@@ -73,6 +96,22 @@ def _name_to_label() -> dict[tuple[str, str], str]:
 
 def is_metric_name(text: str) -> bool:
     return bool(METRIC_NAME.match(text))
+
+
+#: The plain name of one of ncu's source-level metrics (``inst_executed``, ``thread_inst_executed_true``,
+#: ``memory_type``): per-instruction figures of the source view, listed with labels in the section files'
+#: ``Metrics`` blocks and printed on a ``--print-details all`` page as each launch's total.
+SOURCE_METRIC = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+
+
+def is_source_metric(text: str) -> bool:
+    return bool(SOURCE_METRIC.match(text))
+
+
+def _listed_source_metric(section: str, field: str) -> bool:
+    """Whether ``field`` is the plain name of a source-level metric that ``section`` lists (a page of names,
+    ``--print-metric-name name`` or ``label-name``)."""
+    return is_source_metric(field) and (section, field) in _name_to_label()
 
 
 #: A row label of the Tensor Core roofline chart's tables on a ``--print-details all`` page: one per series
@@ -122,10 +161,12 @@ def resolve(section: str, field: str, cc: str | None = None) -> tuple[str | None
     ``cc`` (e.g. "9.0") picks among labels whose metric differs by architecture."""
     if is_metric_name(field):
         return field, _name_to_label().get((section, field))
+    if _listed_source_metric(section, field):
+        return field, _name_to_label()[(section, field)]
     m = LABEL_NAME.match(field)
-    if m and is_metric_name(m.group("name")):
+    if m and (is_metric_name(m.group("name")) or _listed_source_metric(section, m.group("name"))):
         return m.group("name"), m.group("label")
-    entries = _entries().get((section, field))
+    entries = _entries().get((section, field)) or _other_capitals(section, field)
     if not entries:
         if section == REQUESTED_METRICS_SECTION and REQUESTED_NAME.match(field):
             return field, None

@@ -162,3 +162,37 @@ def test_metrics_asked_for_are_read_by_the_names_ncu_lists() -> None:
     assert resolve(section, "derived_tempMetric0") == ("derived_tempMetric0", None)
     assert resolve(section, "Two words") == (None, "Two words")  # not a name: still not understood
     assert resolve("GPU Speed Of Light Throughput", "inst_executed") == (None, "inst_executed")  # a label elsewhere
+
+
+def test_a_label_with_other_capitals_is_that_label_in_its_own_section() -> None:
+    # ncu 2025.3's Memory Workload Analysis Chart prints "DRAM Bandwidth" for the metric 2024.2's section file
+    # labels "DRAM bandwidth" (its Metrics block, as the real ncu ships it)
+    with (ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv").open(newline="") as fh:
+        shipped = {(r["section_display_name"], r["label"]): r["metric_name"] for r in csv.DictReader(fh)}
+    name = shipped[("Memory Workload Analysis Chart", "DRAM bandwidth")]
+    assert resolve("Memory Workload Analysis Chart", "DRAM Bandwidth") == (name, "DRAM Bandwidth")
+    # never from another section, nor for a section the table does not know (a custom one may mean another metric)
+    assert resolve("Memory Workload Analysis", "DRAM bandwidth")[0] is None
+    assert resolve("My Section", "DRAM bandwidth") == (None, "DRAM bandwidth")
+
+
+def test_a_source_level_metric_is_read_by_its_plain_name_where_its_section_lists_it() -> None:
+    # the section files list the source view's metrics by plain names (inst_executed: Instruction Statistics'
+    # and Source Counters' "Instructions Executed"); a page of names prints them so, alone or after the label
+    assert resolve("Instruction Statistics", "inst_executed") == ("inst_executed", "Instructions Executed")
+    assert resolve("Instruction Statistics", "Instructions Executed (inst_executed)")[0] == "inst_executed"
+    assert resolve("Launch Statistics", "inst_executed") == (None, "inst_executed")  # a section that does not list it
+
+
+def test_a_label_is_measured_only_where_the_raw_page_agrees_on_every_launch() -> None:
+    """Source 4 of the table gives a label printed outside the section files we have the name that label has in
+    other sections, where the raw page of the same report has that metric's printed value on every launch: not
+    where it differs on any (the name a candidate would wrongly give is rejected)."""
+    tool = _tool()
+    (details, raw), launches = tool.MEASURED[0]
+    candidates = {"Duration": {"gpu__time_duration.sum"}, "Elapsed Cycles": {"dram__cycles_elapsed.avg"}}
+    found = tool.measured(details, raw, launches, candidates, set())
+    assert found[("PM Sampling", "Duration")] == "gpu__time_duration.sum"
+    assert ("PM Sampling", "Elapsed Cycles") not in found
+    assert found == {k: v for k, v in found.items() if k[1] == "Duration"}
+    assert tool.measured(details, raw, launches + 1, candidates, set()) == {}  # not on every launch: none

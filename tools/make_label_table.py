@@ -1,6 +1,6 @@
 """Regenerate ncu_roofline/data/labels.csv: (section display name, metric label) -> ncu metric name.
 
-Three sources, all ncu's own:
+Four sources, all ncu's own:
 
 1. ``labels-by-version.csv`` (``../shared/ncu-reference``): the ``Header`` and ``Body`` labels of every stock
    section of every ncu version 2019.5-2025.3 with their metric names, as the section files declare them (section
@@ -16,12 +16,21 @@ Three sources, all ncu's own:
    ncu 2022.3 and 2024.2 declare them: ``tests/data/ncu-cli/metrics-blocks.csv``, written by
    ``--extract-stock`` from the ncu that ``tools/install_ncu.sh`` installs (a test holds it to that ncu).
 
+4. a real ``--print-details all`` page and the raw page of the same report (ncu 2025.3.1's H200 micro report,
+   16 launches: ``tests/data``): a label the page prints in a section whose 2025.3 file the other sources lack
+   ("Elapsed Cycles" and "Duration" in "PM Sampling", "Instructions Executed" in "Memory Workload Analysis") is
+   given the name that label has in the other sections, where that metric's raw-page value is the printed value,
+   to its printed digits, on every launch (``measured``).
+
 Per (section, label) the names are listed best first: those the real export printed, then by the newest ncu
 version that uses the name. A name that only exists on some architectures gets its compute-capability range
 (``ARCH_RANGES``); the reader picks the name by the export's CC (``ncu_roofline.labels.resolve``).
 
-Left out, so that a label never stands for the wrong metric: empty and templated labels ("{UNIT}: ..."), names
-that are not whole metrics (the tensor chart's per-series stems), and
+Names are ncu's metric names (``unit__counter.rollup``) and its source-level metrics' plain names
+(``inst_executed``, ``memory_type``: the source view's columns, which the section files list with labels and the
+details page prints with a total per launch). Left out, so that a label never stands for the wrong metric: empty
+and templated labels ("{UNIT}: ..."), names that are not whole metrics (the tensor chart's per-series stems, the
+PM sampling charts' ``pmsampling:`` series), and
 labels one version's section uses for several metrics that are not architecture alternatives (the tensor
 chart's "Theoretical Tensor Operations" is one label per series; body items are read by role, in
 ``ncu_roofline.chart``). ncu 2019.5 lists a Pascal and a Volta+ metric under one label; the Volta+ name (the
@@ -47,9 +56,10 @@ from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from ncu_roofline.labels import is_metric_name  # noqa: E402
+from ncu_roofline.labels import is_metric_name, is_source_metric  # noqa: E402
 from ncu_roofline.sectionfile import load_section  # noqa: E402
 from ncu_roofline.sections import ncu_version  # noqa: E402
+from ncu_roofline.units import UnitError, parse_unit  # noqa: E402
 
 OUT = ROOT / "ncu_roofline" / "data" / "labels.csv"
 SHARED = ROOT.parent / "shared"
@@ -61,6 +71,10 @@ PAIRS = (
         SHARED / "ncu-samples" / "h200-micro" / "micro_full.details-names.csv",
     ),
     (REEXPORT / "micro_roof.details-all.csv.gz", REEXPORT / "micro_roof.details-all-names.csv.gz"),
+)
+#: Source 4: a real --print-details all page and the raw page of the same report, and the report's launch count.
+MEASURED = (
+    ((ROOT / "tests" / "data" / "micro_full.details-all.csv.gz", ROOT / "tests" / "data" / "micro_full.raw.csv"), 16),
 )
 HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions")
 #: Source 3, in the columns of labels-by-version.csv.
@@ -132,6 +146,65 @@ def pairs(labels_csv: Path, names_csv: Path) -> dict[tuple[str, str], str]:
         return {key: next(iter(found)) for key, found in names.items() if len(found) == 1}
 
 
+def _launch_values(path: Path, *, raw: bool) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
+    """(section, label, "") of a details page's header rows (Body Item Label empty), or ("", metric, "") of a raw
+    page's columns -> [(launch ID, unit, value as printed)]."""
+    out: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    with _open_text(path) as fh:
+        rows = csv.reader(fh)
+        header = next(rows)
+        if raw:
+            units = next(rows)
+            first = header.index("CC") + 1
+            for row in rows:
+                for name, unit, value in zip(header[first:], units[first:], row[first:], strict=True):
+                    out.setdefault(("", name, ""), []).append((row[0], unit, value))
+            return out
+        si, mi, ui, vi = (header.index(c) for c in ("Section Name", "Metric Name", "Metric Unit", "Metric Value"))
+        bi = header.index("Body Item Label")
+        for row in rows:
+            if len(row) > vi and row[0].isdigit() and row[mi] and not row[bi]:
+                out.setdefault((row[si], row[mi], ""), []).append((row[0], row[ui], row[vi]))
+    return out
+
+
+def _in_base(unit: str, text: str) -> tuple[float, float] | None:
+    """(value, half a unit of its last printed digit), in base units; None for a cell that is not one number."""
+    plain = text.replace(",", "")
+    try:
+        number, factor = float(plain), parse_unit(unit).factor
+    except (ValueError, UnitError):
+        return None
+    decimals = len(plain.split(".")[1]) if "." in plain else 0
+    return number * factor, 0.5 * 10.0**-decimals * factor
+
+
+def _same(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    x, y = _in_base(*a), _in_base(*b)
+    return x is not None and y is not None and abs(x[0] - y[0]) <= (x[1] + y[1]) * (1 + 1e-9) + 1e-12 * abs(x[0])
+
+
+def measured(
+    details_all: Path, raw: Path, launches: int, elsewhere: dict[str, set[str]], known: set[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """Source 4: (section, label) -> name, for each label of a ``--print-details all`` page's header rows that the
+    other sources do not give in its section (``known``) and that one name stands for in the other sections
+    (``elsewhere``), where that name's raw-page value equals the printed one on each of the report's ``launches``."""
+    page, columns = _launch_values(details_all, raw=False), _launch_values(raw, raw=True)
+    found: dict[tuple[str, str], str] = {}
+    for (section, label, _), cells in page.items():
+        names = elsewhere.get(label, set())
+        if (section, label) in known or len(names) != 1:
+            continue
+        name = next(iter(names))
+        by_launch = {launch: (unit, value) for launch, unit, value in columns.get(("", name, ""), [])}
+        if len(cells) == launches and all(
+            launch in by_launch and _same((unit, value), by_launch[launch]) for launch, unit, value in cells
+        ):
+            found[(section, label)] = name
+    return found
+
+
 def stock_sections_folder(prefix: Path, version: str) -> Path:
     """Where tools/install_ncu.sh unpacks one version's stock section files."""
     return prefix / version / "usr" / "lib" / "x86_64-linux-gnu" / "nsight-compute" / "sections"
@@ -176,12 +249,17 @@ def reference_rows(path: Path) -> Iterable[tuple[str, str, str, str]]:
         yield v, s, lab, m
 
 
-def build(reference: Path, exports: Iterable[tuple[Path, Path]], stock: Path = STOCK_METRICS) -> list[tuple[str, ...]]:
+def build(
+    reference: Path,
+    exports: Iterable[tuple[Path, Path]],
+    stock: Path = STOCK_METRICS,
+    measured_exports: Iterable[tuple[tuple[Path, Path], int]] = MEASURED,
+) -> list[tuple[str, ...]]:
     """The rows of the label table (HEADER), sorted by section and label, best name first."""
     seen: dict[tuple[str, str], dict[str, set[str]]] = {}
     per_version: dict[tuple[str, str, str], list[str]] = {}
     for v, s, lab, m in itertools.chain(reference_rows(reference), reference_rows(stock)):
-        if not lab.strip() or "{" in lab or not s or not is_metric_name(m) or _partial_name(m):
+        if not lab.strip() or "{" in lab or not s or not (is_metric_name(m) or is_source_metric(m)) or _partial_name(m):
             continue
         seen.setdefault((s, lab), {}).setdefault(m, set()).add(v)
         names = per_version.setdefault((v, s, lab), [])
@@ -196,6 +274,12 @@ def build(reference: Path, exports: Iterable[tuple[Path, Path]], stock: Path = S
     for labels_csv, names_csv in exports:
         printed.update(pairs(labels_csv, names_csv))
     out: list[tuple[str, ...]] = []
+    elsewhere: dict[str, set[str]] = {}
+    for (_s, lab), metrics in seen.items():
+        elsewhere.setdefault(lab, set()).update(metrics)
+    for (details_all, raw), launches in measured_exports:
+        found = measured(details_all, raw, launches, elsewhere, set(seen) | set(printed) | ambiguous)
+        printed.update(found)
     for key in sorted(set(seen) | set(printed)):
         metrics = seen.get(key, {})
         first = printed.get(key)
