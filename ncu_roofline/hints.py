@@ -724,18 +724,18 @@ _COALESCE_ADVICE = (
         ),
     ),
     summary="Global accesses touching more sectors than the same accesses need when coalesced.",
-    bound="ncu's estimate: the excess sector share x L2 busy time (else the excess share on a memory-limited "
-    "launch), capped at the headroom.",
+    bound="ncu's estimate: the excess sector share x L2 busy time (else, where the L2's busy time or the ideal "
+    "sectors are not measured, the excess share on a memory-limited launch), capped at the headroom.",
     relieves=("l1", "l2", "hbm"),
 )
 def uncoalesced_global_access(f: Frame) -> Found:
     total, ideal = f.get("l2_theoretical_sectors_global"), f.get("l2_theoretical_sectors_global_ideal")
     theo = ok(total, ideal) & (np.nan_to_num(total) > 0)
     share = np.where(theo, np.clip(_div(total - ideal, total), 0.0, None), np.nan)
-    active, elapsed = f.get("l2_cycles_active"), f.get("l2_cycles_elapsed")
-    busy = np.where(ok(active, elapsed) & (np.nan_to_num(elapsed) > 0), _div(active, elapsed), 1.0)
-    gain = busy * share
-    fires_theo = theo & _ge(share, UNCOALESCED_EXCESS_SHARE) & _ge(gain, UNCOALESCED_MIN_GAIN)
+    busy = f.get("l2_busy")  # ncu's estimate is the excess share x it; where it is not measured, the share alone
+    gain = busy * share  # decides, as it does without the ideal, and gives the estimate only as that does
+    unknown_busy = np.isnan(busy)
+    fires_theo = theo & _ge(share, UNCOALESCED_EXCESS_SHARE) & (_ge(gain, UNCOALESCED_MIN_GAIN) | unknown_busy)
     per_ld = _div(f.get("global_load_sectors"), f.get("global_load_requests"))
     per_st = _div(f.get("global_store_sectors"), f.get("global_store_requests"))
     load_worse = np.nan_to_num(per_ld, nan=-1.0) >= np.nan_to_num(per_st, nan=-1.0)
@@ -787,7 +787,7 @@ def uncoalesced_global_access(f: Frame) -> Found:
                 fires_req,
             ),
         ),
-        estimate=np.where(theo, gain, np.where(memory, share_req, np.nan)),
+        estimate=np.where(theo & ~unknown_busy, gain, np.where(memory, work, np.nan)),
     )
 
 

@@ -788,9 +788,14 @@ TABLE: tuple[Quantity, ...] = (
         "sum",
         "excess of the two",
     ),
-    _q("l2_cycles_active", ("lts__cycles_active.sum", "lts__cycles_active.avg"), "cycle", "sum", "L2 active cycles"),
-    _q(
-        "l2_cycles_elapsed", ("lts__cycles_elapsed.sum", "lts__cycles_elapsed.avg"), "cycle", "sum", "L2 elapsed cycles"
+    _f(  # one rollup for both: a details page may carry the active cycles' average and the elapsed cycles' sum
+        "l2_busy",
+        QUANTITY,
+        "",
+        "time_mean",
+        "share of the elapsed L2 cycles the L2 was active (ncu's UncoalescedGlobalAccess estimate)",
+        Recipe("lts__cycles_active.sum / elapsed", (_one("lts__cycles_active.sum"),), per="lts__cycles_elapsed.sum"),
+        Recipe("lts__cycles_active.avg / elapsed", (_one("lts__cycles_active.avg"),), per="lts__cycles_elapsed.avg"),
     ),
     _q(
         "global_load_instructions",

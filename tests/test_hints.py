@@ -170,9 +170,9 @@ def test_uncoalesced_without_ncus_theoretical_sectors() -> None:
 
 
 def test_uncoalesced_without_the_ideal_needs_ncus_ten_percent_excess() -> None:
-    """A --print-details all page has sectors and requests but not ncu's ideal sectors: llm_full's launch 12
-    stores 16.05 sectors per request, 0.3 % over a float4 access's 16. The raw page of the same report, with the
-    ideal, has no excess worth ncu's 10 %, and ncu's rule does not fire: the page flags nothing either."""
+    """llm_full's launch 12 stores 16.05 sectors per request, 0.3 % over a float4 access's 16. The raw page of the
+    same report, with ncu's ideal sectors, has no excess worth ncu's 10 %, and ncu's rule does not fire: the
+    --print-details all page (its Source Counters print the same ideal) flags nothing either."""
     page = read_shared(data("llm_full.details-all.csv"))
     sectors = page.values.loc[(slice(None), slice(None), 12), "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
     requests = page.values.loc[(slice(None), slice(None), 12), "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]
@@ -181,6 +181,35 @@ def test_uncoalesced_without_the_ideal_needs_ncus_ten_percent_excess() -> None:
     rules = read_shared(data("llm_full.details.csv")).rules
     assert 12 not in set(rules[rules["rule"] == "UncoalescedGlobalAccess"]["launch_id"].astype(int))
     assert "uncoalesced_global_access" not in ours(analysed(data("llm_full.details-all.csv"))).get(12, [])
+
+
+def test_uncoalesced_on_a_print_details_all_page_reads_ncus_sectors_and_no_mixed_busy_share() -> None:
+    """A --print-details all page prints Source Counters' theoretical sectors, and the L2 cycles as the Workload
+    Distribution section does: the active cycles averaged per slice ("Average L2 Active Cycles"), the elapsed
+    ones summed ("Total L2 Elapsed Cycles"). strided_read's excess is ncu's own (1,835,008 of 2,359,296 sectors,
+    78 %); the L2's busy share is not that average over that sum (1 %, under ncu's 5 % floor: no hint), and ncu's
+    rule reads .sum over .sum (its UncoalescedGlobalAccess.py, real ncu 2024.2), as the raw page gives it."""
+    page = read_shared(data("micro_full.details-all.csv"))
+    values = page.values.reset_index(drop=True)
+    assert {"lts__cycles_active.avg", "lts__cycles_elapsed.sum"} <= set(values.columns)
+    assert not {"lts__cycles_active.sum", "lts__cycles_elapsed.avg"} & set(values.columns)
+    a = analyze(page)
+    assert np.isnan(float(a.quantities.reset_index(drop=True).loc[1, "l2_busy"]))  # not measured, not mixed
+    h = hint(a, 1, "uncoalesced_global_access")
+    assert "1,835,008 excess L2 sectors" in h["message"] and "(ideal 524,288)" in h["message"]
+    raw = analysed(data("micro_full.raw.csv"))
+    rv = raw.report.values.reset_index(drop=True)
+    busy = float(rv.loc[1, "lts__cycles_active.sum"]) / float(rv.loc[1, "lts__cycles_elapsed.sum"])
+    assert float(raw.quantities.reset_index(drop=True).loc[1, "l2_busy"]) == pytest.approx(busy)
+    # ncu's estimate on that launch is its excess share x that busy share: 74.33 % (micro_full.details.csv)
+    assert (1835008 / 2359296) * busy == pytest.approx(0.7433, abs=5e-5)
+    # without the busy share the excess alone decides, and gives no estimate off a memory limit: wmma_bf16 (launch
+    # 8, compute-limited) touches 25 % more sectors than it needs, and ncu's rule fires on it (0.11 %: its L2 is
+    # busy 0.46 % of the time, which the raw page has and this page has not: there, no hint under ncu's 5 %)
+    wmma = hint(a, 8, "uncoalesced_global_access")
+    assert "25% of the 540,672" in wmma["message"] and np.isnan(wmma["estimated_speedup"])
+    assert ncu_says(page.rules, 8, "UncoalescedGlobalAccess")
+    assert "uncoalesced_global_access" not in ours(raw)[8]
 
 
 def test_uncoalesced_agrees_with_ncus_rule_where_it_matters(llm: Analysis) -> None:
