@@ -17,6 +17,7 @@ from conftest import DATA, close_within_rounding, data
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.errors import FormatError
+from ncu_roofline.io import sniff
 from ncu_roofline.io.textpage import as_details_csv, parse, rule_name
 from ncu_roofline.io.textsummary import as_summary_csv
 
@@ -415,3 +416,51 @@ def test_source_text_page_is_refused_as_the_source_page(page: str, line: int) ->
     of its table's header (under the kernel's name, wrapped), with the command that exports a page we read."""
     with pytest.raises(FormatError, match=rf"text-source-sass\.txt\.gz:{line}: this is ncu's source page .*--page raw"):
         ncu_roofline.read(REEXPORT / f"{page}.text-source-sass.txt.gz")
+
+
+def _sniffed_line_by_line(path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(sniff, "_text_page_at_once", lambda _path, _head: None)
+        try:
+            return sniff.locate(path)
+        except FormatError as exc:
+            return str(exc)
+
+
+TEXT_INPUTS = sorted(p for p in DATA.rglob("*.txt*") if not p.name.endswith(".gz")) + sorted(DATA.rglob("*.txt.gz"))
+
+
+@pytest.mark.parametrize("name", [p.relative_to(DATA).as_posix() for p in TEXT_INPUTS])
+def test_a_text_page_is_told_at_once_as_line_by_line(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sniff tells ncu's pages without --csv from their first 64 KiB and a search of the file for the words of
+    the lines it would stop at, not a Python step per line (0.6 s of a 1,024-launch page): what it says of every
+    page (flavour, ncu version, error) is what the line-by-line sniff says."""
+    path = data(name) if name.endswith(".gz") else DATA / name
+    if path.suffix == ".gz":
+        path = tmp_path / path.name.removesuffix(".gz")
+        path.write_bytes(gzip.decompress((DATA / name).read_bytes()))
+    try:
+        fast: object = sniff.locate(path)
+    except FormatError as exc:
+        fast = str(exc)
+    assert fast == _sniffed_line_by_line(path, monkeypatch)
+
+
+def test_a_text_page_with_a_csv_header_after_it_is_sniffed_line_by_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a file that starts as a page without --csv and later holds a CSV page (two runs' output in one log): the
+    # header decides, as the line-by-line sniff finds it; and a version named on a line before it is kept
+    page = _page(data("micro_full.details.txt"))
+    csv_page = data("micro_full.details.csv").read_text(encoding="utf-8")
+    both = tmp_path / "both.log"
+    both.write_text(page + csv_page, encoding="utf-8")
+    found = sniff.locate(both)
+    assert found.flavour == "details" and found.header_line == page.count("\n") + 1
+    assert found == _sniffed_line_by_line(both, monkeypatch)
+    named = tmp_path / "named.log"
+    named.write_text("==PROF== Connected\n" + page + "Copyright (c) NVIDIA Nsight Compute 2025.3.1.0\n", "utf-8")
+    assert sniff.locate(named) == _sniffed_line_by_line(named, monkeypatch)
+    assert sniff.locate(named).flavour == "text" and sniff.locate(named).ncu_version == "2025.3.1.0"

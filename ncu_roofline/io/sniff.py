@@ -11,6 +11,7 @@ import contextlib
 import csv
 import gzip
 import io
+import mmap
 import re
 import shlex
 import shutil
@@ -329,6 +330,44 @@ def _classify_header(fields: list[str]) -> str | None:
     return None
 
 
+#: The words of every line the line-by-line sniff (``locate``) stops at: an ncu CSV header's (quoted or not, glued
+#: to program output or not), the source page's, a session page's attribute block's. A file that has none of them
+#: is sniffed to its end.
+_STOP_WORDS = (b"Process ID", b'Domain","Range', b"Domain,Range", b"Address", b"Invocations", b"Attribute")
+
+
+def _text_page_at_once(path: Path, head: bytes) -> Located | None:
+    """A page ncu printed without ``--csv`` (``textpage``), told as ``locate``'s line-by-line sniff tells it but
+    without a Python step per line: by its first ``SNIFF_BYTES`` (a launch line, a section heading under it) and
+    a search of the whole file for ``_STOP_WORDS``; None where the sniff has to go line by line (a page that has
+    them, any other file)."""
+    lines = head.split(b"\n")
+    if len(head) == SNIFF_BYTES:
+        lines.pop()  # cut short: the rest of that line is in the file
+    texts = [raw.rstrip(b"\r").decode("utf-8", errors="replace") for raw in lines]
+    if texts:
+        texts[0] = texts[0].removeprefix("\ufeff")
+    texts = [t for t in texts if t.strip()]
+    if not any(_TEXT_PAGE.match(t) or t.strip() == NVTX_STATE for t in texts) or not is_text_page(texts):
+        return None
+    version: str | None = None
+    try:
+        with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as whole:
+            if any(whole.find(word) >= 0 for word in _STOP_WORDS):
+                return None
+            at = whole.find(b"Nsight Compute")
+            while at >= 0:  # the version the last line that names it gives, as the sniff reads it
+                start, end = whole.rfind(b"\n", 0, at) + 1, whole.find(b"\n", at)
+                end = len(whole) if end < 0 else end
+                line = whole[start:end].decode("utf-8", errors="replace").strip()
+                m = None if line.startswith('"') else _NCU_VERSION.search(line)
+                version = m.group(1) if m else version
+                at = whole.find(b"Nsight Compute", end)
+    except (OSError, ValueError):  # a file that cannot be mapped: sniffed line by line
+        return None
+    return Located(path, "text", ncu_version=version)
+
+
 def locate(path: Path) -> Located:
     """Sniff the flavour of ``path`` and find its header line."""
     check_path(path)
@@ -340,6 +379,9 @@ def locate(path: Path) -> Located:
         raise FormatError(path, "empty file (expected an ncu CSV export or .ncu-rep report)")
     if b"\x00" in head:
         raise FormatError(path, "binary data, not an ncu CSV export (and not an .ncu-rep report)")
+    text_page = _text_page_at_once(path, head)
+    if text_page is not None:
+        return text_page
     preamble: list[Skipped] = []
     version: str | None = None
     previous_title: tuple[int, int] | None = None

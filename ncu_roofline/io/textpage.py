@@ -343,6 +343,10 @@ class _Parser:
             if self.blank_ends:  # a table without a closing dashed line (the raw page's) ends at a blank line
                 self.close_table()
             return
+        if self.table is not None and not self.blank_ends and text.startswith("    "):
+            # a row of an open section table, most of the page's lines: none of the checks below would stop it
+            self.table_line(number, text)
+            return
         if self.blank_ends and (launch_tail(text) or PROCESS_LINE.match(text)):  # the next launch: the end
             self.close_table()
         if self.raw_table:
@@ -477,7 +481,8 @@ class _Parser:
         self.header_rule = False
         if not self.table_ok:
             return
-        label, unit, value = cells_of(text, self.table)
+        (a, b), (c, d), (e, _) = self.table  # table_ok: three columns
+        label, unit, value = text[a:b].strip(), text[c:d].strip(), text[e:].strip()  # (cells_of, unrolled)
         if not label:
             self.skip(number, text.strip(), "not understood")
             return
@@ -549,7 +554,9 @@ def _nvtx_cell(launch: PageLaunch) -> str:
 
 def quoted(fields: list[str]) -> str:
     """A CSV record as ncu writes it: every field quoted, quotes doubled."""
-    return ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+    if '"' in "".join(fields):
+        return ",".join('"' + f.replace('"', '""') + '"' for f in fields)
+    return '"' + '","'.join(fields) + '"'  # (most records: no quote to double, one join)
 
 
 @contextlib.contextmanager
