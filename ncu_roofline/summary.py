@@ -539,7 +539,7 @@ def kernel_hints(
     """Per kernel and hint (KERNEL_HINT_COLUMNS): the hint as given on the kernel's longest launch that has it
     (message, advice, evidence, estimate), its most severe level and how many launches have it. Per kernel, our
     hints first (most severe, most launches, largest estimate), then ncu's rules (largest estimate first); the
-    estimate ranked by is the larger of estimated_speedup and estimated_speedup_less_work.
+    estimate ranked by is the larger of estimated_speedup and estimated_speedup_less_work, to 0.1 %.
 
     Takes ``analysis.hints`` (KEY, hint, source, severity, message, advice, evidence, estimated_speedup,
     estimated_speedup_less_work)."""
@@ -593,7 +593,11 @@ def kernel_hints(
         }
     )
     ncu = np.asarray(source_names, dtype=object)[out["source"].to_numpy()] == NCU_SOURCE
-    est = -np.nan_to_num(np.fmax(out["estimated_speedup"].to_numpy(), out["estimated_speedup_less_work"].to_numpy()))
+    # to the tenth of a percent the page prints: ncu's 3e-7 (MemoryL2Compression on a kernel that writes no
+    # compressible memory) ties with the rules that give no estimate, and severity decides between them
+    est = -np.round(
+        np.nan_to_num(np.fmax(out["estimated_speedup"].to_numpy(), out["estimated_speedup_less_work"].to_numpy())), 3
+    )
     rank, launches = out["_rank"].to_numpy(), -out["launches"].to_numpy(dtype="float64")
     # ours: severity, launches, estimate, name; ncu's: estimate, severity, launches, name
     out["_ncu"] = ncu
