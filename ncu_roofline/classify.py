@@ -611,8 +611,9 @@ def classify(
     stalls = stall_summary(quant, rules)
     command = profile_command()
 
-    roof_columns = ["dram_roof", "l2_roof", "l1_roof", "fp64", "fp32", "fp16", "tensor"]
-    have_roof = table[roof_columns].notna().any(axis=1).to_numpy()
+    # the roofline's work: without it a launch has no point on the roofline (a details page's DRAM bytes over a
+    # table's DRAM peak give a byte roof, not the hierarchical roofline the report may hold)
+    have_roof = table[["fp64", "fp32", "fp16", "tensor"]].notna().any(axis=1).to_numpy()
     chart_ran = rule_ran(rules, ROOFLINE_RULE, quant.index)  # the chart's metrics collected, shown or not
     have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1).to_numpy()
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()

@@ -470,12 +470,40 @@ def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
     return out
 
 
-def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
+#: The least DRAM throughput (% of the DRAM peak) at which a launch's DRAM bytes per second give the peak
+#: (``implied_bandwidth``): the throughput is printed to 0.01 %, the bytes to three digits.
+IMPLIED_PEAK_MIN_PCT = 10.0
+
+
+def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+    """Per launch, the DRAM peak ncu's own DRAM throughput implies: the launch's DRAM bytes per second over that
+    throughput's share of the peak (``gpu__dram_throughput``, SOL's "DRAM Throughput", and "Memory Throughput"
+    in byte/s of Memory Workload Analysis: a plain details page has both, and neither the attributes nor ncu's
+    DRAM peak). The throughput is the busiest of the DRAM's measures, so the bytes' share is at most it and the
+    ratio at most the peak: per device (its ID and CC), the largest ratio among its launches at
+    ``IMPLIED_PEAK_MIN_PCT`` or more. NaN where no launch of the device is there."""
+    pct = quantities.quantities(values, ["dram_throughput_pct"])["dram_throughput_pct"].to_numpy(dtype=np.float64)
+    rate = quantities.derive(values, "dram_bytes_per_s")[0]
+    there = np.nan_to_num(pct) >= IMPLIED_PEAK_MIN_PCT
+    ratio = np.where(there, rate / np.where(there, pct, 1.0) * 100.0, np.nan)
+    if not np.isfinite(ratio).any():
+        return np.full(len(values.index), np.nan)
+    ids = [
+        launches[c].astype("string").fillna("").to_numpy() if c in launches else np.full(len(ratio), "")
+        for c in ("device", "cc")
+    ]
+    group = pd.factorize(pd.MultiIndex.from_arrays(ids))[0]
+    best: np.ndarray = pd.Series(ratio).groupby(group).transform("max").to_numpy(dtype=np.float64)
+    return best
+
+
+def _bandwidth_values(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
     """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
     width / 8 [byte/s]; else ncu's own DRAM peak (the roofline's ``dram_bytes_per_s`` peak recipes: peak bytes
     per cycle x DRAM clock, which a details page of the roofline charts or of our sections has without the
-    attributes); NaN without either. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value already in
-    Hz (above 1e8) is taken as such."""
+    attributes); else the peak ncu's DRAM throughput implies (``implied_bandwidth``: a plain details page); NaN
+    without any. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value already in Hz (above 1e8) is
+    taken as such."""
     clock = _first_values(values, MEMORY_CLOCKS)
     with np.errstate(invalid="ignore"):
         clock_hz = np.where(clock > 1e8, clock, clock * 1e3)
@@ -483,6 +511,8 @@ def _bandwidth_values(values: pd.DataFrame) -> np.ndarray:
     if np.isnan(out).any():
         peak = quantities.derive(values, "dram_bytes_per_s", table=PEAK_RECIPES)[0]
         out = np.where(np.isnan(out), peak, out)
+    if np.isnan(out).any():
+        out = np.where(np.isnan(out), implied_bandwidth(launches, values), out)
     return out
 
 
@@ -572,7 +602,7 @@ def identify(report: Report) -> pd.DataFrame:
         names.astype(object).to_numpy(),
         _cc_of(report.launches, values).astype(object).to_numpy(),
         _first_values(values, SM_COUNTS),
-        np.round(_bandwidth_values(values), -6),
+        np.round(_bandwidth_values(report.launches, values), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
     group, first = distinct_rows(*keys)  # and a launch of each group, in group order

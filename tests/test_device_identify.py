@@ -24,7 +24,7 @@ from conftest import SHARED, analysed, data, read_shared
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.cli import main
-from ncu_roofline.device import identify, identify_one, lookup_device, peaks_from_metrics
+from ncu_roofline.device import identify, identify_one, implied_bandwidth, lookup_device, peaks_from_metrics
 from ncu_roofline.errors import EXIT_OK, EXIT_USAGE
 from ncu_roofline.report.viewmodel import build_view
 
@@ -99,8 +99,56 @@ def test_a_print_details_all_page_is_identified_by_ncus_dram_peak() -> None:
     ident = identify(read_shared(data("micro_full.details-all.csv")))
     assert named == {"NVIDIA H200"}
     assert set(ident["device"]) == named and set(ident["device_basis"]) == {"attributes"}
-    # the default details page has neither the attributes nor the DRAM peak: no guess
-    assert identify(read_shared(data("micro_full.details.csv")))["device"].isna().all()
+
+
+def _details_edited(target: Path, edit: Callable[[str, str, str, str], str]) -> Path:
+    """The H200 details page with ``edit(section, label, unit, value)`` as each metric row's value."""
+    rows = derive.rows(data("micro_full.details.csv").read_text(encoding="utf-8"))
+    h = rows[0]
+    si, li, ui, vi = (h.index(c) for c in ("Section Name", "Metric Name", "Metric Unit", "Metric Value"))
+    for r in rows[1:]:
+        if len(r) > vi and r[li]:
+            r[vi] = edit(r[si], r[li], r[ui], r[vi])
+    target.write_text(derive.write(rows, ragged_from=vi + 1), encoding="utf-8")
+    return target
+
+
+def test_a_default_details_page_is_identified_by_the_dram_peak_its_throughput_implies(work: Path) -> None:
+    """A default details page has no device attributes and no DRAM peak, but each launch's DRAM bytes per second
+    (Memory Workload Analysis' "Memory Throughput") and their share of the peak (SOL's "DRAM Throughput"): the
+    largest ratio among the launches at 10 % or more, 4.17 TB/s / 86.58 % = 4.82 TB/s, is ncu's own DRAM peak on
+    the raw page of the same report (dram__bytes.sum.peak_sustained x DRAM clock, 4.81 TB/s) to 0.2 %, and with
+    CC 9.0 and 132 SMs singles out the H200 (an H100 SXM, 3.35 TB/s, would be told apart by it alone)."""
+    page = read_shared(data("micro_full.details.csv"))
+    raw = read_shared(data("micro_full.raw.csv")).values.reset_index(drop=True)
+    ncu_peak = raw["dram__bytes.sum.peak_sustained"] * raw["dram__cycles_elapsed.avg.per_second"]
+    implied = implied_bandwidth(page.launches, page.values)
+    assert np.unique(implied).size == 1 and implied[0] == pytest.approx(float(ncu_peak.iloc[0]), rel=2e-3)
+    ident = identify(page)
+    assert set(ident["device"]) == {"NVIDIA H200"} and set(ident["device_basis"]) == {"attributes"}
+    # that figure is the page's own DRAM roof (the table's 4.8 TB/s fills only what the page lacks: L2, L1, FLOP/s)
+    peaks = analyze(page).peaks.reset_index(drop=True)
+    assert (peaks["dram_bytes_per_s"] == implied[0]).all() and set(peaks["source_dram_bytes_per_s"]) == {"report"}
+    assert set(peaks["source_l2_bytes_per_s"]) == {"table:NVIDIA H200"}
+    # where the report has ncu's DRAM peak (a raw page), that one
+    raw_peaks = analyze(read_shared(data("micro_full.raw.csv"))).peaks.reset_index(drop=True)
+    assert raw_peaks["dram_bytes_per_s"].to_numpy() == pytest.approx(ncu_peak.to_numpy())
+    # the same page with the bytes of a 3.35 TB/s GPU (every other figure the H200's): the H100 SXM
+    h100 = _details_edited(
+        work / "h100.details.csv",
+        lambda s, lab, unit, v: (
+            f"{float(v) * 3.35 / 4.815:.2f}"
+            if (s, lab) == ("Memory Workload Analysis", "Memory Throughput") and unit == "Tbyte/s"
+            else v
+        ),
+    )
+    assert set(identify(ncu_roofline.read(h100))["device"]) == {"NVIDIA H100 SXM"}
+    # no launch at 10 % of the DRAM peak: no ratio close enough to tell, no guess
+    quiet = _details_edited(
+        work / "quiet.details.csv",
+        lambda s, lab, unit, v: "9.99" if lab == "DRAM Throughput" and float(v.replace(",", "")) >= 10 else v,
+    )
+    assert identify(ncu_roofline.read(quiet))["device"].isna().all()
 
 
 def test_the_charts_roofs_win_over_the_table() -> None:
@@ -226,14 +274,16 @@ def test_gpu_outside_the_table_is_analysed(work: Path) -> None:
 
 
 def test_without_any_bandwidth_peak_the_speed_of_light_still_stands(work: Path) -> None:
-    """The micro page without its ``*.peak_sustained`` columns, on a GPU outside the table: no bandwidth roof,
-    but every launch keeps its limiter, regime and hints (the Speed Of Light percentages need no peaks), and
-    ``missing`` says which peaks are missing and how to give them."""
+    """The micro page without its ``*.peak_sustained`` columns (and its DRAM throughput percentages, which imply
+    the DRAM peak), on a GPU outside the table: no bandwidth roof, but every launch keeps its limiter, regime and
+    hints (the Speed Of Light percentages need no peaks), and ``missing`` says which peaks are missing and how to
+    give them."""
+    implying = ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram__throughput.avg.pct_of_peak")
     page = edited(
         data("micro_full.raw.csv"),
         work / "nopeaks.raw.csv",
         lambda h, r: [*r[: h.index(NAME)], "NVIDIA RTX PRO 6000 Blackwell", *r[h.index(NAME) + 1 :]],
-        keep=lambda c: not c.endswith(".peak_sustained"),
+        keep=lambda c: not c.endswith(".peak_sustained") and not c.startswith(implying),
     )
     doc = _json([str(page)])
     ref = _json([str(data("micro_full.raw.csv"))])

@@ -403,8 +403,11 @@ def test_session_text_page_reads_as_its_csv_page() -> None:
     both = analyze(
         ncu_roofline.read([REEXPORT / f"ncu-2024.2/micro_roof.{n}.txt.gz" for n in ("text", "text-session")])
     )
-    assert alone.launches["device_name"].isna().all()
+    # alone, the page's GPU is told by its attributes (CC, SMs, the DRAM peak its throughput implies); with the
+    # session page, by the name it gives
+    assert set(alone.launches["device_basis"]) == {"attributes"}
     assert set(both.launches["device_name"]) == {"NVIDIA H200"}
+    assert set(both.launches["device_basis"]) == {"display_name"}
 
 
 @pytest.mark.parametrize(
