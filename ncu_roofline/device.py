@@ -484,7 +484,9 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
     in byte/s of Memory Workload Analysis: a plain details page has both, and neither the attributes nor ncu's
     DRAM peak). The throughput is the busiest of the DRAM's measures, so the bytes' share is at most it and the
     ratio at most the peak: per device (its ID and CC), the largest ratio among its launches at
-    ``IMPLIED_PEAK_MIN_PCT`` or more. NaN where no launch of the device is there."""
+    ``IMPLIED_PEAK_MIN_PCT`` or more. NaN where no launch of the device is there. Taken as the DRAM roof, it
+    puts no launch above its own DRAM throughput (each launch's bytes over the largest ratio are at most its
+    share), even where no launch's DRAM time is all transfers and the roof falls below the peak."""
     n = len(values.index)
     pct = quantities.quantities(values, ["dram_throughput_pct"])["dram_throughput_pct"].to_numpy(dtype=np.float64)
     there = np.nan_to_num(pct) >= IMPLIED_PEAK_MIN_PCT
