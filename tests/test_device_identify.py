@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -197,6 +198,17 @@ def _json(args: list[str]) -> dict:
     assert r.exit_code == EXIT_OK, r.output
     doc: dict = json.loads(r.stdout)
     return doc
+
+
+@pytest.mark.parametrize("name", ["micro_full.details.csv", "llm_full.details.csv"])
+def test_the_implied_dram_roof_puts_no_launch_above_its_dram_throughput(name: str) -> None:
+    # each launch's bytes over the busiest launch's bytes-to-throughput ratio: its own DRAM throughput (SOL's
+    # percentage, ncu's figure) to what the printed digits allow (bytes to three digits: 0.4 % of 1.28 Tbyte/s)
+    doc = _json([str(data(name))])
+    for x in doc["launches"]:
+        sol, roof, achieved = x["utilization"]["dram"], x["utilization"].get("dram_roof"), x["memory"][0]
+        digits = 0.5 * 10 ** (math.floor(math.log10(achieved["achieved_bytes_per_s"])) - 2)  # half the last digit
+        assert abs(roof - sol) <= sol * (digits / achieved["achieved_bytes_per_s"] + 1e-3) + 5e-5, x["display_name"]
 
 
 def test_b200_display_name_names_the_device(work: Path) -> None:
