@@ -495,12 +495,7 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
         return np.full(n, np.nan)
     rate = quantities.derive(values, "dram_bytes_per_s")[0]
     there &= ~np.isnan(rate)
-    group = np.zeros(n, dtype=np.int64)  # the device's ID and CC, as codes (missing: a code of its own)
-    for column in ("device", "cc"):
-        if column in launches:
-            codes, uniques = pd.factorize(launches[column].to_numpy(dtype=object), use_na_sentinel=False)
-            group = group * (len(uniques) + 1) + codes
-    group = pd.factorize(group)[0]
+    group = _device_groups(launches, n)
     rows = np.flatnonzero(there)
     busiest = rows[np.lexsort((-pct[rows], group[rows]))]  # per group, the highest throughput first
     groups, first = np.unique(group[busiest], return_index=True)
@@ -509,6 +504,63 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
     best[groups] = rate[at] / pct[at] * 100.0
     out: np.ndarray = best[group]
     return out
+
+
+#: ncu's waves per SM (``launch__waves_per_multiprocessor``): the grid's blocks over the SMs times the blocks one
+#: SM holds (the least of the occupancy limits): printed to two decimals.
+WAVES = "launch__waves_per_multiprocessor"
+GRID_BLOCKS = "launch__grid_size"
+OCCUPANCY_LIMITS = tuple(
+    f"launch__occupancy_limit_{limit}" for limit in ("blocks", "registers", "shared_mem", "warps", "barriers")
+)
+
+
+def _device_groups(launches: pd.DataFrame, n: int) -> np.ndarray:
+    """Per launch, a code for its device (ID and CC; a missing one a code of its own), numbered from 0."""
+    group = np.zeros(n, dtype=np.int64)
+    for column in ("device", "cc"):
+        if column in launches:
+            codes, uniques = pd.factorize(launches[column].to_numpy(dtype=object), use_na_sentinel=False)
+            group = group * (len(uniques) + 1) + codes
+    out: np.ndarray = pd.factorize(group)[0]
+    return out
+
+
+def implied_sm_count(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+    """Per launch, the SM count ncu's waves per SM imply where the page lacks it (``# SMs`` is in Launch
+    Statistics from ncu 2024.1 on): the grid's blocks over the waves times the blocks an SM holds, as ncu
+    computes the waves (every launch of the H200 raw pages: 132 to the waves' two decimals). Per device (its ID
+    and CC), from the launches whose printed waves fix it to a whole number (half the last digit, over the
+    waves, under half an SM), where they all give the same one; NaN elsewhere."""
+    n = len(values.index)
+    if not {WAVES, GRID_BLOCKS} <= set(values.columns):
+        return np.full(n, np.nan)
+    limits = [float_column(values, c).to_numpy(dtype=np.float64) for c in OCCUPANCY_LIMITS if c in values.columns]
+    if not limits:
+        return np.full(n, np.nan)
+    per_sm = np.nanmin(np.vstack(limits), axis=0) if len(limits) > 1 else limits[0]
+    waves = float_column(values, WAVES).to_numpy(dtype=np.float64)
+    blocks = float_column(values, GRID_BLOCKS).to_numpy(dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sms = blocks / (waves * per_sm)
+        fixed = np.isfinite(sms) & (sms * 0.005 / waves < 0.5) & (per_sm > 0)
+    whole = np.where(fixed, np.round(sms), np.nan)
+    group = _device_groups(launches, n)
+    lo, hi = np.full(int(group.max()) + 1, np.inf), np.full(int(group.max()) + 1, -np.inf)
+    np.fmin.at(lo, group, np.nan_to_num(whole, nan=np.inf))
+    np.fmax.at(hi, group, np.nan_to_num(whole, nan=-np.inf))
+    agreed = np.where(np.isfinite(lo) & (lo == hi), lo, np.nan)  # every launch that fixes it, one number
+    out: np.ndarray = agreed[group]
+    return out
+
+
+def _sm_counts(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+    """Per launch, the SM count the report gives (``SM_COUNTS``), else the one its waves imply
+    (``implied_sm_count``)."""
+    sms = _first_values(values, SM_COUNTS)
+    if np.isnan(sms).any():
+        sms = np.where(np.isnan(sms), implied_sm_count(launches, values), sms)
+    return sms
 
 
 def _bandwidth_values(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
@@ -615,7 +667,7 @@ def identify(report: Report) -> pd.DataFrame:
     keys = [
         names.astype(object).to_numpy(),
         _cc_of(report.launches, values).astype(object).to_numpy(),
-        _first_values(values, SM_COUNTS),
+        _sm_counts(report.launches, values),
         np.round(_bandwidth_values(report.launches, values), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch

@@ -25,7 +25,14 @@ from conftest import SHARED, analysed, data, read_shared
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.cli import main
-from ncu_roofline.device import identify, identify_one, implied_bandwidth, lookup_device, peaks_from_metrics
+from ncu_roofline.device import (
+    identify,
+    identify_one,
+    implied_bandwidth,
+    implied_sm_count,
+    lookup_device,
+    peaks_from_metrics,
+)
 from ncu_roofline.errors import EXIT_OK, EXIT_USAGE
 from ncu_roofline.report.viewmodel import build_view
 
@@ -198,6 +205,49 @@ def _json(args: list[str]) -> dict:
     assert r.exit_code == EXIT_OK, r.output
     doc: dict = json.loads(r.stdout)
     return doc
+
+
+@pytest.mark.parametrize(
+    ("page", "raw"),
+    [
+        ("micro_full.details.csv", "micro_full.raw.csv"),
+        ("llm_full.details.csv", "llm_full.raw.csv"),
+        ("train_step.details.csv", "train_step.raw.csv"),  # 382 launches, each its own grid
+        ("reexport/ncu-2022.3/gene_dzv.raw.csv.gz", "reexport/ncu-2022.3/gene_dzv.raw.csv.gz"),  # V100, ncu 2022.3
+    ],
+)
+def test_the_waves_imply_the_sm_count_ncu_gives(page: str, raw: str) -> None:
+    """ncu's waves per SM are the grid's blocks over the SMs times the blocks an SM holds: from the waves, the
+    grid and the occupancy limits a page prints (every version), the SM count, which a details page has only
+    from ncu 2024.1 on (# SMs), is the one ncu gives on the raw page of the same report (launch__sm_count, or the
+    V100's device attribute: 80)."""
+    details = read_shared(data(page))
+    sms = implied_sm_count(details.launches, details.values)
+    given = read_shared(data(raw)).values
+    column = "launch__sm_count" if "launch__sm_count" in given else "device__attribute_multiprocessor_count"
+    assert set(np.unique(sms)) == set(given[column].unique()) and len(set(np.unique(sms))) == 1
+
+
+def test_the_waves_imply_the_sm_count_of_an_a100_page() -> None:
+    # a real A100 details page (ncu 2022.2-2023.2: Launch Statistics and Occupancy, no # SMs): 108 SMs, the
+    # A100's (its datasheet; the built-in table's entries)
+    page = read_shared(WILD / "public" / "a100_opinsight_pooling.csv.gz")
+    assert set(np.unique(implied_sm_count(page.launches, page.values))) == {108.0}
+    assert lookup_device("A100 SXM4 40GB").sm_count.value == 108
+
+
+def test_a_details_page_without_its_sm_count_is_identified_by_its_waves(work: Path) -> None:
+    # the H200 details page without Launch Statistics' "# SMs" (as ncu 2023 prints it): CC 9.0, the SM count
+    # its waves imply (132) and the DRAM peak its throughput implies still single out the H200
+    rows = derive.rows(data("micro_full.details.csv").read_text(encoding="utf-8"))
+    li = rows[0].index("Metric Name")
+    kept = [r for r in rows if not (len(r) > li and r[li] in ("# SMs", "# TPCs"))]
+    assert len(kept) < len(rows)
+    page = work / "no-sms.details.csv"
+    page.write_text(derive.write(kept, ragged_from=li + 3), encoding="utf-8")
+    report = ncu_roofline.read(page)
+    assert "launch__sm_count" not in report.values.columns
+    assert set(identify(report)["device"]) == {"NVIDIA H200"}
 
 
 @pytest.mark.parametrize("name", ["micro_full.details.csv", "llm_full.details.csv"])
