@@ -521,18 +521,20 @@ def low_occupancy(f: Frame) -> Found:
         names = _join([t.pick(lim[k], name, "") for k, name, _, _ in _LIMITS], " and ")
         limit = np.where(names != "", ", limited by " + names, "").astype(object)
         theo = t.pick(ok(theoretical), "theoretical " + t.f(theoretical, ".1f") + " %", "theoretical unknown")
+        on = " on " + t.s(_latency_launch(f))
         cause = t.pick(
             gap,
-            "achieved "
-            + t.f(achieved, ".1f")
-            + " % of a theoretical "
+            t.f(achieved, ".1f")
+            + " % achieved occupancy of a theoretical "
             + t.f(theoretical, ".1f")
-            + " %: warps end unevenly (load imbalance across warps or blocks, a tail, or long-running blocks)",
-            "achieved " + t.f(achieved, ".1f") + " % (" + theo + limit + ")",
+            + " %"
+            + on
+            + ": warps end unevenly (load imbalance across warps or blocks, a tail, or long-running blocks)",
+            t.f(achieved, ".1f") + " % achieved occupancy (" + theo + limit + ")" + on,
         )
         design = t.pick(by_design, "; one block per SM by design, near a roof", "")
         elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
-        out: Arr = "Low occupancy on " + t.s(_latency_launch(f)) + ": " + cause + elig + design
+        out: Arr = cause + elig + design
         return out
 
     def advice(t: Text) -> Arr:
@@ -587,14 +589,13 @@ def launch_overhead(f: Frame) -> Found:
         severity=np.where(repeated, "high", "medium"),
         message=lambda t: t.pick(
             repeated,
-            "Launch-bound: "
-            + t.f(duration * 1e6, ".1f")
+            t.f(duration * 1e6, ".1f")
             + " us per launch, "
             + t.f(f.repeats, ".0f")
             + " launches of this kernel"
             + t.pick(ok(total), ", " + t.f(total * 1e6, ".1f") + " us in all", "")
             + "; launch overhead costs as much as the work",
-            "Launch-bound: " + t.f(duration * 1e6, ".1f") + " us, too short for any roof to matter",
+            t.f(duration * 1e6, ".1f") + " us, too short for any roof to matter",
         ),
         advice=lambda t: t.pick(
             repeated,
@@ -629,20 +630,17 @@ def small_grid(f: Frame) -> Found:
     return Found(
         fires=applies & (few | half),
         severity=np.where(_ge(idle, 0.5), "high", "medium"),
-        message=lambda t: (
-            "Grid too small to fill the GPU: "
-            + t.pick(
-                few,
-                blocks(t)
-                + " for "
-                + t.f(sms, ".0f")
-                + " SMs: "
-                + t.f(idle, ".0%")
-                + " of the SMs have no block"
-                + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
-                t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
-                "so it has half the warps it could use to hide latency",
-            )
+        message=lambda t: t.pick(
+            few,
+            blocks(t)
+            + " for "
+            + t.f(sms, ".0f")
+            + " SMs: "
+            + t.f(idle, ".0%")
+            + " of the SMs have no block"
+            + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
+            t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
+            "so it has half the warps it could use to hide latency",
         ),
         advice=lambda t: (
             "Launch more blocks (smaller blocks, or split the work further: split-K, more tiles), or run "

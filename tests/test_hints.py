@@ -614,7 +614,24 @@ def test_a_hint_on_a_partial_latency_verdict_says_it_is_partial(micro: Analysis)
     picked = analysed(data("micro_metrics.raw.csv"))
     v = picked.verdicts.set_index(picked.verdicts["launch_id"].astype(int))
     assert v.loc[10, "regime"] == "latency" and bool(v.loc[10, "partial"])
-    assert hint(picked, 10, "low_occupancy")["message"].startswith(
-        "Low occupancy on a launch latency-bound as far as measured (partial verdict): "
+    assert "% achieved occupancy (theoretical" in hint(picked, 10, "low_occupancy")["message"]
+    assert (
+        ") on a launch latency-bound as far as measured (partial verdict)"
+        in hint(picked, 10, "low_occupancy")["message"]
     )
-    assert hint(micro, 10, "low_occupancy")["message"].startswith("Low occupancy on a latency-bound launch: ")
+    assert ") on a latency-bound launch" in hint(micro, 10, "low_occupancy")["message"]
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "llm_full.raw.csv", "train_step.details.csv"])
+def test_no_message_restates_its_hint(name: str) -> None:
+    """The terminal and the HTML print a hint as "<label>: <message>": a message that opens with its label or
+    says it again in other words ("Low occupancy: Low occupancy on ...", "Launch overhead: Launch-bound: ...",
+    "Small grid: Grid too small to fill the GPU: ...") starts with what the rule counted instead."""
+    from ncu_roofline.report.viewmodel import hint_label
+
+    h = analysed(data(name)).hints
+    ours = h[h["source"] == "ncu-roofline"]
+    assert len(ours) > 0
+    for hid, message in zip(ours["hint"].astype(str), ours["message"].astype(str), strict=True):
+        opening = message.split(":")[0].lower()
+        assert not opening.startswith((hint_label(hid).lower(), "launch-bound", "grid too small")), (hid, message)
