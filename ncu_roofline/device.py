@@ -482,7 +482,7 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
     """Per launch, the DRAM peak ncu's own DRAM throughput implies: the launch's DRAM bytes per second over that
     throughput's share of the peak (``gpu__dram_throughput``, SOL's "DRAM Throughput", and "Memory Throughput"
     in byte/s of Memory Workload Analysis: a plain details page has both, and neither the attributes nor ncu's
-    DRAM peak). Per device (its ID and CC), the ratio of its busiest launch, the one with the highest DRAM
+    DRAM peak). Per device (``_device_groups``), the ratio of its busiest launch, the one with the highest DRAM
     throughput, at ``IMPLIED_PEAK_MIN_PCT`` or more: the throughput is the busiest of the DRAM's measures, so a
     launch's ratio is at most the peak, and the busiest launch's DRAM time is the likeliest to be all transfers
     and its bytes the most precisely printed (three digits: 4.32 Tbyte/s is 0.1 % off at most, 1.28 Tbyte/s 0.4 %).
@@ -516,9 +516,11 @@ OCCUPANCY_LIMITS = tuple(
 
 
 def _device_groups(launches: pd.DataFrame, n: int) -> np.ndarray:
-    """Per launch, a code for its device (ID and CC; a missing one a code of its own), numbered from 0."""
+    """Per launch, a code for its device (its report, device ID and CC; a missing one a code of its own: two
+    reports read together, an H100's and an H200's, are two devices even where both say device 0, CC 9.0),
+    numbered from 0."""
     group = np.zeros(n, dtype=np.int64)
-    for column in ("device", "cc"):
+    for column in ("report", "device", "cc"):
         if column in launches:
             codes, uniques = pd.factorize(launches[column].to_numpy(dtype=object), use_na_sentinel=False)
             group = group * (len(uniques) + 1) + codes
@@ -529,8 +531,8 @@ def _device_groups(launches: pd.DataFrame, n: int) -> np.ndarray:
 def implied_sm_count(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
     """Per launch, the SM count ncu's waves per SM imply where the page lacks it (``# SMs`` is in Launch
     Statistics from ncu 2024.1 on): the grid's blocks over the waves times the blocks an SM holds, as ncu
-    computes the waves (every launch of the H200 raw pages: 132 to the waves' two decimals). Per device (its ID
-    and CC), from the launches whose printed waves fix it to a whole number (half the last digit, over the
+    computes the waves (every launch of the H200 raw pages: 132 to the waves' two decimals). Per device
+    (``_device_groups``), from the launches whose printed waves fix it to a whole number (half the last digit, over the
     waves, under half an SM), where they all give the same one; NaN elsewhere."""
     n = len(values.index)
     if not {WAVES, GRID_BLOCKS} <= set(values.columns):

@@ -151,6 +151,13 @@ def test_a_default_details_page_is_identified_by_the_dram_peak_its_throughput_im
         ),
     )
     assert set(identify(ncu_roofline.read(h100))["device"]) == {"NVIDIA H100 SXM"}
+    # read together (a folder of both runs: device 0, CC 9.0 in each), each report is its own device
+    both = ncu_roofline.read([data("micro_full.details.csv"), h100])
+    named = identify(both).groupby(level="report")["device"].unique()
+    assert {k: list(v) for k, v in named.items()} == {
+        "micro_full.details": ["NVIDIA H200"],
+        "h100.details": ["NVIDIA H100 SXM"],
+    }
     # no launch at 10 % of the DRAM peak: no ratio close enough to tell, no guess
     quiet = _details_edited(
         work / "quiet.details.csv",
