@@ -131,10 +131,13 @@ def input_stem(path: Path) -> str:
 
 def default_output(inputs: Sequence[Path], suffix: str) -> Path:
     """Where an output goes without ``-o``: next to the first input, named ``<stem><suffix>``, with
-    ``.merged`` before the suffix when several inputs make one output (``a.raw.merged.roofline.html``)."""
+    ``.merged`` before the suffix when several inputs make one output (``a.raw.merged.roofline.html``); in the
+    current folder where the first input is standard input or another stream (a shell's ``<(zcat run.csv.gz)``
+    is ``/dev/fd/63``, a folder nobody writes in)."""
     first = inputs[0]
     stem = input_stem(first) + (".merged" if len(inputs) > 1 else "")
-    return first.parent / f"{stem}{suffix}"
+    stream = not is_stdin(first) and first.exists() and not first.is_file() and not first.is_dir()
+    return (Path(".") if stream else first.parent) / f"{stem}{suffix}"
 
 
 def uncompressed_size(path: Path) -> int:

@@ -3,11 +3,13 @@ this checkout (PYTHONPATH = its root). Exit codes, stdout, stderr, and the files
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pyarrow.dataset as ds
@@ -152,6 +154,26 @@ def test_an_export_piped_into_standard_input_is_read(work: Path) -> None:
     p = ncu_roofline("-", "micro_full.raw.csv", "-q", cwd=work, stdin=(work / "micro_roof.raw.csv.gz").read_bytes())
     assert p.returncode == EXIT_OK, p.stderr
     assert (work / "stdin.merged.roofline.html").is_file()
+
+
+def test_an_export_given_as_a_pipe_path_is_read(work: Path) -> None:
+    """/dev/stdin, a named pipe, a shell's <(zcat run.txt.gz) (/dev/fd/63): a path that reads once is copied and
+    read as '-' is (it read the head, then the rest as another file: "no launch line", "no ncu CSV header"); the
+    page without -o goes to the current folder, not next to the pipe."""
+    page = gzip.decompress(data("micro_full.details.txt.gz").read_bytes())  # a page without --csv
+    p = ncu_roofline("/dev/stdin", "--format", "json", cwd=work, stdin=page)
+    assert p.returncode == EXIT_OK, p.stderr
+    assert json.loads(p.stdout)["sources"][0]["launches"] == 16
+    fifo = work / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes((work / "micro_roof.raw.csv.gz").read_bytes()))
+    writer.start()
+    elsewhere = work / "elsewhere"
+    elsewhere.mkdir()
+    p = ncu_roofline(fifo, "-q", cwd=elsewhere)
+    writer.join()
+    assert p.returncode == EXIT_OK, p.stderr
+    assert (elsewhere / "pipe.roofline.html").is_file() and not (work / "pipe.roofline.html").exists()
 
 
 def test_damage_in_standard_input_is_named_by_its_line(work: Path) -> None:

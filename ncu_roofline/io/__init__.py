@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import BinaryIO, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -113,6 +113,9 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
     if is_stdin(path):
         return _read_stdin(name)
     check_path(p)
+    if not p.is_file():  # a pipe or a device (/dev/stdin, a shell's <(zcat run.csv.gz)): it reads once, as '-' does
+        with p.open("rb") as stream:
+            return _read_stream(stream, p, name)
     return _read_file(p, p, name)
 
 
@@ -125,14 +128,19 @@ def _read_file(p: Path, shown: Path, name: str) -> Report:
 
 
 def _read_stdin(name: str) -> Report:
-    """Read an export piped into standard input: copied to a temporary file (the readers map and seek their
-    input), then read as a file is, gzip-compressed too; errors name ``<stdin>``."""
+    """Read an export piped into standard input (``_read_stream``); errors name ``<stdin>``."""
     shown = Path(STDIN_SHOWN)
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:
         raise InputError(shown, "no standard input to read")
     if stream.isatty():
         raise InputError(shown, "'-' reads an export piped in (ncu --csv ... | ncu-roofline -), not the terminal")
+    return _read_stream(stream, shown, name)
+
+
+def _read_stream(stream: BinaryIO, shown: Path, name: str) -> Report:
+    """Read an export that can be read only once (standard input, a pipe): copied to a temporary file (the
+    readers map and seek their input), then read as a file is, gzip-compressed too; errors name ``shown``."""
     with tempfile.TemporaryDirectory(prefix="ncu-roofline-") as tmp:
         copy = Path(tmp) / STDIN_STEM
         with copy.open("wb") as out:
