@@ -5,11 +5,16 @@ Every damaged file is made from a real export, the way files get damaged in prac
 
 from __future__ import annotations
 
+import bz2
 import csv
 import gzip
+import io
+import lzma
 import re
 import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DATA, data
@@ -77,6 +82,29 @@ def test_binary_garbage(tmp_path: Path) -> None:
     expect(FormatError, write(tmp_path, bytes(range(256)) * 40), "binary data")
     expect(FormatError, write(tmp_path, b"\xff\xfe" + "ID,x".encode("utf-16-le"), "utf16.csv"), "no ncu CSV header")
     expect(FormatError, write(tmp_path, b'"ID","Process ID"\n\xc3\x28\n', "bad-utf8.csv"), "1 line.s. are not UTF-8")
+
+
+def _zipped(page: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("report.csv", page)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("pack", "what"),
+    [
+        (_zipped, "a zip archive"),
+        (lzma.compress, "xz-compressed data"),
+        (bz2.compress, "bzip2-compressed data"),
+    ],
+)
+def test_an_export_in_an_archive_other_than_gzip_is_named_as_such(tmp_path: Path, pack: Any, what: str) -> None:
+    # (gzip is read as it is; these say what they are and what to do, not "binary data")
+    packed = write(tmp_path, pack(data("micro_full.details.csv").read_bytes()), "report.packed")
+    expect(FormatError, packed, f"{what}, not an ncu export: extract the export and read it")
+    # a text whose first letters are those of bzip2's magic is no archive
+    expect(FormatError, write(tmp_path, "BZh hello\n", "bzh.csv"), "no ncu CSV header")
 
 
 def test_file_cut_in_the_middle_of_a_row(tmp_path: Path) -> None:

@@ -368,6 +368,20 @@ def _text_page_at_once(path: Path, head: bytes) -> Located | None:
     return Located(path, "text", ncu_version=version)
 
 
+#: Archives and compressions an export may come in besides gzip (which is read): their first bytes.
+_ARCHIVES = tuple(
+    (re.compile(magic, re.DOTALL), what)
+    for magic, what in (
+        (rb"PK\x03\x04", "a zip archive"),
+        (rb"\xfd7zXZ\x00", "xz-compressed data"),
+        (rb"BZh[1-9]1AY&SY", "bzip2-compressed data"),  # (the block's magic too: "BZh" could begin a text)
+        (rb"\(\xb5/\xfd", "zstd-compressed data"),
+        (rb"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    )
+)
+_ARCHIVE_ADVICE = "extract the export and read it (or compress it with gzip, which is read as it is)"
+
+
 def locate(path: Path) -> Located:
     """Sniff the flavour of ``path`` and find its header line."""
     check_path(path)
@@ -377,6 +391,9 @@ def locate(path: Path) -> Located:
         return Located(path, "ncu-rep")
     if not head.strip():
         raise FormatError(path, "empty file (expected an ncu CSV export or .ncu-rep report)")
+    for magic, archive in _ARCHIVES:
+        if magic.match(head):
+            raise FormatError(path, f"{archive}, not an ncu export: {_ARCHIVE_ADVICE}")
     if b"\x00" in head:
         raise FormatError(path, "binary data, not an ncu CSV export (and not an .ncu-rep report)")
     text_page = _text_page_at_once(path, head)
