@@ -112,10 +112,16 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
     name = report or report_names([p])[0]
     if is_stdin(path):
         return _read_stdin(name)
-    check_path(p)
-    if not p.is_file():  # a pipe or a device (/dev/stdin, a shell's <(zcat run.csv.gz)): it reads once, as '-' does
-        with p.open("rb") as stream:
+    if p.exists() and not p.is_file() and not p.is_dir():
+        # a pipe or a device (/dev/stdin, a named pipe, a shell's <(zcat run.csv.gz)): read once, as '-' is, and
+        # opened once (check_path's open and close would leave a named pipe's writer without its reader)
+        try:
+            stream = p.open("rb")
+        except OSError as exc:
+            raise InputError(p, f"cannot open: {exc.strerror or exc}") from exc
+        with stream:
             return _read_stream(stream, p, name)
+    check_path(p)
     return _read_file(p, p, name)
 
 
