@@ -540,7 +540,9 @@ def implied_sm_count(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray
     limits = [float_column(values, c).to_numpy(dtype=np.float64) for c in OCCUPANCY_LIMITS if c in values.columns]
     if not limits:
         return np.full(n, np.nan)
-    per_sm = np.nanmin(np.vstack(limits), axis=0) if len(limits) > 1 else limits[0]
+    stacked = np.vstack(limits)
+    # the least limit of each launch (np.fmin: NaN where a launch has none, without nanmin's all-NaN warning)
+    per_sm = np.fmin.reduce(stacked, axis=0)
     waves = float_column(values, WAVES).to_numpy(dtype=np.float64)
     blocks = float_column(values, GRID_BLOCKS).to_numpy(dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
