@@ -108,12 +108,12 @@ def analyze(
     index = launch_index(report.launches)
     values = report.values.reindex(index)
     quant = report_quantities(report, index)
-    ident = identify(report)
+    implied = implied_bandwidth(report.launches, values)  # the DRAM peak its DRAM throughput implies
+    ident = identify(report, implied_dram=implied)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
     points = chart_points(report.body_item_metrics)
     chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
-    implied = implied_bandwidth(report.launches, values)  # and the DRAM peak its DRAM throughput implies
     if np.isfinite(implied).any():
         dram, own = CHART_BYTE_FIGURES["dram"], pd.Series(implied, index=index)
         chart = pd.DataFrame({dram: own}) if chart is None else chart.assign(**{dram: chart[dram].fillna(own)})

@@ -522,7 +522,7 @@ def _device_groups(launches: pd.DataFrame, n: int) -> np.ndarray:
     group = np.zeros(n, dtype=np.int64)
     for column in ("report", "device", "cc"):
         if column in launches:
-            codes, uniques = pd.factorize(launches[column].to_numpy(dtype=object), use_na_sentinel=False)
+            codes, uniques = pd.factorize(launches[column], use_na_sentinel=False)
             group = group * (len(uniques) + 1) + codes
     out: np.ndarray = pd.factorize(group)[0]
     return out
@@ -567,13 +567,13 @@ def _sm_counts(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
     return sms
 
 
-def _bandwidth_values(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+def _bandwidth_values(launches: pd.DataFrame, values: pd.DataFrame, implied: np.ndarray | None = None) -> np.ndarray:
     """Per launch, the DRAM bandwidth the device attributes imply: memory clock x 2 (double data rate) x bus
     width / 8 [byte/s]; else ncu's own DRAM peak (the roofline's ``dram_bytes_per_s`` peak recipes: peak bytes
     per cycle x DRAM clock, which a details page of the roofline charts or of our sections has without the
-    attributes); else the peak ncu's DRAM throughput implies (``implied_bandwidth``: a plain details page); NaN
-    without any. ncu prints the clock in kHz (CUDA's ``memoryClockRate``); a value already in Hz (above 1e8) is
-    taken as such."""
+    attributes); else the peak ncu's DRAM throughput implies (``implied``, where the caller has it already, or
+    ``implied_bandwidth``: a plain details page); NaN without any. ncu prints the clock in kHz (CUDA's
+    ``memoryClockRate``); a value already in Hz (above 1e8) is taken as such."""
     clock = _first_values(values, MEMORY_CLOCKS)
     with np.errstate(invalid="ignore"):
         clock_hz = np.where(clock > 1e8, clock, clock * 1e3)
@@ -582,7 +582,7 @@ def _bandwidth_values(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
         peak = quantities.derive(values, "dram_bytes_per_s", table=PEAK_RECIPES)[0]
         out = np.where(np.isnan(out), peak, out)
     if np.isnan(out).any():
-        out = np.where(np.isnan(out), implied_bandwidth(launches, values), out)
+        out = np.where(np.isnan(out), implied_bandwidth(launches, values) if implied is None else implied, out)
     return out
 
 
@@ -646,7 +646,7 @@ def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tup
     return None, None
 
 
-def identify(report: Report) -> pd.DataFrame:
+def identify(report: Report, *, implied_dram: np.ndarray | None = None) -> pd.DataFrame:
     """Which GPU ran each launch. Returns ``IDENTITY_COLUMNS``, index LAUNCH_KEY (launch order), strings:
 
     ``device_name``   the name to show: ``device__attribute_display_name`` (or the session page's
@@ -656,7 +656,10 @@ def identify(report: Report) -> pd.DataFrame:
     ``device_basis``  how the entry was found: ``display_name`` (the name, forgiving spelling),
                       ``display_name+attributes`` (the name matched several entries; CC, SM count and DRAM
                       bandwidth chose), ``attributes`` (no name: CC + SM count + DRAM bandwidth, from
-                      memory clock x bus width or else ncu's DRAM peak, matched exactly one entry), or <NA>
+                      memory clock x bus width, else ncu's DRAM peak, else the peak its DRAM throughput
+                      implies, matched exactly one entry), or <NA>
+
+    ``implied_dram``: ``implied_bandwidth`` of the report's launches, where the caller has computed it.
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)
@@ -672,7 +675,7 @@ def identify(report: Report) -> pd.DataFrame:
         names.astype(object).to_numpy(),
         _cc_of(report.launches, values).astype(object).to_numpy(),
         _sm_counts(report.launches, values),
-        np.round(_bandwidth_values(report.launches, values), -6),
+        np.round(_bandwidth_values(report.launches, values, implied_dram), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
     group, first = distinct_rows(*keys)  # and a launch of each group, in group order
