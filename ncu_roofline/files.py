@@ -129,6 +129,12 @@ def input_stem(path: Path) -> str:
     return name
 
 
+def is_stream(path: Path) -> bool:
+    """Whether ``path`` reads only once: a pipe or a device (``/dev/stdin``, a named pipe, a shell's
+    ``<(zcat run.csv.gz)``), not ``-`` (``is_stdin``), a file or a folder."""
+    return not is_stdin(path) and path.exists() and not path.is_file() and not path.is_dir()
+
+
 def default_output(inputs: Sequence[Path], suffix: str) -> Path:
     """Where an output goes without ``-o``: next to the first input, named ``<stem><suffix>``, with
     ``.merged`` before the suffix when several inputs make one output (``a.raw.merged.roofline.html``); in the
@@ -136,8 +142,7 @@ def default_output(inputs: Sequence[Path], suffix: str) -> Path:
     is ``/dev/fd/63``, a folder nobody writes in)."""
     first = inputs[0]
     stem = input_stem(first) + (".merged" if len(inputs) > 1 else "")
-    stream = not is_stdin(first) and first.exists() and not first.is_file() and not first.is_dir()
-    return (Path(".") if stream else first.parent) / f"{stem}{suffix}"
+    return (Path(".") if is_stream(first) else first.parent) / f"{stem}{suffix}"
 
 
 def uncompressed_size(path: Path) -> int:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..arrowpool import malloc_arrow
 from ..errors import InputError
-from ..files import STDIN, STDIN_STEM, is_stdin
+from ..files import STDIN, STDIN_STEM, is_stdin, is_stream
 from ..model import (
     LAUNCH_COLUMNS,
     RULE_COLUMNS,
@@ -112,9 +112,8 @@ def read_one(path: PathArg, report: str | None = None) -> Report:
     name = report or report_names([p])[0]
     if is_stdin(path):
         return _read_stdin(name)
-    if p.exists() and not p.is_file() and not p.is_dir():
-        # a pipe or a device (/dev/stdin, a named pipe, a shell's <(zcat run.csv.gz)): read once, as '-' is, and
-        # opened once (check_path's open and close would leave a named pipe's writer without its reader)
+    if is_stream(p):  # read once, as '-' is, and opened once (check_path's open and close would leave a named
+        # pipe's writer without its reader)
         try:
             stream = p.open("rb")
         except OSError as exc:
