@@ -11,6 +11,10 @@ Each figure is combined across launches with its own rule, never a blanket ``.su
 summed, rates, utilisations and fractions of a peak are averaged weighted by each launch's duration, limits take
 their min or max (``ncu_roofline.quantities.Quantity.rollup``), and a label (limiter, regime) is the one that
 holds the most GPU time among the launches.
+
+A row of a summary page stands for its group's ``invocations`` launches (its metrics their average): every count
+of launches and every sum of GPU time here counts it that many times (``_launch_frame``'s ``weight`` and
+``time_ns``), so the totals, the kernels, the ranges and the findings agree with the raw page of the same run.
 """
 
 from __future__ import annotations
@@ -245,12 +249,24 @@ def rollup_quantities(frame: pd.DataFrame, groups: pd.Series) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------- per launch
 
 
+def launch_weights(launches: pd.DataFrame) -> np.ndarray:
+    """How many launches each row of ``launches`` stands for: its ``invocations`` (a summary page's group), else 1."""
+    if "invocations" not in launches.columns:
+        return np.ones(len(launches), dtype=np.float64)
+    inv = pd.to_numeric(launches["invocations"], errors="coerce").astype("float64").to_numpy()
+    out: np.ndarray = np.where(np.isnan(inv), 1.0, inv)
+    return out
+
+
 def _launch_frame(analysis: Analysis) -> pd.DataFrame:
-    """Launch keys, kernel_name, nvtx_path, duration_ns (NaN-safe), limiter, compute_pipe, regime, utilization,
-    reason; one row per launch in ``analysis.launches`` order."""
+    """Launch keys, kernel_name, nvtx_path, duration_ns (NaN-safe; a summary group's average), weight (the launches
+    the row stands for, ``launch_weights``), time_ns (duration_ns x weight: the row's GPU time), limiter,
+    compute_pipe, regime, utilization, reason; one row per launch in ``analysis.launches`` order."""
     lv = analysis.launches.reset_index(drop=True)
     v = analysis.verdicts.reset_index(drop=True)
     n = len(lv)
+    duration = pd.to_numeric(lv["duration_ns"], errors="coerce").astype("float64")
+    weight = launch_weights(lv)
     out = pd.DataFrame(
         {
             "report": lv["report"].astype("string"),
@@ -258,7 +274,9 @@ def _launch_frame(analysis: Analysis) -> pd.DataFrame:
             "launch_id": lv["launch_id"].astype("Int64"),
             "kernel_name": lv["kernel_name"].astype("string"),
             "nvtx_path": lv["nvtx_path"].astype("string") if "nvtx_path" in lv else pd.NA,
-            "duration_ns": pd.to_numeric(lv["duration_ns"], errors="coerce").astype("float64"),
+            "duration_ns": duration,
+            "weight": weight,
+            "time_ns": duration.to_numpy() * weight,
         }
     )
     for c in ("limiter", "compute_pipe", "regime", "utilization", "reason"):
@@ -277,13 +295,15 @@ def time_by(analysis: Analysis, column: str) -> pd.DataFrame:
     if column == "limiter" and "regime" in v.columns:
         regime = v["regime"].astype("string").reset_index(drop=True)
         key = key.astype("string").where(regime.isna() | (regime == "bound"), regime)
-    duration = pd.Series(analysis.quantities["duration"].to_numpy())
+    weight = launch_weights(analysis.launches)  # a summary page's row: its invocations
+    duration = pd.Series(analysis.quantities["duration"].to_numpy() * weight)
     # groups by value in sorted order, <NA> last (a groupby on the column, by its codes)
     codes, values = pd.factorize(key, sort=True, use_na_sentinel=False)
+    launches = np.bincount(codes, weights=weight, minlength=len(values))
     g = pd.DataFrame(
         {
             "duration_s": duration.groupby(codes).sum(min_count=1).to_numpy(),  # no duration: no time, not 0
-            "launches": pd.array(np.bincount(codes, minlength=len(values)), dtype="Int64"),
+            "launches": pd.array(np.round(launches).astype(np.int64), dtype="Int64"),
         },
         index=pd.Index(values, name=column),
     )
@@ -316,9 +336,10 @@ def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None)
         return _empty({**GROUP_COLUMNS, "gid": "int64"}), np.zeros(0, dtype=np.int64)
     gid = _kernel_ids(lf)
     d = lf["duration_ns"]
-    inv = lv["invocations"].astype("Float64").fillna(1.0).astype("float64") if "invocations" in lv else d * 0 + 1.0
+    inv, time = lf["weight"], lf["time_ns"]
+    timed_inv = inv.where(d.notna())
     # shares of the whole GPU time, summary pages' invocations counted (each row stands for N launches)
-    total = float(np.nansum(d * inv))
+    total = float(np.nansum(time))
     # the group's first launch, in group-id order (ids are numbered in order of first appearance)
     first_rows = lv[["report", "kernel_name", "display_name"]].iloc[first_of_each(gid)]
     frame = pd.DataFrame(
@@ -327,15 +348,16 @@ def _kernel_groups(analysis: Analysis, launch_frame: pd.DataFrame | None = None)
             "kernel_name": first_rows["kernel_name"].to_numpy(),
             "display_name": first_rows["display_name"].to_numpy(),
             "launches": inv.groupby(gid).sum().round().astype("int64").to_numpy(),
-            "duration_ns": (d * inv).groupby(gid).sum(min_count=1).to_numpy(),  # no duration: no time, not 0
-            "mean_duration_ns": d.groupby(gid).mean().to_numpy(),
+            "duration_ns": time.groupby(gid).sum(min_count=1).to_numpy(),  # no duration: no time, not 0
+            # per launch with a duration (a summary group's average counted once per invocation)
+            "mean_duration_ns": (time.groupby(gid).sum(min_count=1) / timed_inv.groupby(gid).sum()).to_numpy(),
             "nvtx_paths": lv["nvtx_path"].groupby(gid).nunique().to_numpy(),
             "first_launch_id": lv["launch_id"].groupby(gid).min().to_numpy(),
         }
     )
     n = len(frame)
     for c in ("limiter", "compute_pipe", "regime"):
-        frame[c] = dominant_per_group(gid, lf[c], d).reindex(range(n)).to_numpy()
+        frame[c] = dominant_per_group(gid, lf[c], time).reindex(range(n)).to_numpy()
     frame["share"] = frame["duration_ns"] / total if total > 0 else np.nan
     frame["gid"] = np.arange(n)
     frame = frame.sort_values(["duration_ns", "first_launch_id"], ascending=[False, True], kind="stable")
@@ -378,16 +400,16 @@ def group_utilization(
     if not len(u):
         return _empty(UTILIZATION_COLUMNS)
     lf = (_launch_frame(analysis) if launch_frame is None else launch_frame)[
-        [*LAUNCH_KEY, "kernel_name", "duration_ns"]
+        [*LAUNCH_KEY, "kernel_name", "time_ns", "weight"]
     ]
     pos = _launch_positions(lf, u) if keys is None else keys.positions("utilization")
     if pos is None:  # launches that share a key, or rows of no launch: the join says what that means
         m = u.merge(lf, on=list(LAUNCH_KEY), how="left")
         by = [m[c].astype(object) for c in ("report", "kernel_name", "unit", "source")]
-        value = weighted_mean(m["value"], m["duration_ns"], by)
-        count = m["value"].notna().groupby(by, sort=False, dropna=False).sum()
+        value = weighted_mean(m["value"], m["time_ns"], by)
+        count = (m["value"].notna() * m["weight"].fillna(1.0)).groupby(by, sort=False, dropna=False).sum()
         out = value.rename("value").to_frame()
-        out["launches"] = count.to_numpy()
+        out["launches"] = count.round().to_numpy()
         out = out.reset_index()
         out.columns = list(UTILIZATION_COLUMNS)
         result: pd.DataFrame = out.astype(UTILIZATION_COLUMNS)
@@ -398,8 +420,9 @@ def group_utilization(
     source, sources = pd.factorize(u["source"], use_na_sentinel=False)
     # groups (kernel, unit, source) numbered in order of first appearance
     gid = pd.Series(pd.factorize((kernel * len(units) + unit) * len(sources) + source)[0])
-    value = weighted_mean(u["value"].reset_index(drop=True), lf["duration_ns"].iloc[pos].reset_index(drop=True), gid)
-    count = u["value"].notna().reset_index(drop=True).groupby(gid, sort=False).sum()
+    value = weighted_mean(u["value"].reset_index(drop=True), lf["time_ns"].iloc[pos].reset_index(drop=True), gid)
+    weight = lf["weight"].to_numpy()[pos]
+    count = pd.Series(u["value"].notna().to_numpy() * weight).groupby(gid, sort=False).sum()
     first = first_of_each(gid.to_numpy())  # each group's first row (groups numbered in order)
     result = pd.DataFrame(
         {
@@ -408,7 +431,7 @@ def group_utilization(
             "unit": np.asarray(units, dtype=object)[unit[first]],
             "source": np.asarray(sources, dtype=object)[source[first]],
             "value": value.to_numpy(),
-            "launches": count.to_numpy(),
+            "launches": np.round(count.to_numpy()).astype(np.int64),
         }
     ).astype(UTILIZATION_COLUMNS)
     return result
@@ -476,22 +499,22 @@ def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
     kernel's launches weighted by duration. Returns report, kernel_name, peak_fraction."""
     lf = _launch_frame(analysis)
     keys = [lf[k].astype(object) for k in GROUP_KEY]
-    s = weighted_mean(lf["utilization"], lf["duration_ns"], keys)
+    s = weighted_mean(lf["utilization"], lf["time_ns"], keys)
     out = s.rename("peak_fraction").reset_index()
     out.columns = [*GROUP_KEY, "peak_fraction"]
     result: pd.DataFrame = out.astype({"report": "string", "kernel_name": "string", "peak_fraction": "float64"})
     return result
 
 
-def _most_common(values: pd.Series, gid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per group id (0..n-1): the most frequent non-missing value (ties to the first seen) and how many distinct
-    values the group has."""
-    t = pd.DataFrame({"gid": gid, "v": values.astype(object).to_numpy()})
+def _most_common(values: pd.Series, gid: np.ndarray, n: int, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group id (0..n-1): the most frequent non-missing value, each row counted ``weight`` times (ties to the
+    first seen), and how many distinct values the group has."""
+    t = pd.DataFrame({"gid": gid, "v": values.astype(object).to_numpy(), "w": weight})
     t = t[values.notna().to_numpy()]
     best = np.full(n, None, dtype=object)
     distinct = np.zeros(n, dtype=np.int64)
     if len(t):
-        c = t.groupby(["gid", "v"], sort=False).size().reset_index(name="n")
+        c = t.groupby(["gid", "v"], sort=False)["w"].sum().reset_index(name="n")
         top = c.loc[c.groupby("gid", sort=False)["n"].idxmax()]
         best[top["gid"].to_numpy()] = top["v"].to_numpy()
         k = c.groupby("gid", sort=False).size()
@@ -507,11 +530,11 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     if not n:
         return _empty(KERNEL_COLUMNS), launch_kernel
     d = lf["duration_ns"]
-    timed = d.notna().groupby(launch_kernel).sum().reindex(range(n), fill_value=0).to_numpy()
+    timed = (d.notna() * lf["weight"]).groupby(launch_kernel).sum().reindex(range(n), fill_value=0).round().to_numpy()
     for c in ("duration_ns", "mean_duration_ns", "share"):  # a sum over no duration is no time, not zero time
         frame[c] = frame[c].where(timed > 0)
     frame["timed_launches"] = timed
-    peak = weighted_mean(lf["utilization"], d, pd.Series(launch_kernel))
+    peak = weighted_mean(lf["utilization"], lf["time_ns"], pd.Series(launch_kernel))
     frame["peak_fraction"] = peak.reindex(range(n)).to_numpy()
     # the reason on the longest launch (launches without a duration last, then launch order)
     order = np.lexsort((np.arange(len(lf)), -d.fillna(-1.0).to_numpy(), launch_kernel))
@@ -520,7 +543,9 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     reason[launch_kernel[first]] = lf["reason"].astype(object).to_numpy()[first]
     frame["reason"] = reason
     ops = per_distinct(lf["nvtx_path"].to_numpy(dtype=object), nvtx_op)
-    frame["nvtx"], frame["nvtx_ranges"] = _most_common(pd.Series(ops, dtype=object), launch_kernel, n)
+    frame["nvtx"], frame["nvtx_ranges"] = _most_common(
+        pd.Series(ops, dtype=object), launch_kernel, n, lf["weight"].to_numpy()
+    )
     result: pd.DataFrame = frame[list(KERNEL_COLUMNS)].astype(KERNEL_COLUMNS)
     return result, launch_kernel
 
@@ -570,7 +595,9 @@ def kernel_hints(
     order = np.lexsort((np.arange(len(rows)), pos, -dur))
     at = order[first_of_each(pd.factorize(key[order])[0])]
     # per key: launches with the hint; the most severe row (the first in the order above among equals)
-    launches = np.bincount(pd.unique(key.astype(np.int64) * len(lf) + pos) // len(lf), minlength=n_keys)
+    pairs = pd.unique(key.astype(np.int64) * len(lf) + pos)  # each (key, launch) once, counted x invocations
+    weight = lf["weight"].to_numpy()[pairs % len(lf)]
+    launches = np.round(np.bincount(pairs // len(lf), weights=weight, minlength=n_keys)).astype(np.int64)
     by_sev = order[np.lexsort((np.arange(len(order)), sev[order]))]
     sev_codes, sev_keys = pd.factorize(key[by_sev])
     best = np.empty(n_keys, dtype=np.int64)
@@ -644,13 +671,13 @@ def range_groups(analysis: Analysis, *, depth: int = 1, launch_frame: pd.DataFra
         return _empty(RANGE_COLUMNS)
     ranges = per_distinct(lf["nvtx_path"].to_numpy(dtype=object), lambda p: nvtx_op(p, depth=depth))
     lf["range"] = pd.array(ranges, dtype="string")
-    total = float(np.nansum(lf["duration_ns"]))
+    total = float(np.nansum(lf["time_ns"]))
     g = lf.groupby(["report", "range"], sort=False, dropna=False)
     gid = g.ngroup().to_numpy()
-    d = lf["duration_ns"]
+    d = lf["time_ns"]
     frame = pd.DataFrame(
         {
-            "launches": d.groupby(gid).size(),
+            "launches": lf["weight"].groupby(gid).sum().round(),
             "kernels": lf["kernel_name"].groupby(gid).nunique(),
             "duration_ns": d.groupby(gid).sum(min_count=1),
             "first_launch_id": lf["launch_id"].groupby(gid).min(),
@@ -683,15 +710,15 @@ def hint_groups(
     if not len(h):
         return _empty(HINT_GROUP_COLUMNS)
     lf = (_launch_frame(analysis) if launch_frame is None else launch_frame)[
-        [*LAUNCH_KEY, "kernel_name", "duration_ns"]
+        [*LAUNCH_KEY, "kernel_name", "time_ns", "weight"]
     ]
-    total = float(np.nansum(lf["duration_ns"]))
+    total = float(np.nansum(lf["time_ns"]))
     pos = _launch_positions(lf, h) if keys is None else keys.positions("hints")
     if pos is not None:
         return _hint_groups(h, lf, pos, total)
     m = h[[*LAUNCH_KEY, "hint", "source", "severity", "estimated_speedup"]].merge(lf, on=list(LAUNCH_KEY), how="left")
-    m["_gain"] = m["estimated_speedup"].astype("float64") * m["duration_ns"].astype("float64")
-    m["_less"] = _less_work_of(h) * m["duration_ns"].astype("float64").to_numpy()
+    m["_gain"] = m["estimated_speedup"].astype("float64") * m["time_ns"].astype("float64")
+    m["_less"] = _less_work_of(h) * m["time_ns"].astype("float64").to_numpy()
     m["_sev"] = m["severity"].astype(object).map(SEVERITY_ORDER).astype("float64").fillna(len(SEVERITY_ORDER))
     m.loc[m["severity"].isna().to_numpy(), "_sev"] = np.inf
     gid = m.groupby(["hint", "source"], sort=False, dropna=False).ngroup().to_numpy()
@@ -710,9 +737,9 @@ def hint_groups(
             "hint": first["hint"],
             "source": first["source"],
             "severity": best_sev.where(np.isfinite(sev)),
-            "launches": og.size(),
+            "launches": og["weight"].sum().round(),
             "kernels": og["kernel_name"].nunique(),
-            "duration_ns": og["duration_ns"].sum(min_count=1),
+            "duration_ns": og["time_ns"].sum(min_count=1),
             "recoverable_ns": recoverable.reindex(first.index),
             "recoverable_less_work_ns": recoverable_less.reindex(first.index),
         }
@@ -756,7 +783,8 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     source = pd.factorize(h["source"], use_na_sentinel=False)[0]
     severity = h["severity"].astype("string")
     sev = _severity_rank(severity)
-    duration = lf["duration_ns"].astype("float64").to_numpy()[pos]
+    duration = lf["time_ns"].astype("float64").to_numpy()[pos]  # the row's GPU time: x invocations
+    weight = lf["weight"].to_numpy()[pos]
     kernel = pd.factorize(lf["kernel_name"])[0][pos]  # no name: -1, not counted (as nunique does)
     gain = pd.to_numeric(h["estimated_speedup"], errors="coerce").astype("float64").to_numpy() * duration
     less_gain = _less_work_of(h) * duration
@@ -774,7 +802,7 @@ def _hint_groups(h: pd.DataFrame, lf: pd.DataFrame, pos: np.ndarray, total: floa
     og = gid[once]
     recoverable = pd.Series(best_gain).groupby(og, sort=True).sum(min_count=1)
     recoverable_less = pd.Series(best_less).groupby(og, sort=True).sum(min_count=1)
-    launches = np.bincount(og, minlength=n_groups)
+    launches = np.round(np.bincount(og, weights=weight[once], minlength=n_groups)).astype(np.int64)
     counted = kernel[once] >= 0
     kernels = np.bincount(
         pd.unique(og[counted].astype(np.int64) * len(lf) + kernel[once][counted]) // len(lf), minlength=n_groups
@@ -819,7 +847,9 @@ def summarize(analysis: Analysis) -> Summary:
             by[column] = time_by(analysis, column)
         else:
             by[column] = _empty({column: "string", **TIME_COLUMNS})
-    timed = int(lf["duration_ns"].notna().sum())
+    weight = lf["weight"].to_numpy()
+    launches = round(float(weight.sum()))
+    timed = round(float(weight[lf["duration_ns"].notna().to_numpy()].sum()))
     total = by["limiter"]["duration_s"]
     gpu_time = float(np.nansum(total)) * 1e9 if timed and len(total) else None
     compared = int(analysis.verdicts["agrees_with_ncu"].notna().sum()) if "agrees_with_ncu" in analysis.verdicts else 0
@@ -831,8 +861,8 @@ def summarize(analysis: Analysis) -> Summary:
         by_limiter=by["limiter"],
         by_regime=by["regime"],
         agreement=Agreement(compared, agreement(analysis.verdicts) if compared else math.nan),
-        launches=len(lf),
-        untimed_launches=len(lf) - timed,
+        launches=launches,
+        untimed_launches=launches - timed,
         gpu_time_ns=gpu_time,
         origin=(analysis, lf),
         keys=keys,

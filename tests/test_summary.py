@@ -92,6 +92,49 @@ def test_time_by_regime_on_a_whole_application(train: Analysis) -> None:
     assert by.get("latency", 0) + by.get("launch", 0) > 382 / 2
 
 
+def test_a_summary_page_counts_each_group_as_its_invocations(train: Analysis) -> None:
+    """A row of ncu's per-kernel summary page stands for its ``Invocations`` launches (its metrics their average):
+    the totals, the kernels, the verdict tables and the findings count it that many times, so they agree with the
+    raw page of the same run (ncu's own launches and durations). The page said 68 launches and 2.85 ms here."""
+    page = analyze(ncu_roofline.read(data("train_step.summary-per-kernel.csv")))
+    assert len(page.launches) == 68  # 68 groups (kernel and launch shape) ...
+    s, raw = summarize(page), summarize(train)
+    assert s.launches == int(page.launches["invocations"].sum()) == raw.launches == 382  # ... of 382 launches
+    # ncu's averages of gpu__time_duration.sum times the invocations: the raw page's sum, to its printed digits
+    total = float(train.quantities["duration"].sum()) * 1e9
+    assert s.gpu_time_ns == pytest.approx(total, rel=1e-4)
+    for by in (s.by_limiter, s.by_regime):
+        assert by["launches"].sum() == 382
+        assert by["duration_s"].sum() * 1e9 == pytest.approx(total, rel=1e-4)
+    kernels = s.kernels.set_index("kernel_name")
+    raw_kernels = train.launches.groupby("kernel_name").size()
+    assert kernels["launches"].sort_index().to_dict() == raw_kernels.to_dict()
+    assert kernels["timed_launches"].sum() == 382
+    times = train.launches.groupby("kernel_name")["duration_ns"]  # the page prints 3 digits: 2.50 us for 2,496 ns
+    assert kernels["mean_duration_ns"].sort_index().to_numpy() == pytest.approx(times.mean().to_numpy(), rel=2e-3)
+    # a hint of every launch of a group counts the group's invocations: tail effect on the same 165 launches
+    assert s.findings["launches"].max() <= 382
+    assert (s.findings["duration_ns"] <= s.gpu_time_ns * (1 + 1e-9)).all()
+    tail = s.findings.set_index("hint").loc["tail_effect"]
+    raw_tail = raw.findings.set_index("hint").loc["tail_effect"]
+    assert tail["launches"] == raw_tail["launches"]
+    assert tail["duration_ns"] == pytest.approx(raw_tail["duration_ns"], rel=1e-4)
+    assert (s.kernel_hints["launches"] <= kernels["launches"].to_numpy()[s.kernel_hints["kernel"]]).all()
+
+
+def test_a_summary_page_per_nvtx_range_counts_invocations() -> None:
+    """ncu 2024.2's per-NVTX summary of micro_roof: 13 groups of 16 launches (tiny_launch 4 invocations) in the
+    three ranges microbench.cu pushes; each range's launches are its groups' invocations."""
+    page = analyze(ncu_roofline.read(data("wild/ncu-2024.2/micro_roof.summary-per-nvtx.csv.gz")))
+    assert len(page.launches) == 13
+    s = summarize(page)
+    assert s.launches == 16
+    assert s.ranges["launches"].sum() == 16
+    groups = page.launches.assign(range=page.launches["nvtx_path"].str.split("/").str[0])
+    expected = groups.groupby("range")["invocations"].sum()
+    assert s.ranges.set_index("range")["launches"].sort_index().to_dict() == expected.to_dict()
+
+
 def test_top_kernels(train: Analysis) -> None:
     top = top_kernels(train, 5)
     assert len(top) == 5
