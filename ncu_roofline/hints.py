@@ -614,7 +614,8 @@ def launch_overhead(f: Frame) -> Found:
     "small_grid",
     needs=(Need(("grid_size", "waves_per_sm"), "launch__grid_size, launch__waves_per_multiprocessor", _LAUNCH),),
     summary="A grid that leaves SMs without a block, or at most half a wave.",
-    bound="The share of SMs without a block (1 - blocks / SMs); unquantified when every SM has a block.",
+    bound="The share of SMs without a block (1 - blocks / SMs); unquantified when every SM has a block, and on a "
+    "launch-bound launch (regime launch: its time is the launch cost, which a wider grid does not shorten).",
 )
 def small_grid(f: Frame) -> Found:
     waves, grid, sms = f.get("waves_per_sm"), f.get("grid_size"), f.get("sm_count")
@@ -622,6 +623,9 @@ def small_grid(f: Frame) -> Found:
     few = _ge(idle, SMALL_GRID_IDLE_SMS)
     half = ~np.isnan(waves) & (waves <= SMALL_GRID_HALF_WAVE)
     applies = ~_is(f, "regime", "bound")
+    # a launch shorter than the launch cost: spreading its few blocks over more SMs leaves that cost (1 block of 32
+    # threads for 2 us: "99 % of the SMs idle" does not make it 99 % faster); launch_overhead is its hint
+    launch = _is(f, "regime", "launch")
 
     def blocks(t: Text) -> Arr:
         out: Arr = t.f(grid, ".0f") + t.pick(grid == 1, " block", " blocks")
@@ -629,18 +633,21 @@ def small_grid(f: Frame) -> Found:
 
     return Found(
         fires=applies & (few | half),
-        severity=np.where(_ge(idle, 0.5), "high", "medium"),
-        message=lambda t: t.pick(
-            few,
-            blocks(t)
-            + " for "
-            + t.f(sms, ".0f")
-            + " SMs: "
-            + t.f(idle, ".0%")
-            + " of the SMs have no block"
-            + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
-            t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
-            "so it has half the warps it could use to hide latency",
+        severity=np.where(launch, "low", np.where(_ge(idle, 0.5), "high", "medium")),
+        message=lambda t: (
+            t.pick(
+                few,
+                blocks(t)
+                + " for "
+                + t.f(sms, ".0f")
+                + " SMs: "
+                + t.f(idle, ".0%")
+                + " of the SMs have no block"
+                + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
+                t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
+                "so it has half the warps it could use to hide latency",
+            )
+            + t.pick(launch, "; the launch cost, not the grid, holds this launch", "")
         ),
         advice=lambda t: (
             "Launch more blocks (smaller blocks, or split the work further: split-K, more tiles), or run "
@@ -655,7 +662,7 @@ def small_grid(f: Frame) -> Found:
                 ">=",
             ),
         ),
-        estimate=np.where(few, idle, np.nan),
+        estimate=np.where(few & ~launch, idle, np.nan),
         applies=applies,
     )
 
