@@ -110,10 +110,12 @@ def test_session_page_of_2024_2() -> None:
 
 
 def summary_groups(path: Path) -> list[tuple[str, ...]]:
-    """One tuple per distinct group of the page (its columns before Section Name), with its Invocations last;
-    rows cut by ncu 2024.2 (fewer fields than the header) are rejoined first by the page's own layout."""
+    """One tuple per distinct group of the page (its columns before Section Name, or before Metric Name on the raw
+    page's summary), with its Invocations last; rows cut by ncu 2024.2 (fewer fields than the header) are rejoined
+    first by the page's own layout."""
     header, rows = records(path)
-    si, inv = header.index("Section Name"), header.index("Invocations")
+    si = header.index("Section Name" if "Section Name" in header else "Metric Name")
+    inv = header.index("Invocations")
     fields = [f for r in rows for f in (r[:-1] if len(r) != len(header) and r[-1] == "" else r)]
     groups: dict[tuple[str, ...], None] = {}
     k = 0
@@ -613,7 +615,7 @@ def test_every_reexported_flavour_reads(name: str) -> None:
             ncu_roofline.read(path)
         return
     report = read_shared(path)
-    if ".summary-" in name:
+    if ".summary-" in name or ".raw-summary-" in name:
         groups = summary_groups(path)
         assert len(report.launches) == len(groups)
         assert report.launches["invocations"].tolist() == [int(g[-1]) for g in groups]
@@ -625,6 +627,51 @@ def test_every_reexported_flavour_reads(name: str) -> None:
         assert len(report.launches) == (4 if "gene_dzv" in name else 1 if truncated else MICRO_LAUNCHES)
     said = report.source["not_understood"].iloc[0]
     assert pd.isna(said) or "unit '" not in said, said
+
+
+@pytest.mark.parametrize(
+    ("name", "raw_name"),
+    [
+        ("ncu-2024.2/micro_roof.raw-summary-per-kernel.csv.gz", "ncu-2024.2/micro_roof.raw.csv.gz"),
+        ("ncu-2024.2/micro_roof.raw-summary-per-nvtx.csv.gz", "ncu-2024.2/micro_roof.raw.csv.gz"),
+        ("ncu-2022.3/gene_dzv.raw-summary-per-kernel.csv.gz", "ncu-2022.3/gene_dzv.raw.csv.gz"),
+        ("ncu-2024.2/gene_dzv.raw-summary-per-kernel.csv.gz", "ncu-2024.2/gene_dzv.raw.csv.gz"),
+    ],
+)
+def test_the_raw_pages_summary_is_the_raw_page_per_group(name: str, raw_name: str) -> None:
+    """``--page raw --print-summary per-kernel|per-nvtx``: no Section Name, every metric by name, each group's
+    minimum, maximum and average. A group of one launch has the raw page's values (ncu's own numbers on both
+    pages), a group of several their average; the verdicts and the GPU time are the raw page's."""
+    page, raw = read_shared(REEXPORT / name), read_shared(REEXPORT / raw_name)
+    assert "Section Name" not in records(REEXPORT / name)[0]
+    assert page.launches["invocations"].sum() == len(raw.launches)
+    said = page.source["not_understood"].iloc[0]
+    assert pd.isna(said) or "not understood" not in said, said
+    m = page.metrics
+    assert m["section"].isna().all() and m["metric"].notna().all()
+    # the kernels' groups against the raw page's launches: one launch per group on both samples' single kernels
+    summary = analyze(page).quantities.reset_index()
+    full = analyze(raw)
+    by_kernel = raw.launches.groupby("kernel_name")
+    for row, launch in zip(summary.itertuples(), page.launches.itertuples(), strict=True):
+        launches = by_kernel.get_group(launch.kernel_name)
+        if "nvtx" not in name:
+            assert launch.invocations == len(launches)
+        q = full.quantities.reset_index().set_index("launch_id").loc[launches["launch_id"]]
+        checked = []
+        for quantity in ("duration", "dram_bytes", "sm_count", "grid_size"):
+            if quantity in q.columns and q[quantity].notna().all():
+                # the average over the group's launches, as ncu prints it (up to 6 significant digits)
+                assert getattr(row, quantity) == pytest.approx(q[quantity].mean(), rel=1e-5), (quantity, launch)
+                checked.append(quantity)
+        assert "duration" in checked and len(checked) >= 2, checked
+    if "micro_roof" in name:
+        verdicts = analyze(page).verdicts.reset_index()
+        names = page.launches.set_index("launch_id")["kernel_name"]
+        raw_verdicts = full.verdicts.reset_index().merge(raw.launches[["launch_id", "kernel_name"]])
+        expected = raw_verdicts.drop_duplicates("kernel_name").set_index("kernel_name")["limiter"]
+        got = verdicts.set_index(verdicts["launch_id"].map(names))["limiter"]
+        assert got.groupby(level=0).first().to_dict() == expected.to_dict()
 
 
 @pytest.mark.parametrize(

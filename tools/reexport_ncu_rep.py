@@ -75,8 +75,12 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "summary-per-kernel": ("--print-summary", "per-kernel"),
     "summary-per-nvtx": ("--print-summary", "per-nvtx"),
     "summary-per-gpu": ("--print-summary", "per-gpu"),
+    "raw-summary-per-kernel": ("--page", "raw", "--print-summary", "per-kernel"),
+    "raw-summary-per-nvtx": ("--page", "raw", "--print-summary", "per-nvtx"),
     "session": ("--page", "session"),
     "source-sass": ("--page", "source", "--print-source", "sass"),
+    "source-ptx": ("--page", "source", "--print-source", "ptx"),
+    "source-cuda-sass": ("--page", "source", "--print-source", "cuda,sass"),
 }
 #: Flavours of ncu's human-readable pages (no ``--csv``; the details page is what ``ncu ./app`` prints by default).
 TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {

@@ -151,12 +151,17 @@ def long_metrics(
     minimum: pa.Array | None = None,
     maximum: pa.Array | None = None,
     cc: str | None = None,
+    by_name: bool = False,
 ) -> pd.DataFrame:
-    """The METRIC_COLUMNS frame for rows of a details/summary page (all arrays of equal length)."""
+    """The METRIC_COLUMNS frame for rows of a details/summary page (all arrays of equal length). ``by_name``: the
+    ``Metric Name`` field is every row's metric name, as on the raw page (its summary), with no label."""
     n = len(value)
     sec = categorical(section)
     fld = categorical(metric_field)
-    name, label = resolve_names(sec, fld, cc)
+    if by_name:
+        name, label = fld, pd.Categorical.from_codes(np.full(n, -1, np.int32), categories=pd.Index([], dtype=object))
+    else:
+        name, label = resolve_names(sec, fld, cc)
     unit_cat = categorical(unit)
     factor, base = unit_columns(loc, unit_cat)
     raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)

@@ -142,8 +142,11 @@ def is_text_page(lines: list[str]) -> bool:
 SNIFF_BYTES = 1 << 16
 
 
-#: The header of ncu's source page, quoted as ncu writes it or saved again without quotes.
-_SOURCE_HEADER = re.compile(r'^(?:"Address","Source"|Address,Source)(?:,|$)')
+#: The header of ncu's source page, quoted as ncu writes it or saved again without quotes: SASS (``Address,Source``),
+#: PTX or CUDA (``Line No,Source``; CUDA and SASS side by side after ``File Path`` and ``Function Name`` lines).
+_SOURCE_HEADER = re.compile(r'^(?:"Address","Source"|Address,Source|"Line No","Source"|Line No,Source)(?:,|$)')
+#: What ncu prints instead of a source page it cannot show (no PTX in the report, no line info for CUDA).
+_SOURCE_WARNING = re.compile(r"==WARNING== (?:PTX source is not available|No lineinfo available to show CUDA)")
 #: ... and its header without ``--csv``, under a table's dashed line (its columns' names wrapped in their widths:
 #: ``Instru`` / ``ctions``).
 _SOURCE_TEXT_HEADER = re.compile(r"^Address +Source(?: +\S+)*\s*$")
@@ -319,8 +322,10 @@ def _classify_header(fields: list[str]) -> str | None:
         if "Kernel Name" in fields:
             return "raw"
         return None
-    if {"Invocations", "Section Name", "Metric Name", "Average"} <= set(fields) and fields[0] != "ID":
-        return "summary"  # per kernel ("Process ID", ...) or per NVTX range ("Domain", "Range:...", ...)
+    if {"Invocations", "Metric Name", "Average"} <= set(fields) and fields[0] != "ID":
+        # per kernel ("Process ID", ...) or per NVTX range ("Domain", "Range:...", ...); with "Section Name" and
+        # the sections' labels, or without it and every metric by name (``--page raw --print-summary ...``)
+        return "summary"
     if (
         len(fields) == 2
         and fields[0].endswith("Attribute")
@@ -333,7 +338,9 @@ def _classify_header(fields: list[str]) -> str | None:
 #: The words of every line the line-by-line sniff (``locate``) stops at: an ncu CSV header's (quoted or not, glued
 #: to program output or not), the source page's, a session page's attribute block's. A file that has none of them
 #: is sniffed to its end.
-_STOP_WORDS = (b"Process ID", b'Domain","Range', b"Domain,Range", b"Address", b"Invocations", b"Attribute")
+_STOP_WORDS = (
+    b"Process ID", b'Domain","Range', b"Domain,Range", b"Address", b"Line No", b"Invocations", b"Attribute",
+)  # fmt: skip
 
 
 def _text_page_at_once(path: Path, head: bytes) -> Located | None:
@@ -464,6 +471,8 @@ def locate(path: Path) -> Located:
             "with --csv)",
         )
     _raise_ncu_error(path, preamble)
+    if any(_SOURCE_WARNING.match(s.text.strip()) for s in preamble):
+        raise FormatError(path, f"{_SOURCE_PAGE}; ncu printed no source for it")
     _raise_run_log(path, preamble)
     _raise_other_separator(path, preamble)
     if preamble and all(s.reason == "ncu message" for s in preamble):

@@ -12,7 +12,9 @@ Headers seen (columns found by name):
 - per NVTX range: no process columns; ``Domain`` and ``Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg``
   (each range of the stack a quoted item) before ``Kernel Name``;
 - per GPU: the device columns only.
-Every column before ``Section Name`` (but ``Invocations``) names the group.
+Every column before ``Section Name`` (but ``Invocations``) names the group. The raw page's summary (``--page raw
+--print-summary per-kernel|per-nvtx``) has no ``Section Name``: its ``Metric Name`` is every metric's name, and the
+columns before it name the group.
 
 ncu 2024.2 writes a row for a metric without data (its value "no data" in the details page) as the group's
 identity and section only, without a line break, so that the line breaks of the rows after it fall
@@ -45,7 +47,7 @@ from .records import (
 )
 from .sniff import PROF_LINE, Located, Skipped, fields_of
 
-REQUIRED = ("Invocations", "Section Name", "Metric Name", "Metric Unit", "Average")
+REQUIRED = ("Invocations", "Metric Name", "Metric Unit", "Average")
 _PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
 
 
@@ -55,12 +57,13 @@ def read_summary(loc: Located, report: str) -> Page:
     missing = [c for c in REQUIRED if c not in header]
     if missing:
         raise FormatError(loc.path, f"summary page without column(s) {missing}", line=loc.header_line)
-    si = header.index("Section Name")
+    sections = "Section Name" in header  # not on the raw page's summary: metrics by name
+    si = header.index("Section Name" if sections else "Metric Name")
     # every column before "Section Name" but the count names the group (per kernel, per NVTX range, per GPU)
     group_cols = [c for c in header[:si] if c != "Invocations"]
-    dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"}
+    dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"} & set(header)
     table, odd = read_records(loc, list(header), string_columns(list(header), dict_cols))
-    if _misaligned(header, table, odd):
+    if sections and _misaligned(header, table, odd):
         table, skipped = _reflow(loc, header, dict_cols)
     else:
         skipped = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None).skipped
@@ -92,13 +95,19 @@ def read_summary(loc: Located, report: str) -> Page:
     unit = column(table, "Metric Unit")
     not_understood = check_units(loc, unit)
     cc = main_cc(launches)
-    not_understood += unknown_labels(column(table, "Section Name"), column(table, "Metric Name"), None, cc)
+    section = (
+        column(table, "Section Name")
+        if sections  # else no section: '' on every row (NA in the frame)
+        else pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([""]))
+    )
+    if sections:  # the raw page's summary names every metric: nothing to resolve
+        not_understood += unknown_labels(section, column(table, "Metric Name"), None, cc)
     metrics = long_metrics(
         loc,
         report,
         process_id=pid,
         launch_id=lid,
-        section=column(table, "Section Name"),
+        section=section,
         body_item=None,
         metric_field=column(table, "Metric Name"),
         unit=unit,
@@ -107,6 +116,7 @@ def read_summary(loc: Located, report: str) -> Page:
         cc=cc,
         minimum=column(table, "Minimum") if "Minimum" in header else None,
         maximum=column(table, "Maximum") if "Maximum" in header else None,
+        by_name=not sections,
     )
     return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
 
