@@ -13,6 +13,7 @@ Ragged metric rows stop after ``Metric Value``, with or without one empty field 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import mmap
 from concurrent.futures import ThreadPoolExecutor
@@ -53,6 +54,7 @@ from .metricframe import (
 from .page import Page
 from .records import (
     DICT,
+    REPEATED_HEADER,
     Block,
     Fallback,
     OddRows,
@@ -61,6 +63,7 @@ from .records import (
     check_nonempty,
     classify_odd_rows,
     column,
+    drop_repeated_headers,
     int_keys,
     loose_fields,
     number_style,
@@ -118,12 +121,38 @@ def read_details(loc: Located, report: str) -> Page:
     identity = [c for c in header[:vi] if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c == "Kernel Time"]
     streamed = ragged and names[-1] == "__trailing__"  # metric rows end in an empty field: a byte tells them apart
     streamed |= width == len(header) == vi + 1 and "Rule Name" not in header  # no rule rows: each row a metric row
+    page = None
     if streamed:
-        try:
-            return _read_streamed(loc, report, names, identity)
-        except Fallback:
-            pass  # something only the careful reader below handles: it says what and where
-    return _read_careful(loc, report, names, identity, ragged)
+        # on Fallback, something only the careful reader below handles: it says what and where
+        with contextlib.suppress(Fallback):
+            page = _read_streamed(loc, report, names, identity)
+    if page is None:
+        page = _read_careful(loc, report, names, identity, ragged)
+    if any(s.reason == REPEATED_HEADER for s in page.skipped):
+        _same_launch_twice(loc, page)
+    return page
+
+
+def _same_launch_twice(loc: Located, page: Page) -> None:
+    """FormatError where a file of two captures (the header repeats) has a launch whose rows are apart: the same
+    process ID and launch ID in both (one process captured twice, or a reused process ID), whose rows would merge
+    into one launch. ncu writes a launch's metric rows together."""
+    if page.metrics is None:
+        return
+    long = page.metrics.to_long()
+    key = long["process_id"].to_numpy(dtype=np.int64) * (int(long["launch_id"].max()) + 1) + long["launch_id"].to_numpy(
+        dtype=np.int64
+    )
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    runs = pd.Series(key[starts])
+    if runs.duplicated().any():
+        k = int(runs[runs.duplicated()].iloc[0])
+        pid, lid = divmod(k, int(long["launch_id"].max()) + 1)
+        raise FormatError(
+            loc.path,
+            f"the header repeats and launch ID {lid} of process {pid} has rows in two places: two captures of one "
+            "process appended into one file? export each capture to a file of its own",
+        )
 
 
 def _read_careful(loc: Located, report: str, names: list[str], identity: list[str], ragged: bool) -> Page:
@@ -154,6 +183,8 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
             rule_table = table.filter(is_rule).cast(pa.schema([(c, pa.string()) for c in header]))
             table = table.filter(pc.invert(is_rule))
     n_rules = 0 if rule_table is None else rule_table.num_rows
+    table, again = drop_repeated_headers(loc, table, ("ID", "Process ID"))  # the header of a second capture
+    classified.skipped += again
     check_nonempty(loc, table.num_rows + n_rules, "rows")
 
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))

@@ -27,6 +27,7 @@ from .records import (
     check_nonempty,
     classify_odd_rows,
     column,
+    drop_repeated_headers,
     int_keys,
     number_style,
     read_records,
@@ -67,7 +68,9 @@ def read_raw(loc: Located, report: str) -> Page:
     identity = [c for c in header if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in IDENTITY_EXTRA]
     metric_cols = [c for c in header if c not in identity]
     table, odd = read_records(loc, list(header), string_columns(list(header), set(identity)), skip_rows=1)
+    table, again = drop_repeated_headers(loc, table, ("ID", "Process ID"), units)
     classified = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None)
+    classified.skipped += again
     check_nonempty(loc, table.num_rows, "launch rows")
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
@@ -78,10 +81,12 @@ def read_raw(loc: Located, report: str) -> Page:
         count = int(((pid == pid[i]) & (lid == lid[i])).sum())
         found = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
         lines = next(iter(found.values()), [])
+        appended = "; the header repeats: two captures of one process appended? export each to a file of its own"
         raise DuplicateLaunchError(
             loc.path,
-            f"launch ID {lid[i]} of process {pid[i]} has {count} rows (expected one row per launch in a raw page)",
-            line=lines[1] if len(lines) > 1 else (lines[0] if lines else None),
+            f"launch ID {lid[i]} of process {pid[i]} has {count} rows (expected one row per launch in a raw page"
+            f"{appended if again else ''})",
+            line=lines[1] if len(lines) > 1 else (lines[0] if lines else again[0].line if again else None),
         )
     ident = pd.DataFrame({c: column(table, c).to_pylist() for c in identity if c not in ("ID", "Process ID")})
     ident["ID"] = lid.astype(str)

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..arrowpool import LIBC
-from ..errors import ParseError
+from ..errors import FormatError, ParseError
 from ..units import detect_number_style
 from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
 
@@ -202,6 +202,69 @@ def _arrow_error(loc: Located, exc: Exception, offset: int) -> ParseError:
     return ParseError(loc.path, f"malformed CSV ({text})", line=line)
 
 
+#: Why a repeated header (and the raw page's units row under it) is skipped.
+REPEATED_HEADER = "the header again (a second capture appended to the file, e.g. one per MPI rank)"
+
+
+def _equals_text(arr: pa.Array, text: str) -> np.ndarray:
+    """Per row, whether a (dictionary-encoded) string column's cell is ``text``; the rows' codes compared, not
+    their strings, where the column is dictionary-encoded."""
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) and not isinstance(
+        arr.type, pa.DictionaryType
+    ):
+        return np.zeros(len(arr), dtype=bool)  # a column parsed as numbers holds no name
+    if isinstance(arr.type, pa.DictionaryType):
+        words = arr.dictionary.to_pylist()
+        if text not in words:
+            return np.zeros(len(arr), dtype=bool)
+        codes = arr.indices.to_numpy(zero_copy_only=False)
+        out: np.ndarray = codes == words.index(text)
+        return out
+    return np.asarray(pc.fill_null(pc.equal(arr, text), False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def drop_repeated_headers(
+    loc: Located, table: pa.Table, keys: tuple[str, str], units: list[str] | None = None
+) -> tuple[pa.Table, list[Skipped]]:
+    """The table without the rows that repeat the header (two captures written into one file: ``mpirun -np 2 ncu
+    --csv ...`` or ``>>``), found by two of its columns (``keys``) holding their own names; on a raw page
+    (``units``) the units row under each must equal the first one (the values of both captures are in the same
+    units), else FormatError naming its line. Returns the rows kept and the skipped lines."""
+    first, second = keys
+    again = _equals_text(column(table, first), first) & _equals_text(column(table, second), second)
+    if not again.any():
+        return table, []
+    header_text = ",".join(f'"{c}"' for c in loc.header)
+    lines = lines_of(loc.path, [header_text], start=loc.data_offset).get(header_text, [])
+    drop = again.copy()
+    skipped = [Skipped(n, header_text, REPEATED_HEADER) for n in lines]
+    if units is not None:
+        at = np.flatnonzero(again) + 1  # the row under each repeated header: its units row
+        for k, row in enumerate(at.tolist()):
+            line = lines[k] + 1 if k < len(lines) else None
+            cells = [str(column(table, c)[row].as_py() or "") if row < table.num_rows else "" for c in loc.header]
+            if row >= table.num_rows or cells != units:
+                differ = next((c for c, a, b in zip(loc.header, cells, units, strict=True) if a != b), loc.header[0])
+                raise FormatError(
+                    loc.path,
+                    f"the header again, but not the units row of line {loc.header_line + 1} under it (column "
+                    f"{differ!r}): two raw pages with other units in one file; export each capture to a file of "
+                    "its own",
+                    line=line,
+                )
+            drop[row] = True
+            skipped.append(Skipped(line, ",".join(f'"{u}"' for u in units), REPEATED_HEADER + ": its units row"))
+    kept = table.filter(pa.array(~drop))
+    # the dictionaries without the header's words (readers check every word of a key column's dictionary)
+    columns = [
+        pc.dictionary_encode(column(kept, c).dictionary_decode())
+        if isinstance(kept.schema.field(c).type, pa.DictionaryType)
+        else kept.column(c)
+        for c in kept.column_names
+    ]
+    return pa.table(columns, names=kept.column_names), skipped
+
+
 def column(table: pa.Table, name: str) -> pa.Array:
     """One column of a read table as a single contiguous array."""
     col = table.column(name)
@@ -304,6 +367,9 @@ def classify_odd_rows(
         launch_like = len(fields) >= 2 and bool(_INT.match(fields[0])) and bool(_INT.match(fields[1]))
         if rule_width is not None and width == rule_width and launch_like:
             rule_rows.append(fields)
+            continue
+        if fields == loc.header:  # a second capture's header (the first's is loc's)
+            out.skipped.append(Skipped(line, text, REPEATED_HEADER))
             continue
         if not launch_like and fields and all(f and not _INT.match(f) for f in fields):
             table_widths.add(len(fields))

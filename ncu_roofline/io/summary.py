@@ -40,6 +40,7 @@ from .records import (
     check_nonempty,
     classify_odd_rows,
     column,
+    drop_repeated_headers,
     int_keys,
     number_style,
     read_records,
@@ -63,10 +64,12 @@ def read_summary(loc: Located, report: str) -> Page:
     group_cols = [c for c in header[:si] if c != "Invocations"]
     dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"} & set(header)
     table, odd = read_records(loc, list(header), string_columns(list(header), dict_cols))
+    table, again = drop_repeated_headers(loc, table, ("Invocations", "Metric Name"))
     if sections and _misaligned(header, table, odd):
         table, skipped = _reflow(loc, header, dict_cols)
     else:
         skipped = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None).skipped
+    skipped += again
     check_nonempty(loc, table.num_rows, "rows")
     if "Process ID" in header:
         pid = int_keys(loc, "Process ID", column(table, "Process ID"))
@@ -80,6 +83,8 @@ def read_summary(loc: Located, report: str) -> Page:
     )
     _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
+    if again:  # two captures in one file: one process's twice would merge its groups
+        _same_group_twice(loc, table, inverse, sections)
     order = np.argsort(first, kind="stable")
     group_number = np.empty_like(order)
     group_number[order] = np.arange(len(order))
@@ -119,6 +124,25 @@ def read_summary(loc: Located, report: str) -> Page:
         by_name=not sections,
     )
     return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
+
+
+def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections: bool) -> None:
+    """FormatError where a group has a metric twice: two captures of one process (same process ID, same kernels)
+    appended into one file, whose groups cannot be told apart."""
+    metric = [column(table, "Metric Name")] + ([column(table, "Section Name")] if sections else [])
+    codes = [group.astype(np.int64)] + [
+        pc.dictionary_encode(m).indices.to_numpy(zero_copy_only=False).astype(np.int64) for m in metric
+    ]
+    rows = pd.DataFrame(np.stack(codes, axis=1))
+    twice = rows.duplicated().to_numpy()
+    if twice.any():
+        i = int(np.flatnonzero(twice)[0])
+        raise FormatError(
+            loc.path,
+            f"the header repeats and the group of {column(table, 'Kernel Name')[i].as_py()!r} has metric "
+            f"{metric[0][i].as_py()!r} twice: two captures of one process appended into one file? export each "
+            "capture to a file of its own",
+        )
 
 
 def _misaligned(header: list[str], table: pa.Table, odd: OddRows) -> bool:
