@@ -56,6 +56,18 @@ def test_terminal_summary_of_the_training_step() -> None:
     assert "\x1b" not in text
 
 
+def test_terminal_says_how_many_hints_it_leaves_out() -> None:
+    """The terminal lists our five hints with the most recoverable time, then how many more there are (the page
+    and Markdown list them all): micro_full's raw page has 9 (its README table of kernels and hints)."""
+    a = sample("micro_full.raw.csv")
+    ours = a.hints.loc[a.hints["source"] != "ncu", "hint"].nunique()
+    assert ours == 9
+    text = render_terminal(a, width=120)
+    hints = text.split("\nHints\n", 1)[1].splitlines()
+    assert sum(1 for line in hints[:5] if "of GPU time touched" in line) == 5
+    assert hints[5] == f"  … and {ours - 5} more hints (the HTML report lists them all)"
+
+
 @pytest.mark.parametrize("width", [60, 80, 120, 160])
 def test_terminal_fits_the_width(width: int) -> None:
     text = render_terminal(sample("llm_full.raw.csv"), width=width, top=5)

@@ -193,6 +193,9 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
                     w,
                 )
             )
+        more = len(ours) - 5
+        if more > 0:  # the page and --format markdown list every hint
+            out.append(f"  … and {more:,} more hint{'s' if more != 1 else ''} (the HTML report lists them all)")
     if view.header.missing_peaks:
         out.append("")
         out.extend(_wrap(view.header.missing_peaks, w))
