@@ -353,3 +353,27 @@ def test_mutated_text_pages_read_or_raise_our_error(tmp_path: Path, text: str) -
     if r is None:
         return
     assert len(r.launches) <= sum(1 for line in text.splitlines() if "Context 1, Stream 7" in line)
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "micro_full.details.csv"])
+def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
+    """A duration cell made negative (damaged or edited) would subtract from every sum of GPU time ("HBM -32.5 %
+    -4.96 ms" in the summary): refused, naming the launch (stream_triad, launch 0, 189.41 us)."""
+    lines = data(name).read_text().splitlines(keepends=True)
+    rows = list(csv.reader(lines))
+    header = rows[0]
+    if "raw" in name:
+        at, col = 2, header.index("gpu__time_duration.sum")  # launch 0's row, under the units row
+    else:
+        at = next(i for i, r in enumerate(rows) if r[header.index("Metric Name")] == "Duration")
+        col = header.index("Metric Value")
+    assert rows[at][0] == "0" and float(rows[at][col]) > 0
+    rows[at][col] = "-" + rows[at][col]
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(rows[at])
+    lines[at] = out.getvalue()
+    path = tmp_path / name
+    path.write_text("".join(lines))
+    with pytest.raises(ncu_roofline.ParseError, match=r"launch ID 0 of process \d+ \(stream_triad.*duration is -") as e:
+        ncu_roofline.read(path)
+    assert "\n" not in str(e.value)

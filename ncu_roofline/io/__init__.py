@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..arrowpool import malloc_arrow
-from ..errors import InputError
+from ..errors import InputError, ParseError
 from ..files import STDIN, STDIN_STEM, is_stdin, is_stream
 from ..model import (
     LAUNCH_COLUMNS,
@@ -275,7 +275,22 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         SOURCE_COLUMNS,
     )
     launches = with_cc(with_duration(page.launches, sources), sources)
+    _check_durations(shown, launches)
     return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
+
+
+def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
+    """ParseError naming the first launch whose GPU time is negative (no GPU time is: a damaged or edited cell,
+    which would subtract from every sum of GPU time)."""
+    d = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(d < 0)
+    if len(bad):
+        row = launches.iloc[int(bad[0])]
+        raise ParseError(
+            shown,
+            f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): its duration is "
+            f"{d[bad[0]]:g} ns (expected a duration of zero or more: the cell is damaged or edited)",
+        )
 
 
 _Read = TypeVar("_Read")
