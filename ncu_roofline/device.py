@@ -410,6 +410,22 @@ def resolve_peaks(
     frame[list(FIGURES)] = figures
 
     series_cols = [c for c in frame.columns if c.startswith("tensor_") and c not in FIGURES and c.endswith("_flops")]
+    # a clock or SM count given: the figures made of it follow it, each launch's scaled from the value it had
+    # (ncu locks clocks at base by default: --peak sm_clock_hz=BOOST gives the compute roofs at the boost clock)
+    for basis, made_of in _MADE_OF.items():
+        if basis not in overrides:
+            continue
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = float(overrides[basis]) / frame[basis].to_numpy(dtype=np.float64)
+        known = np.isfinite(scale)
+        for fig in [*made_of, *(series_cols if basis in _FLOP_BASES else ())]:
+            if fig in overrides:
+                continue  # a figure given itself wins over the one its clock would give
+            col = frame[fig].to_numpy(dtype=np.float64)
+            scaled = known & np.isfinite(col)
+            frame[fig] = np.where(scaled, col * scale, col)
+            if fig in FIGURES:
+                sources[scaled, FIGURES.index(fig)] = code(OVERRIDE)
     for fig, value in overrides.items():
         frame[fig] = float(value)
         sources[:, FIGURES.index(fig)] = code(OVERRIDE)
@@ -426,6 +442,18 @@ def resolve_peaks(
     parts = [frame[["device", *FIGURES]], pd.DataFrame(text, index=frame.index), frame[series_cols]]
     result: pd.DataFrame = pd.concat(parts, axis=1)
     return result
+
+
+#: The figures each clock (and the SM count) makes: a peak is per-cycle work x clock, for the whole GPU.
+_FLOP_FIGURES = ("fp64_flops", "fp32_flops", "fp16_flops", *(f"tensor_{t}_flops" for t in TENSOR_DTYPES))
+_FLOP_BASES = ("sm_clock_hz", "sm_count")
+_MADE_OF: dict[str, tuple[str, ...]] = {
+    "sm_clock_hz": _FLOP_FIGURES,
+    "sm_count": _FLOP_FIGURES,
+    "dram_clock_hz": ("dram_bytes_per_s",),
+    "l2_clock_hz": ("l2_bytes_per_s",),
+    "l1_clock_hz": ("l1_bytes_per_s",),
+}
 
 
 def _summarise(sources: np.ndarray, labels: list[str]) -> Any:

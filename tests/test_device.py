@@ -338,6 +338,34 @@ def test_overrides_win() -> None:
     assert (peaks["tensor_op_hmma_src_fp16_dst_fp32_sparsity_off_flops"] != 9.0e14).all()
 
 
+def test_a_clock_or_sm_count_given_moves_the_peaks_made_of_it() -> None:
+    """ncu locks the clocks at base by default: --peak sm_clock_hz=BOOST gives the compute roofs at the boost clock.
+    Each launch's report peak is per-cycle work x its own clock, so it scales by the given clock over that one (the
+    H200 sample's SM clock is 1.755 GHz on every launch, its FP32 peak 2 x ffma.peak_sustained x that clock); the
+    memory roofs follow their own clocks only, and a figure given itself wins over the clock's."""
+    values = raw_wide("micro_full")
+    base = resolve_peaks(values, "NVIDIA H200")
+    boost = 1.98e9
+    peaks = resolve_peaks(values, "NVIDIA H200", {"sm_clock_hz": boost})
+    clock = values["sm__cycles_elapsed.avg.per_second"]
+    expected = 2 * values["sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"] * boost
+    np.testing.assert_allclose(peaks["fp32_flops"], expected, rtol=1e-12)
+    np.testing.assert_allclose(peaks["fp32_flops"] / base["fp32_flops"], boost / clock, rtol=1e-12)
+    series = "tensor_op_hmma_src_bf16_dst_fp32_sparsity_off_flops"
+    np.testing.assert_allclose(peaks[series] / base[series], boost / clock, rtol=1e-12)
+    assert (peaks["source_fp32_flops"] == "override").all() and (peaks["sm_clock_hz"] == boost).all()
+    pd.testing.assert_series_equal(peaks["dram_bytes_per_s"], base["dram_bytes_per_s"])
+    # the DRAM clock moves the DRAM roof alone; an SM count the FLOP roofs; a figure given wins
+    dram = resolve_peaks(
+        values, "NVIDIA H200", {"dram_clock_hz": 2 * float(values["dram__cycles_elapsed.avg.per_second"].iloc[0])}
+    )
+    assert dram["dram_bytes_per_s"].iloc[0] == pytest.approx(2 * base["dram_bytes_per_s"].iloc[0])
+    pd.testing.assert_series_equal(dram["fp32_flops"], base["fp32_flops"])
+    half = resolve_peaks(values, "NVIDIA H200", {"sm_count": 66, "fp64_flops": 1e13})
+    np.testing.assert_allclose(half["fp32_flops"], base["fp32_flops"] / 2, rtol=1e-12)
+    assert (half["fp64_flops"] == 1e13).all()
+
+
 def test_unknown_override_key() -> None:
     with pytest.raises(AnalysisError, match="dram_bandwidth"):
         resolve_peaks(raw_wide("micro_full"), None, {"dram_bandwidth": 1.0})
