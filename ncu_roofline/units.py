@@ -265,6 +265,21 @@ def detect_number_style(samples: list[str]) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
+#: A number grouped by a space (also no-break and narrow no-break) or an apostrophe: fr_FR, de_CH and others'
+#: spelling, which ncu does not write (its groups are ',' or, in comma-decimal locales, '.').
+_OTHER_GROUPING = "^-?[0-9]{1,3}(?:[ \u00a0\u202f'][0-9]{3})+(?:[.,][0-9]+)?$"
+
+
+def other_grouping(text: pa.Array) -> str | None:
+    """The first distinct cell of a string array that groups its digits in a way ncu does not write (see
+    ``_OTHER_GROUPING``), or None."""
+    if isinstance(text.type, pa.DictionaryType):
+        text = text.dictionary
+    cells = text.unique()
+    found = pc.filter(cells, pc.fill_null(pc.match_substring_regex(cells, _OTHER_GROUPING), False))
+    return str(found[0].as_py()) if len(found) else None
+
+
 def number_evidence(text: pa.Array) -> tuple[bool, bool]:
     """Whether some cell of a string array is evidence for the "en" style, and some for "dot-grouped", as
     :func:`detect_number_style` weighs each sample (Arrow's regexes over the distinct cells, no Python loop)."""

@@ -377,3 +377,18 @@ def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(ncu_roofline.ParseError, match=r"launch ID 0 of process \d+ \(stream_triad.*duration is -") as e:
         ncu_roofline.read(path)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f", "'"])
+def test_numbers_grouped_by_a_space_or_an_apostrophe_are_named(tmp_path: Path, sep: str) -> None:
+    """fr_FR (no-break or narrow no-break space), de_CH (apostrophe) or a plain space between digit groups: ncu
+    writes none of them (',' or '.'), and each such cell read as no number (273 cells of a page in that locale)
+    would leave the analysis without them, silently: refused, naming the line and the cell."""
+    text = data("micro_full.details.csv").read_text()
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if '"370,890"' in t)  # stream_triad's Elapsed Cycles
+    path = tmp_path / "grouped.csv"
+    path.write_text(text.replace('"370,890"', f'"370{sep}890"', 1))
+    with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
+        ncu_roofline.read(path)
+    assert f"grouped.csv:{at + 1}:" in str(e.value) and "LC_ALL=C" in str(e.value)

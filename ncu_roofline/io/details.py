@@ -40,7 +40,7 @@ from ..model import (
     launch_index,
     missing_array,
 )
-from ..units import number_evidence, parse_numbers, style_of, unit_or_none
+from ..units import number_evidence, other_grouping, parse_numbers, style_of, unit_or_none
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
     check_units,
@@ -659,6 +659,8 @@ class _Stream:
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
+                if other_grouping(value.slice(0, take)) is not None:
+                    raise Fallback("numbers grouped by a space or an apostrophe")  # the careful reader names them
                 en, dot = number_evidence(value.slice(0, take))
                 self.evidence = (self.evidence[0] or en, self.evidence[1] or dot)
                 self.sampled += take

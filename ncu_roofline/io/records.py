@@ -26,7 +26,7 @@ import pyarrow.csv as pacsv
 
 from ..arrowpool import LIBC
 from ..errors import FormatError, ParseError
-from ..units import detect_number_style
+from ..units import detect_number_style, other_grouping
 from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
@@ -453,6 +453,15 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
     arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if isinstance(arr.type, pa.DictionaryType):
         arr = arr.dictionary
+    cell = other_grouping(arr.slice(0, 200_000))
+    if cell is not None:
+        sep = next(c for c in cell if not c.isdigit() and c not in "-.,")
+        raise ParseError(
+            loc.path,
+            f"a number grouped by {sep!r} ({cell!r}): ncu groups digits by ',' (or '.' where the decimal mark is ','); "
+            "export again in the C locale (LC_ALL=C ncu ...)",
+            line=line_of(loc.path, f'"{cell}"', start=loc.data_offset),
+        )
     sample = arr.slice(0, 200_000).unique().to_pylist()
     style = detect_number_style([s for s in sample if s])
     if style is None:
