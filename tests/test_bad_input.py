@@ -392,3 +392,18 @@ def test_numbers_grouped_by_a_space_or_an_apostrophe_are_named(tmp_path: Path, s
     with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
         ncu_roofline.read(path)
     assert f"grouped.csv:{at + 1}:" in str(e.value) and "LC_ALL=C" in str(e.value)
+
+
+def test_a_record_longer_than_the_readers_block_is_named(tmp_path: Path) -> None:
+    """A 17 MiB field (no ncu cell is that long: a damaged quote, or another file glued in) gave pyarrow's
+    "straddling object straddles two block boundaries (try to increase block size?)"; now the line and what it is."""
+    lines = data("micro_full.raw.csv").read_text().splitlines(keepends=True)
+    row = next(csv.reader([lines[2]]))
+    row[4] = "k" * (17 << 20)
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(row)
+    lines[2] = out.getvalue()
+    path = tmp_path / "long.csv"
+    path.write_text("".join(lines))
+    with pytest.raises(ncu_roofline.ParseError, match=r"long\.csv:3: a record longer than 4 MiB"):
+        ncu_roofline.read(path)

@@ -189,6 +189,15 @@ def valid_utf8(buf: pa.Buffer) -> bool:
     return True
 
 
+def _long_line(path: Path, size: int) -> int | None:
+    """The 1-based number of the first line of ``path`` longer than ``size`` bytes (None: none)."""
+    with path.open("rb") as fh:
+        for number, line in enumerate(iter(lambda: fh.readline(size + 1), b""), 1):
+            if len(line) > size:  # (a shorter line is read whole, so the count stays right)
+                return number
+    return None
+
+
 def _arrow_error(loc: Located, exc: Exception, offset: int) -> ParseError:
     message = str(exc)
     m = re.search(r"row (\d+)", message)
@@ -199,6 +208,14 @@ def _arrow_error(loc: Located, exc: Exception, offset: int) -> ParseError:
             before = fh.read(offset).count(b"\n")
         line = before + int(m.group(1))
     text = message.split(": ", 1)[-1] if "CSV parse error" in message else message
+    if "straddl" in message:  # pyarrow: "straddling object straddles two block boundaries (try to increase ...)"
+        line = _long_line(loc.path, BLOCK_SIZE)
+        return ParseError(
+            loc.path,
+            f"a record longer than {BLOCK_SIZE >> 20} MiB (a field that long is no ncu cell: a damaged quote, or "
+            "another file glued in?)",
+            line=line,
+        )
     return ParseError(loc.path, f"malformed CSV ({text})", line=line)
 
 
