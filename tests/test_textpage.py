@@ -467,3 +467,17 @@ def test_a_text_page_with_a_csv_header_after_it_is_sniffed_line_by_line(
     named.write_text("==PROF== Connected\n" + page + "Copyright (c) NVIDIA Nsight Compute 2025.3.1.0\n", "utf-8")
     assert sniff.locate(named) == _sniffed_line_by_line(named, monkeypatch)
     assert sniff.locate(named).flavour == "text" and sniff.locate(named).ncu_version == "2025.3.1.0"
+
+
+def test_a_page_cut_mid_line_says_it_may_be_cut_short(tmp_path: Path) -> None:
+    """``head -c 120000`` of the page (cut inside launch 8's tables): the launches before read as they are, and the
+    cut is said (ncu ends every line it prints); the whole page says nothing of the kind."""
+    text = gzip.decompress(data("micro_full.details.txt.gz").read_bytes())
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(text[:120_000])
+    assert not text[:120_000].endswith(b"\n")
+    report = ncu_roofline.read(cut)
+    assert 0 < len(report.launches) < 16
+    assert "may be cut short: its last line has no line break" in report.source["not_understood"].iloc[0]
+    whole = ncu_roofline.read(data("micro_full.details.txt.gz")).source["not_understood"].iloc[0]
+    assert pd.isna(whole) or "cut short" not in whole

@@ -529,6 +529,9 @@ def parse(path: Path) -> TextPage:
             "rule results of rules the page does not name, named after their section: "
             + ", ".join(sorted(parser.unnamed))
         )
+    cut = _cut_short(path)
+    if cut:
+        page.not_understood.append(cut)
     if not page.launches:
         raise FormatError(path, "ncu's human-readable page without a launch line ('  name ..., Context c, Stream s')")
     if not any(r.rule is None and not r.item for r in page.rows):
@@ -537,6 +540,20 @@ def parse(path: Path) -> TextPage:
         )
         raise FormatError(path, f"ncu's human-readable page with {what}: export it with '{DETAILS_EXPORT}'")
     return page
+
+
+def _cut_short(path: Path) -> str | None:
+    """What says a page was cut short (``head -c``, a copy stopped mid-way): its last line without a line break
+    (ncu ends every line it prints). None where it ends with one. (A launch without a section the one before has
+    is no sign: micro_full's last launch has no Source Counters rows on the real page.)"""
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        if not fh.tell():
+            return None
+        fh.seek(-1, 2)
+        if fh.read(1) in (b"\n", b"\r"):
+            return None
+    return "the page may be cut short: its last line has no line break (ncu ends every line it prints)"
 
 
 #: The details CSV page's column of NVTX push/pop ranges (``--nvtx``), and how a cell of it lists a thread's ranges.
