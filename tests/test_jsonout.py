@@ -20,7 +20,7 @@ from ncu_roofline.report.jsonout import encode, json_bytes, launch_json, launch_
 LAUNCH_KEYS = {
     "id", "process_id", "kernel", "duration_ns", "limiter", "compute_pipe", "regime", "utilization", "roofline",
     "hints", "report", "display_name", "basis", "reason", "missing", "explanation", "ncu_bottleneck",
-    "agrees_with_ncu", "memory", "scores", "roof_fraction", "headroom", "device",
+    "agrees_with_ncu", "memory", "scores", "roof_fraction", "headroom", "device", "invocations",
 }  # fmt: skip
 ROOFLINE_KEYS = {"precision", "level", "achieved_flops", "achieved_bytes_per_s", "intensity", "peak_flops",
                  "peak_bytes_per_s"}  # fmt: skip
@@ -40,7 +40,7 @@ def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:
 
 def test_keys(doc: dict[str, object]) -> None:
     assert set(doc) == {"schema", "tool", "sources", "launches", "devices", "summary"}
-    assert doc["schema"] == 4
+    assert doc["schema"] == 5
     assert doc["devices"] == [
         {
             "name": "NVIDIA H200",
@@ -308,3 +308,17 @@ def test_objects_are_the_json_of_their_rows_joined_whole_or_each(rows: int, arou
     want = [encode({k: col[i] for k, col in values.items()}).encode() for i in range(rows)]
     assert jsonout._objects_json(texts, around) == want
     assert jsonout._objects_joined(texts, around) == b",".join(want)
+
+
+def test_a_summary_pages_launch_says_how_many_launches_it_stands_for() -> None:
+    """Schema 5: ``invocations`` per launch object, 1 for a launch, a summary group's Invocations (ncu's count) for
+    a row of a summary page, whose ``duration_ns`` is their average: the JSON's launches then add up to the
+    summary's GPU time (382 launches, 8.00 ms on train_step's per-kernel page, its raw page's)."""
+    page = json.loads(render_json(analysed(data("train_step.summary-per-kernel.csv"))))
+    rows = page["launches"]
+    assert len(rows) == 68 and sum(x["invocations"] for x in rows) == 382
+    total = sum(x["duration_ns"] * x["invocations"] for x in rows if x["duration_ns"] is not None)
+    assert total == pytest.approx(page["summary"]["gpu_time_ns"])
+    raw = json.loads(render_json(analysed(data("train_step.raw.csv"))))
+    assert {x["invocations"] for x in raw["launches"]} == {1}
+    assert total == pytest.approx(raw["summary"]["gpu_time_ns"], rel=1e-4)

@@ -11,7 +11,8 @@ time and kernel count, and the agreement with ncu's SOLBottleneck rule). ``docs/
 Per launch: ``report``, ``id``, ``process_id``, ``kernel``, ``display_name``, ``device`` (the GPU's name as
 the report gives it, else the built-in table entry identified or given with ``--device``; null: unknown),
 ``nvtx_path``, ``grid_size``,
-``block_size``, ``duration_ns``, ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
+``block_size``, ``duration_ns``, ``invocations`` (1; a summary page's group: its count, whose average the row
+holds), ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
 ``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm), ``partial`` (the
 verdict stands on the measured units only; an unmeasured one could change it), ``recipes`` ({figure: the
 recipe that computed it}, ``ncu_roofline.quantities.RECIPES``), ``pipe_basis``, ``roof_fraction`` (the
@@ -55,7 +56,7 @@ from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
 from . import fmt, gc_paused
 from .registry import FunctionRenderer, Options, Run
 
-SCHEMA = 4
+SCHEMA = 5
 #: Launch objects per piece of streamed JSON.
 CHUNK = 1024
 #: Kernels listed in ``summary.top_kernels``.
@@ -478,6 +479,7 @@ LAUNCH_ITEM = {
     "grid_size": "grid_size",
     "block_size": "block_size",
     "duration_ns": "duration_ns",
+    "invocations": "invocations",
     **{c: c for c in VERDICT_TEXT},
     "partial": "partial",
     "roof_fraction": "roof_fraction",
@@ -550,7 +552,7 @@ class _Launches:
 
         cols: dict[str, _Column] = {c: _a_strs(lf[c]) for c in ("report", "kernel_name", "display_name", "nvtx_path")}
         cols["device_name"] = _a_strs(_column(lf, "device_name"))
-        cols |= {c: _a_ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size")}
+        cols |= {c: _a_ints(lf[c]) for c in ("launch_id", "process_id", "grid_size", "block_size", "invocations")}
         cols["duration_ns"] = _a_nums(lf["duration_ns"])
         cols |= {c: _a_strs(vf[c]) for c in VERDICT_TEXT}
         cols |= {c: _a_nums(vf[c]) for c in ("roof_fraction", "headroom", "time_at_roof_ns")}
@@ -617,6 +619,7 @@ class _Launches:
                     "grid_size": col["grid_size"][j],
                     "block_size": col["block_size"][j],
                     "duration_ns": col["duration_ns"][j],
+                    "invocations": col["invocations"][j],
                     "limiter": col["limiter"][j],
                     "compute_pipe": col["compute_pipe"][j],
                     "regime": col["regime"][j],
