@@ -219,9 +219,11 @@ def test_uncoalesced_on_a_print_details_all_page_reads_ncus_sectors_and_no_mixed
     assert ncu_says(page.rules, 8, "UncoalescedGlobalAccess")
     assert "uncoalesced_global_access" not in ours(raw)[8]
     # and the page's hints are the raw page's: strided_read and spill_heavy
-    assert {lid for lid, hs in ours(a).items() if "uncoalesced_global_access" in hs} == {
-        lid for lid, hs in ours(raw).items() if "uncoalesced_global_access" in hs
-    } == {1, 9}
+    assert (
+        {lid for lid, hs in ours(a).items() if "uncoalesced_global_access" in hs}
+        == {lid for lid, hs in ours(raw).items() if "uncoalesced_global_access" in hs}
+        == {1, 9}
+    )
 
 
 def test_uncoalesced_agrees_with_ncus_rule_where_it_matters(llm: Analysis) -> None:
