@@ -6,19 +6,43 @@ and an exit code (``ncu_roofline.errors``: the EXIT_* codes, documented in the R
 are imported inside the commands that use them, so a command loads only what it needs.
 """
 
+# ruff: noqa: E402 (Ctrl-C is made quiet before the slow imports: see _interrupted_while_starting)
+
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
+import signal
 import sys
 import traceback
 import webbrowser
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any, TypeVar
+
+
+def _interrupted_while_starting(_signum: int, _frame: FrameType | None) -> None:
+    """Ctrl-C while this module loads (its imports take a good part of a second): the line and exit code of an
+    interrupted command (``Cli.main``), not a traceback of the import under way."""
+    sys.stderr.write("ncu-roofline: interrupted\n")
+    raise SystemExit(130)  # EXIT_INTERRUPTED, not yet imported
+
+
+def _quiet_interrupt(on: bool) -> None:
+    """Install (``on``) or take back :func:`_interrupted_while_starting`: only over Python's own handler (an
+    ignored SIGINT, as a background job's, or a program's own handler stays), only in the main thread."""
+    now, ours = signal.getsignal(signal.SIGINT), _interrupted_while_starting
+    if (now is signal.default_int_handler) if on else (now is ours):
+        with suppress(ValueError):  # not the main thread: signals are not ours to handle
+            signal.signal(signal.SIGINT, ours if on else signal.default_int_handler)
+
+
+_quiet_interrupt(True)  # taken back at the end of this module: Cli.main turns KeyboardInterrupt into exit 130
 
 import click
 
@@ -44,6 +68,7 @@ from .files import (
     expand_arguments,
     input_stem,
     is_stdin,
+    is_stream_output,
     prepare_folder,
     uncompressed_size,
 )
@@ -53,6 +78,7 @@ from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
+from .vocabulary import CUT_SHORT
 
 PROG = "ncu-roofline"
 DEFAULT_COMMAND = "analyze"
@@ -108,7 +134,9 @@ class Cli(click.Group):
                 lead += 1
             if lead < len(args) and args[lead] in self.commands:
                 args = [args[lead], *args[:lead], *args[lead + 1 :]]  # common flags go after the command name
-            elif args[0] not in ("--help", "-h", "--version"):
+            elif (lead < len(args) and args[lead] == "--version") or args[0] in ("--help", "-h"):
+                args = [a for a in args if not COMMON_FLAG.match(a)]  # -q, -v, --debug: nothing to do for these
+            else:
                 args = [DEFAULT_COMMAND, *args]
         return super().parse_args(ctx, args)
 
@@ -139,7 +167,7 @@ class Cli(click.Group):
         except click.ClickException as exc:
             click.echo(f"{PROG}: error: {_one_line(exc.format_message())}", err=True)
             code = exc.exit_code
-        except click.Abort:
+        except (click.Abort, KeyboardInterrupt):  # click makes Ctrl-C an Abort once a command runs
             click.echo(f"{PROG}: interrupted", err=True)
             code = EXIT_INTERRUPTED
         except NcuRooflineError as exc:
@@ -213,6 +241,17 @@ def common_options(f: F) -> F:
         help="Say what was read and, on an error, where it came from.",
     )(f)  # fmt: skip
     return f
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A ``FloatRange`` that refuses NaN and infinities: ``nan`` is inside any range (every comparison with it is
+    false), and ``--fail-if-slower nan`` or ``inf`` would be a gate silently off."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 def _kernel_patterns(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -433,6 +472,8 @@ def load(
         skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
         unknown = f"; {row.not_understood}" if isinstance(row.not_understood, str) else ""
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
+        if CUT_SHORT in unknown:  # not a detail: the launches after the cut are missing
+            note(f"warning: {row.path}: {CUT_SHORT} (its last line has no line break); {row.launches} launches read")
     if len(report.launches) == 0:
         names = ", ".join(str(p) for p in paths)
         raise NoLaunchesError(
@@ -503,6 +544,8 @@ def _check_open(open_browser: bool, fmt: str | None, output: Path | None) -> Non
         raise click.UsageError(
             "--open opens the HTML report file: use it without --format or with --format html, not -o -"
         )
+    if open_browser and output is not None and is_stream_output(output):
+        raise click.UsageError(f"--open opens the HTML report file: -o {output} is a pipe or a device, not a file")
 
 
 def _emit(text: str | Iterable[str] | Iterable[bytes], output: Path | None, force: bool) -> None:
@@ -721,7 +764,7 @@ def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Seque
 )
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernels in the table.")
 @click.option(
-    "--fail-if-slower", type=click.FloatRange(min=0), metavar="PCT",
+    "--fail-if-slower", type=FiniteFloatRange(min=0), metavar="PCT",
     help="Exit with code 1 when AFTER's total GPU time is more than PCT percent above BEFORE's (for CI).",
 )  # fmt: skip
 @analysis_options
@@ -895,9 +938,15 @@ def sections_command(dest: Path | None, ncu_spec: str | None, force: bool) -> No
         copied = copy_sections(dest, force=force, form=form_choice.form)
         note(f"wrote {', '.join(p.name for p in copied)} to {dest} in the ncu {form_choice.form.version} form")
         folder = dest.resolve()  # the printed commands work from any folder
-    lines, check = ncu_report(choice, folder)
+    folder_form = form_choice.form.version if dest is not None else NEWEST_FORM.version
+    lines, check = ncu_report(choice, folder, folder_form)
     # the printed commands: with the files this ncu loads, run by the ncu named with --ncu (else the one on PATH)
-    profile_folder = Path(COPY_PLACEHOLDER) if dest is None and check is not None and not check.loads() else None
+    if check is not None:
+        loads = check.loads()
+    else:  # no ncu run: its version given with --ncu, or none at all (the files here then stand)
+        given = choice.form()
+        loads = given is None or given.form.version == folder_form
+    profile_folder = Path(COPY_PLACEHOLDER) if dest is None and not loads else None
     run_with = choice.command if ncu_spec is not None and choice.command is not None else "ncu"
     click.echo(describe(folder, lines, profile_folder=profile_folder, ncu=run_with), nl=False)
     if dest is not None and check is not None and not check.loads():
@@ -989,3 +1038,6 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
         f"\nTensor figures are dense (no sparsity); '{f.MISSING}': not published. Every figure has its source: "
         "`ncu-roofline devices NAME` or --sources."
     )
+
+
+_quiet_interrupt(False)  # loaded: Ctrl-C is Python's KeyboardInterrupt again, which Cli.main turns into exit 130

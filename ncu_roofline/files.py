@@ -9,7 +9,9 @@ from __future__ import annotations
 import glob
 import os
 import queue
+import re
 import shutil
+import stat
 import struct
 import threading
 from collections.abc import Iterable, Sequence
@@ -62,8 +64,8 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     file reached twice is kept once.
     A file found in a folder may turn out not to be an export (a stray ``notes.txt``): readers skip it with a
     warning, where a file named explicitly is an error.
-    Raises ``InputError`` for a path that does not exist, a folder without exports, a pattern that matches
-    nothing, or no arguments at all.
+    Raises ``InputError`` for a path that does not exist, a folder without exports, a folder (the one given, or
+    one not hidden under it) that cannot be listed, a pattern that matches nothing, or no arguments at all.
     """
     out: list[Path] = []
     seen: set[Path] = set()
@@ -87,9 +89,17 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
                 seen.add(path)
                 out.append(path)
         elif path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and is_export_file(p) and not _hidden(p.relative_to(path))
-            )
+            _check_listable(path)
+            found = []
+            for p in path.rglob("*"):
+                if _hidden(p.relative_to(path)):
+                    continue
+                if p.is_dir():
+                    if not p.is_symlink():  # one rglob goes into: it skips one it cannot list, and its exports
+                        _check_listable(p)
+                elif p.is_file() and is_export_file(p):
+                    found.append(p)
+            found.sort()
             if not found:
                 raise InputError(
                     path,
@@ -112,6 +122,16 @@ def expand_arguments(arguments: Iterable[str | Path]) -> tuple[list[Path], froze
     if not out:
         raise InputError(None, "no input files given")
     return out, frozenset(in_folder)
+
+
+def _check_listable(folder: Path) -> None:
+    """Raise ``InputError`` (naming ``folder``) unless its entries can be listed (a ``chmod 000`` folder of
+    another user: permission denied, where ``Path.rglob`` would find nothing and say nothing)."""
+    try:
+        with os.scandir(folder):
+            pass
+    except OSError as exc:
+        raise InputError(folder, f"cannot list this folder: {exc.strerror or exc}") from exc
 
 
 def input_stem(path: Path) -> str:
@@ -179,6 +199,8 @@ def written_by_us(path: Path) -> bool:
                 and p.parent.name.startswith("report=")
                 for p in files
             )
+        if not path.is_file():  # never opened to read: a named pipe would block, a device is no report
+            return False
         with path.open("rb") as fh:
             head = fh.read(MARKER_WINDOW)
             size = fh.seek(0, os.SEEK_END)
@@ -189,37 +211,85 @@ def written_by_us(path: Path) -> bool:
     return any(m in head for m in HEAD_MARKERS) or any(m in tail for m in TAIL_MARKERS)
 
 
+#: Output names that stand for a descriptor of this process: ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/3``,
+#: ``/proc/self/fd/1``. Written into as they are, whatever the descriptor is (a pipe, a terminal, or a file the
+#: shell opened: ``> out.json``), never replaced.
+DESCRIPTOR_NAME = re.compile(r"/(?:dev/(?:stdout|stderr|fd/\d+)|proc/(?:self|thread-self|\d+)/fd/\d+)")
+
+
+def is_stream_output(path: Path) -> bool:
+    """Whether an output path is written into as it is (opened for writing once, never read, replaced or
+    renamed over, no --force needed): a name of a descriptor (:data:`DESCRIPTOR_NAME`), a named pipe or a
+    character device (``/dev/null``, a terminal)."""
+    if DESCRIPTOR_NAME.fullmatch(str(path)):
+        return True
+    try:
+        mode = os.stat(path).st_mode  # never opens it: opening a named pipe waits for the other end
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def check_writable(path: Path, force: bool) -> None:
     """Raise ``OutputError`` unless ``path`` can be written: its folder exists, and it is not there already
-    (or ``force``) and not a folder."""
+    (or ``force``, or it is an output of ours, :func:`written_by_us`) and not a folder or another thing that is
+    not a file (a block device, a socket). A named pipe, a character device or a descriptor's name
+    (:func:`is_stream_output`) is written into as it is: only its permission is checked (it is never opened
+    here: a named pipe would wait for its reader)."""
+    if is_stream_output(path):
+        if path.exists() and not os.access(path, os.W_OK):
+            raise OutputError(f"{path}: cannot write: Permission denied")
+        return
     parent = path.parent
     if not parent.is_dir():
         raise OutputError(f"{path}: cannot write: the folder {parent} does not exist")
     if path.is_dir():
         raise OutputError(f"{path}: is a folder; name an output file")
+    if path.exists() and not path.is_file():
+        raise OutputError(f"{path}: is not a file, a named pipe or a character device; name an output file")
     if path.exists() and not force and not written_by_us(path):
         raise OutputError(
-            f"{path}: already exists and ncu-roofline did not write it; use --force to overwrite it, "
-            "or -o to choose another name"
+            f"{path}: already exists and is not an output ncu-roofline recognises as its own (it marks its HTML, "
+            "JSON and Markdown; CSV and text carry no mark); use --force to overwrite it, or -o to choose another name"
         )
 
 
 def write_text(path: Path, text: str | Iterable[str] | Iterable[bytes], force: bool = False) -> Path:
     """Write ``text`` (a string, or pieces written as they come: text, or bytes already encoded) to ``path``
-    (UTF-8), never replacing a file unless ``force``; atomic (temp + rename)."""
+    (UTF-8), never replacing a file unless ``force``; atomic (temp + rename). A named pipe, a character device
+    or a descriptor's name (:func:`is_stream_output`) is written into directly."""
     check_writable(path, force)
+    if is_stream_output(path):
+        return _write_into(path, text)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # same folder (rename is atomic), umask honoured
     try:
         try:
             with tmp.open("xb") as fh:
-                if isinstance(text, str):
-                    fh.write(text.encode("utf-8"))
-                else:
-                    write_behind(fh, text)
+                _write_all(fh, text)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    return path
+
+
+def _write_all(fh: BinaryIO, text: str | Iterable[str] | Iterable[bytes]) -> None:
+    if isinstance(text, str):
+        fh.write(text.encode("utf-8"))
+    else:
+        write_behind(fh, text)
+
+
+def _write_into(path: Path, text: str | Iterable[str] | Iterable[bytes]) -> Path:
+    """``text`` written into a named pipe, a device or a descriptor's name: opened for writing once (a named
+    pipe waits for its reader, as ``cat > fifo`` does), without creating, truncating or replacing anything;
+    appended where the descriptor is a file (``-o /dev/stdout > out.json`` after the summary)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "wb") as fh:
+            _write_all(fh, text)
     except OSError as exc:
         raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     return path

@@ -275,11 +275,13 @@ def profile_commands(folder: Path, app: str = APP_PLACEHOLDER) -> list[str]:
 COPY_PLACEHOLDER = "./ncu-roofline-sections"
 
 
-def ncu_report(choice: NcuChoice, folder: Path) -> tuple[list[str], LoadCheck | None]:
-    """What ``ncu-roofline sections`` says about the ncu at hand and the files in ``folder``: which ncu, whether
-    they load in it (run there: ``ncu --list-sections --section-folder FOLDER``), and the exact command that
-    writes files it loads when they do not. Also returns the check (None when no ncu could be run)."""
+def ncu_report(choice: NcuChoice, folder: Path, folder_form: str | None = None) -> tuple[list[str], LoadCheck | None]:
+    """What ``ncu-roofline sections`` says about the ncu at hand and the files in ``folder`` (in the ncu
+    ``folder_form`` form; default the newest, the form shipped): which ncu, whether they load in it (run there:
+    ``ncu --list-sections --section-folder FOLDER``), and the exact command that writes files it loads when they
+    do not. Also returns the check (None when no ncu could be run)."""
     newest = NEWEST_FORM.version
+    folder_form = folder_form or newest
     if choice.version is None:
         return [
             f"ncu: none on PATH. These files are the newest form, for ncu {newest}; for an older ncu (2022.3 or",
@@ -289,8 +291,15 @@ def ncu_report(choice: NcuChoice, folder: Path) -> tuple[list[str], LoadCheck | 
         ], None
     form = form_for(choice.version).form
     if choice.command is None:
+        if form.version == folder_form:
+            return [
+                f"ncu {choice.version} (given with --ncu, not run): the files here are the ncu {form.version} form, "
+                "the one it loads."
+            ], None
         return [
-            f"ncu {choice.version} (given with --ncu, not run): the files here are the ncu {form.version} form."
+            f"ncu {choice.version} (given with --ncu, not run): the files here are the ncu {folder_form} form; it "
+            f"loads the ncu {form.version} form. Write files it loads:",
+            f"  ncu-roofline sections --copy {COPY_PLACEHOLDER} --ncu {shlex.quote(choice.version)}",
         ], None
     check = check_load(choice.command, folder)
     lines = [f"ncu: {choice.command}, version {choice.version} ({choice.how})"]

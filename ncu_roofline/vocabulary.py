@@ -76,6 +76,9 @@ RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
 DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
 SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-kernel > summary.csv"
 NVTX_SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv"
+#: What ``source.not_understood`` says of a page ncu printed without ``--csv`` whose last line has no line break
+#: (``head -c``, a copy stopped mid-way); the command line warns of it.
+CUT_SHORT = "the page may be cut short"
 
 
 # The same, as plain strings in their order (for frames, column names and JSON keys).

@@ -6,15 +6,18 @@ path; outputs checked for what any correct renderer gives (file name and place, 
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import shutil
 import sys
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -127,11 +130,45 @@ def test_never_overwrites_without_force(work: Path) -> None:
     target.write_text("mine")
     r = run("micro_full.raw.csv")
     assert r.exit_code == EXIT_OUTPUT
-    assert "already exists and ncu-roofline did not write it; use --force" in one_error_line(r)
+    assert "already exists and is not an output ncu-roofline recognises as its own" in one_error_line(r)
     assert r.stdout == ""  # the check comes before any output
     assert target.read_text() == "mine"
     assert run("micro_full.raw.csv", "--force").exit_code == EXIT_OK
     assert "<html" in target.read_text()
+
+
+def test_a_text_or_csv_output_written_before_is_not_said_to_be_someone_elses(work: Path) -> None:
+    # the tool cannot tell its own CSV or text (they carry no mark), so it must not say it did not write them
+    for name in ("s.txt", "k.csv"):
+        assert run("micro_full.raw.csv", "-o", name).exit_code == EXIT_OK
+        r = run("micro_full.raw.csv", "-o", name)
+        assert r.exit_code == EXIT_OUTPUT
+        line = one_error_line(r)
+        assert "did not write" not in line
+        assert f"{name}: already exists and is not an output ncu-roofline recognises as its own" in line
+        assert "use --force" in line
+
+
+def test_an_unreadable_folder_is_permission_denied(work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (work / "runs").mkdir()
+    shutil.copy(work / "micro_full.raw.csv", work / "runs" / "a.raw.csv")
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:  # as for another user's `chmod 000 runs` (root may read anything)
+        if Path(path).name == "runs":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    r = run("runs", "--format", "json")
+    assert r.exit_code == EXIT_INPUT  # as for an unreadable file
+    assert one_error_line(r) == "ncu-roofline: error: runs: cannot list this folder: Permission denied"
+
+
+def test_open_with_an_output_that_is_a_device_is_a_usage_error(work: Path) -> None:
+    r = run("micro_full.raw.csv", "-o", "/dev/null", "--open")
+    assert r.exit_code == EXIT_USAGE
+    assert "-o /dev/null is a pipe or a device, not a file" in one_error_line(r)
 
 
 def test_output_into_a_missing_folder(work: Path) -> None:
@@ -498,6 +535,12 @@ def test_version_help_and_no_arguments() -> None:
     r = run("--version")
     assert r.exit_code == EXIT_OK
     assert r.stdout.strip() == f"ncu-roofline {__version__}"
+    for args in (["--version", "-q"], ["-q", "--version"], ["-v", "--debug", "--version", "--quiet"]):
+        r = run(*args)  # the common flags are taken (and mean nothing here), as with every command
+        assert (r.exit_code, r.stdout.strip(), r.stderr) == (EXIT_OK, f"ncu-roofline {__version__}", ""), args
+    r = run("--help", "-q")
+    assert r.exit_code == EXIT_OK
+    assert "Usage: ncu-roofline" in r.stdout
     r = run("--help")
     assert r.exit_code == EXIT_OK
     for command in ("analyze", "diff", "export", "sections", "devices"):
@@ -599,6 +642,15 @@ def test_diff_errors(work: Path, args: list[str], code: int) -> None:
     one_error_line(r)
 
 
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-1", "-0.5"])
+def test_fail_if_slower_must_be_a_finite_percentage(work: Path, value: str) -> None:
+    # nan is inside any range (every comparison with it is false) and inf never trips: the gate silently off
+    r = run("diff", "micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json", "--fail-if-slower", value)
+    assert r.exit_code == EXIT_USAGE
+    assert "Invalid value for '--fail-if-slower'" in one_error_line(r)
+    assert r.stdout == ""
+
+
 def test_diff_formats(work: Path) -> None:
     base = ("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv")
     md = run(*base, "--format", "markdown").stdout.splitlines()
@@ -658,6 +710,19 @@ def test_sections_prints_the_folder_and_the_ncu_commands(monkeypatch: pytest.Mon
     assert r.stdout == describe(None, lines)
     assert "ncu: none on PATH" in r.stdout
     assert "ncu --section-folder" in r.stdout
+
+
+def test_sections_for_an_older_ncu_version_prints_the_commands_of_its_copy(work: Path) -> None:
+    """``sections --ncu 2024.2``: the shipped files are the newest form, which ncu 2024.2 rejects: the commands
+    are those of the copy it is told to write, not of the shipped folder; ``--copy`` writes that form."""
+    r = run("sections", "--ncu", "2024.2")
+    assert r.exit_code == EXIT_OK
+    assert "ncu-roofline sections --copy ./ncu-roofline-sections --ncu 2024.2" in r.stdout
+    assert "ncu --section-folder ncu-roofline-sections --section NcuRoofline --csv" in r.stdout
+    copied = run("sections", "--ncu", "2024.2", "--copy", "old")
+    assert copied.exit_code == EXIT_OK
+    assert "the files here are the ncu 2024.2 form, the one it loads" in copied.stdout
+    assert f"ncu --section-folder {work / 'old'} --section NcuRoofline" in copied.stdout
 
 
 def test_sections_copy_never_overwrites_without_force(work: Path) -> None:
@@ -724,3 +789,16 @@ def test_a_pool_the_user_chose_is_kept(arrow_pool: None) -> None:
     assert pa.default_memory_pool().backend_name == "mimalloc"
     assert use_system_allocator({})
     assert pa.default_memory_pool().backend_name == "system"
+
+
+def test_a_page_cut_short_is_warned_of(work: Path) -> None:
+    """A page without --csv cut mid-line (``head -c``): the launches before the cut are analysed, and stderr says
+    the page may be cut short (before, only -v said so, and 8 of 16 launches looked like the whole run)."""
+    text = gzip.decompress(data("micro_full.details.txt.gz").read_bytes())
+    (work / "cut.txt").write_bytes(text[:120_000])
+    r = run("cut.txt", "--format", "json", "-o", "cut.json")
+    assert r.exit_code == EXIT_OK
+    warning = [line for line in r.stderr.splitlines() if "warning:" in line]
+    assert warning == [
+        "ncu-roofline: warning: cut.txt: the page may be cut short (its last line has no line break); 8 launches read"
+    ]

@@ -3,10 +3,12 @@ this checkout (PYTHONPATH = its root). Exit codes, stdout, stderr, and the files
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -17,12 +19,22 @@ import pytest
 from conftest import data
 from edits import without_kernel
 
-from ncu_roofline.errors import EXIT_ANALYSIS, EXIT_FAILURE, EXIT_INPUT, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE
+from ncu_roofline.errors import (
+    EXIT_ANALYSIS,
+    EXIT_FAILURE,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def ncu_roofline(*args: str | Path, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def ncu_roofline(
+    *args: str | Path, cwd: Path, stdin: bytes | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """``python -m ncu_roofline ARGS`` in ``cwd``, ``stdin`` piped into it where given; its output as text."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     env.pop("DISPLAY", None)
@@ -33,7 +45,7 @@ def ncu_roofline(*args: str | Path, cwd: Path, stdin: bytes | None = None) -> su
         env=env,
         input=stdin if stdin is not None else b"",
         capture_output=True,
-        timeout=300,
+        timeout=timeout,
         check=False,
     )
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
@@ -206,3 +218,80 @@ def test_output_piped_into_a_command_that_stops_reading_exits_quietly(work: Path
         err = p.stderr.read()
         assert p.wait(timeout=300) == EXIT_FAILURE
     assert err == b"", err
+
+
+def test_output_into_a_named_pipe_dev_stdout_and_dev_null(work: Path) -> None:
+    """-o to a path that is no regular file is written into as it is: opened once for writing (never read,
+    which waited for a writer that never came), never replaced by a file, and without --force."""
+    fifo = work / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        p = ncu_roofline("micro_full.raw.csv", "--format", "json", "-o", fifo, cwd=work, timeout=120)
+    finally:
+        if reader.is_alive() and not got:  # the run failed before it opened the pipe: let the reader end
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(timeout=60)
+    assert p.returncode == EXIT_OK, p.stderr
+    assert p.stderr == f"ncu-roofline: wrote {fifo}\n"
+    assert len(json.loads(got[0])["launches"]) == 16
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(q.name for q in work.iterdir()) == ["micro_full.raw.csv", "micro_roof.raw.csv.gz", "out.fifo"]
+    p = ncu_roofline("micro_full.raw.csv", "--format", "json", "-o", "/dev/stdout", cwd=work, timeout=120)  # a pipe
+    assert p.returncode == EXIT_OK, p.stderr
+    assert len(json.loads(p.stdout)["launches"]) == 16
+    p = ncu_roofline("micro_full.raw.csv", "--format", "csv", "-o", "/dev/null", cwd=work, timeout=120)
+    assert (p.returncode, p.stdout, p.stderr) == (EXIT_OK, "", "ncu-roofline: wrote /dev/null\n")
+    p = ncu_roofline("micro_full.raw.csv", "--format", "parquet", "-o", fifo, cwd=work)
+    assert (p.returncode, p.stderr) == (EXIT_OUTPUT, f"ncu-roofline: error: {fifo}: exists and is not a folder\n")
+
+
+#: Runs the command line as its console script does (``from ncu_roofline.cli import main``) or as ``python -m
+#: ncu_roofline``, with SIGINT sent to itself while ``ncu_roofline.cli`` is being imported: when it first asks
+#: for a module that only the command line imports (click, the JSON renderer), as a Ctrl-C in the first second.
+INTERRUPTED_WHILE_IMPORTING = """
+import os, signal, sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name in ("click", "ncu_roofline.report.jsonout") and "ncu_roofline.cli" in sys.modules:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["ncu-roofline", "--version"]
+if os.environ.get("AS_MODULE"):
+    import runpy
+    runpy.run_module("ncu_roofline", run_name="__main__", alter_sys=True)
+else:
+    from ncu_roofline.cli import main
+    main()
+"""
+
+
+@pytest.mark.parametrize("as_module", [False, True])
+def test_ctrl_c_while_the_command_line_is_imported_is_clean(work: Path, as_module: bool) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "AS_MODULE": "1" if as_module else ""}
+    p = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WHILE_IMPORTING],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert (p.returncode, p.stdout, p.stderr) == (EXIT_INTERRUPTED, "", "ncu-roofline: interrupted\n")
+    # once imported, Ctrl-C is Python's KeyboardInterrupt again (a program importing the module keeps it)
+    p = subprocess.run(
+        [sys.executable, "-c", "import signal, ncu_roofline.cli; print(signal.getsignal(signal.SIGINT).__name__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert p.stdout == "default_int_handler\n"

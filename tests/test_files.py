@@ -5,10 +5,14 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import os
 import shutil
+import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import data
@@ -16,6 +20,7 @@ from conftest import data
 from ncu_roofline import files
 from ncu_roofline.errors import InputError, OutputError
 from ncu_roofline.files import (
+    check_writable,
     default_output,
     expand_inputs,
     input_stem,
@@ -135,7 +140,7 @@ def test_default_output_is_next_to_the_first_input() -> None:
 def test_write_text_never_overwrites_without_force(tmp_path: Path) -> None:
     target = tmp_path / "out.html"
     write_text(target, "first")
-    with pytest.raises(OutputError, match="already exists and ncu-roofline did not write it; use --force"):
+    with pytest.raises(OutputError, match="already exists and is not an output ncu-roofline recognises as its own"):
         write_text(target, "second")
     assert target.read_text() == "first"
     write_text(target, "second", force=True)
@@ -345,3 +350,153 @@ def test_drop_behind_on_a_file_that_takes_no_advice_writes_everything(monkeypatc
     assert made[0].fd in closed
     write_behind(io.BytesIO(), [b"no descriptor"])
     assert len(made) == 1
+
+
+# ------------------------------------------------------------------------------ unreadable folders, stream outputs
+
+
+@pytest.fixture()
+def locked(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
+    """Folders made unreadable (``chmod 000``) by appending them to the list; for root, whom permissions do not
+    stop, listing them (``os.scandir``, which ``Path.rglob`` uses too) raises PermissionError as it would."""
+    folders: list[Path] = []
+    real_scandir = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        if Path(path) in folders:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "scandir", scandir)
+    yield folders
+    for folder in folders:
+        folder.chmod(0o755)
+
+
+def _lock(folders: list[Path], folder: Path) -> Path:
+    folder.chmod(0o000)
+    folders.append(folder)
+    return folder
+
+
+def test_an_unreadable_folder_is_permission_denied_not_a_folder_without_exports(
+    tmp_path: Path, locked: list[Path]
+) -> None:
+    (tmp_path / "runs").mkdir()
+    shutil.copy(data("micro_full.raw.csv"), tmp_path / "runs" / "a.raw.csv")
+    folder = _lock(locked, tmp_path / "runs")
+    with pytest.raises(InputError) as err:
+        expand_inputs([folder])
+    assert str(err.value) == f"{folder}: cannot list this folder: Permission denied"
+
+
+def test_an_unreadable_folder_inside_a_folder_is_an_error_not_left_out(campaign: Path, locked: list[Path]) -> None:
+    # its exports would be missing from the analysis without a word; a hidden one is not searched anyway
+    (campaign / "a" / ".cache").mkdir()
+    _lock(locked, campaign / "a" / ".cache")
+    assert len(expand_inputs([campaign / "a"])) == 2
+    inner = _lock(locked, campaign / "a" / "deep")
+    with pytest.raises(InputError, match="cannot list this folder: Permission denied") as err:
+        expand_inputs([campaign / "a"])
+    assert err.value.path == str(inner)
+
+
+def _opened_and_closed(fifo: Path) -> Callable[[], object]:
+    """What unblocks one waiting to open ``fifo`` for reading, or reading it: a writer that closes at once."""
+    return lambda: os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+def _unblocked(work: Callable[[], object], unblock: Callable[[], object]) -> object:
+    """``work()`` (which writes into a pipe) on a thread of its own, its result or exception returned; should it
+    still wait after a while (a bug: it reads the pipe), ``unblock()`` frees it so that nothing hangs, and the
+    test fails."""
+    done: list[object] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as exc:
+            done.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=60)
+    stuck = thread.is_alive()
+    if stuck:
+        with suppress(OSError):
+            unblock()
+        thread.join(timeout=60)
+    assert not stuck, "writing into a pipe hung: it was read"
+    return done[0]
+
+
+def _reader(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
+    got: list[bytes] = []
+    thread = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    thread.start()
+    return thread, got
+
+
+@pytest.mark.parametrize("force", [False, True])
+@pytest.mark.parametrize("pieces", [False, True])
+def test_a_named_pipe_is_written_into_never_read_or_replaced(tmp_path: Path, force: bool, pieces: bool) -> None:
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    text = "x" * 200_000  # past what a pipe holds: the reader must be reading as it is written
+    reader, got = _reader(fifo)
+    written = _unblocked(
+        lambda: write_text(fifo, [text[:1000], text[1000:]] if pieces else text, force), _opened_and_closed(fifo)
+    )
+    reader.join(timeout=60)
+    assert written == fifo
+    assert got == [text.encode()]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # not replaced by a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.fifo"]  # no temporary file
+    with pytest.raises(OutputError, match="exists and is not a folder"):  # a folder format (parquet) cannot go there
+        prepare_folder(fifo)
+
+
+def test_a_character_device_is_written_into_without_force() -> None:
+    assert files.is_stream_output(Path("/dev/null"))
+    check_writable(Path("/dev/null"), force=False)
+    assert write_text(Path("/dev/null"), "x") == Path("/dev/null")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.skipif(not Path("/dev/fd").is_dir(), reason="no /dev/fd on this system")
+def test_a_descriptor_name_is_written_into(tmp_path: Path) -> None:
+    # -o /dev/stdout, /dev/fd/3: into what the descriptor is; a pipe's is never read (it would wait for data)
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as pipe:
+        try:
+            name = Path(f"/dev/fd/{write_end}")
+            assert files.is_stream_output(name)
+            # a reading of it would wait for data (buffered: for 4096 bytes)
+            assert _unblocked(lambda: write_text(name, "into a pipe"), lambda: os.write(write_end, b"-" * 4096)) == name
+        finally:
+            os.close(write_end)
+        assert pipe.read() == b"into a pipe"
+    # a file the shell opened (`> out.json`): appended to (after what went there before), never replaced
+    target = tmp_path / "out.json"
+    with target.open("wb") as fh:
+        fh.write(b"summary\n")
+        fh.flush()
+        inode = target.stat().st_ino
+        write_text(Path(f"/dev/fd/{fh.fileno()}"), "page")
+    assert target.read_bytes() == b"summary\npage"
+    assert target.stat().st_ino == inode
+    with pytest.raises(OutputError, match=r"^/dev/fd/987: cannot write: "):
+        write_text(Path("/dev/fd/987"), "x")
+
+
+def test_an_existing_output_it_cannot_recognise_is_described_truly(tmp_path: Path) -> None:
+    # a CSV or text output carries no mark: the tool may have written it, but cannot tell
+    target = tmp_path / "k.csv"
+    write_text(target, "report,launch_id\n")
+    with pytest.raises(OutputError) as err:
+        write_text(target, "report,launch_id\n")
+    assert str(err.value) == (
+        f"{target}: already exists and is not an output ncu-roofline recognises as its own (it marks its HTML, "
+        "JSON and Markdown; CSV and text carry no mark); use --force to overwrite it, or -o to choose another name"
+    )

@@ -725,3 +725,24 @@ def test_auto_scaled_cells_reproduce_ncu_details_text() -> None:
                 assert (unit, value) == reference.details[name], (launch.identity[0], name)
                 compared += 1
     assert compared > 600
+
+
+def test_a_version_given_without_its_ncu_names_the_form_it_loads() -> None:
+    """``sections --ncu 2024.2`` (a version, no ncu run): the shipped files are the newest form, which ncu 2024.2
+    rejects (tests/data/ncu-cli/list-sections-2024.2-rejected.txt), so it says so and gives the copy command; it
+    said "the files here are the ncu 2024.2 form"."""
+    from ncu_roofline.sectionforms import NEWEST_FORM
+    from ncu_roofline.sections import COPY_PLACEHOLDER, NcuChoice, ncu_report, section_folder
+
+    lines, check = ncu_report(NcuChoice(None, "2024.2", "given with --ncu"), section_folder())
+    assert check is None
+    assert f"the files here are the ncu {NEWEST_FORM.version} form; it loads the ncu 2024.2 form" in lines[0]
+    assert lines[1].strip() == f"ncu-roofline sections --copy {COPY_PLACEHOLDER} --ncu 2024.2"
+    newest, _ = ncu_report(NcuChoice(None, NEWEST_FORM.version, "given with --ncu"), section_folder())
+    assert newest == [
+        f"ncu {NEWEST_FORM.version} (given with --ncu, not run): the files here are the ncu {NEWEST_FORM.version} "
+        "form, the one it loads."
+    ]
+    # a copy written for 2024.2 is that form
+    copied, _ = ncu_report(NcuChoice(None, "2024.2", "given with --ncu"), section_folder(), folder_form="2024.2")
+    assert "the files here are the ncu 2024.2 form, the one it loads" in copied[0]

@@ -57,7 +57,7 @@ from pathlib import Path
 
 from ..errors import FormatError
 from ..labels import REQUESTED_METRICS_SECTION
-from ..vocabulary import DETAILS_EXPORT
+from ..vocabulary import CUT_SHORT, DETAILS_EXPORT
 from .sniff import (
     DASHES,
     METRIC_TABLE_HEADER,
@@ -553,7 +553,7 @@ def _cut_short(path: Path) -> str | None:
         fh.seek(-1, 2)
         if fh.read(1) in (b"\n", b"\r"):
             return None
-    return "the page may be cut short: its last line has no line break (ncu ends every line it prints)"
+    return f"{CUT_SHORT}: its last line has no line break (ncu ends every line it prints)"
 
 
 #: The details CSV page's column of NVTX push/pop ranges (``--nvtx``), and how a cell of it lists a thread's ranges.
