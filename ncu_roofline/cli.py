@@ -982,7 +982,7 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
     the document it comes from (matching ignores case and punctuation, aliases allowed)."""
     import json
 
-    from .device import OVERRIDE_KEYS, lookup_device
+    from .device import OVERRIDE_KEYS, lookup_device, match_device
     from .devices import DEVICES
     from .report import fmt as f
 
@@ -995,6 +995,9 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
             specs.append(lookup_device(name))
         except AnalysisError as exc:
             raise click.BadParameter(str(exc), param_hint="NAME") from None
+        said = match_device(name).note  # a bare family: which form it was taken for, as --device says
+        if said:
+            note(said)
     specs = specs or list(DEVICES)
     if fmt == "json":
         doc = [

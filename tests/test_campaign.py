@@ -142,3 +142,11 @@ def test_report_names_refuse_the_same_file_twice_naming_it(tmp_path: Path) -> No
 def test_a_missing_parent_folder_is_an_output_error(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="does not exist"):
         export([(data("micro_full.raw.csv"), "m")], tmp_path / "a" / "b", ExportOptions())
+
+
+def test_the_command_line_doc_names_every_frame() -> None:
+    """docs/cli.md's list of the dataset's frames is the dataset's (it left out `rules`)."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    paragraph = doc[doc.index("\nFrames: ") : doc.index("\n\n", doc.index("\nFrames: "))]
+    for frame in FRAMES:
+        assert f"`{frame}`" in paragraph, frame

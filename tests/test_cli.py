@@ -752,6 +752,11 @@ def test_devices_table_and_sources() -> None:
     assert len(doc) == len(DEVICES)
     assert all(fig is None or fig["source"] for d in doc for fig in d["figures"].values())
     assert run("devices", "--keys").stdout.split() == sorted(OVERRIDE_KEYS)
+    # a bare family: its first form, and which (docs/devices.md), as --device says it
+    family = run("devices", "a100")
+    assert family.exit_code == EXIT_OK and family.stdout.startswith("NVIDIA A100-SXM4-80GB ")
+    assert "device 'a100' taken as NVIDIA A100-SXM4-80GB (also: " in family.stderr
+    assert run("devices", "h200").stderr == ""
     bad = run("devices", "Voodoo 5")
     assert bad.exit_code == EXIT_USAGE
     assert "unknown device 'Voodoo 5'" in one_error_line(bad)
