@@ -5,6 +5,9 @@
 >>> report.launches[["launch_id", "display_name"]]    # doctest: +SKIP
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     AnalysisError,
     DuplicateLaunchError,
@@ -19,8 +22,23 @@ from .errors import (
     SlowerError,
     UnitError,
 )
-from .io import read
-from .model import LAUNCH_KEY, Report
+
+if TYPE_CHECKING:
+    from .io import read
+    from .model import LAUNCH_KEY, Report
+
+#: Names imported on first use (PEP 562): ``import ncu_roofline`` loads no pandas or pyarrow until one is asked
+#: for, so the command line (``ncu_roofline.cli``) makes Ctrl-C quiet before those slow imports begin.
+_LAZY = {"read": ".io", "LAUNCH_KEY": ".model", "Report": ".model"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The package's version: the one place it is written (pyproject.toml reads it from here, ``[tool.hatch.version]``),
 #: so that it is known without importing ``importlib.metadata`` (about 25 ms of every command's start here).
