@@ -219,6 +219,13 @@ FP16_MOVE_NOISE = _t(
     "train_step's index kernels reach 0.0002 %): not drawn either.",
 )  # fmt: skip
 
+NCU_RULE_LEADS = _t(
+    "NCU_RULE_LEADS", 0.01, "share of the launch's time", "kernel table's first hint",
+    "Where none of our hints fires, an ncu rule is a kernel's first hint only with an estimate of 1 % or more (the "
+    "table prints whole percents): AchievedOccupancy on fp32_fma at 99 % of its roof, with a 'local' estimate, is "
+    "no lead; it stays in the kernel's diagnosis with every other rule.",
+)  # fmt: skip
+
 
 def markdown_table() -> str:
     """The thresholds as a Markdown table (name, value, unit, used by, reason), in registry order."""

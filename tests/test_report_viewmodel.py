@@ -328,3 +328,16 @@ def test_one_percent_of_roof_everywhere(name: str) -> None:
     single = [k for k in v.kernels if k.launches == 1]
     for k in single:
         assert k.peak_fraction == pytest.approx(rf[k.launch_rows[0]])
+
+
+def test_an_ncu_rule_leads_a_kernel_only_with_an_estimate() -> None:
+    """micro_full's details page: fp32_fma (99 % of its FP32 roof) has no hint of ours and ncu's AchievedOccupancy
+    with a "local" estimate (no share of the launch): no first hint, the rule stays in its card; stream_triad's
+    CPIStall, a whole-launch estimate of 13 %, leads its row."""
+    view = build_view(sample("micro_full.details.csv"))
+    by_name = {k.display_name: k for k in view.kernels}
+    fp32 = by_name["fp32_fma"]
+    assert not fp32.hints and fp32.ncu_rules and fp32.first_hint is None
+    assert all((r.estimated_speedup or 0.0) < 0.01 for r in fp32.ncu_rules[:1])
+    triad = by_name["stream_triad"].first_hint
+    assert triad is not None and triad.hint == "ncu:CPIStall" and (triad.estimated_speedup or 0.0) >= 0.01

@@ -25,7 +25,7 @@ from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywher
 from ..quantities import BY_NAME, ROOFLINE_SET, WORK_SECTIONS
 from ..roofline import fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, key_codes, summarize
-from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S
+from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S, NCU_RULE_LEADS
 from ..vector import first_of_each
 from ..vocabulary import (
     LEVEL_LABELS,
@@ -224,10 +224,16 @@ class KernelRow:
 
     @property
     def first_hint(self) -> HintItem | None:
-        """Our most important hint, else ncu's rule with the largest estimated speedup."""
+        """Our most important hint, else ncu's rule with the largest estimated speedup where that is at least
+        ``NCU_RULE_LEADS`` (a rule without one, or with a smaller one, leads no row)."""
         if self.hints:
             return self.hints[0]
-        return self.ncu_rules[0] if self.ncu_rules else None
+        if not self.ncu_rules:
+            return None
+        rule = self.ncu_rules[0]  # ranked by its larger estimate (summary.kernel_hints)
+        estimates = (rule.estimated_speedup, rule.estimated_speedup_less_work)
+        best = max((x for x in estimates if x is not None), default=0.0)
+        return rule if best >= NCU_RULE_LEADS else None
 
 
 @dataclass(frozen=True)
