@@ -119,7 +119,9 @@ FALLBACK_COMMAND = "ncu --section-folder <ncu-roofline sections> --section NcuRo
 
 #: Units a verdict may lack a figure for (``unmeasured``): the four limiters, and ``sm``: the SM's pipes and
 #: issue slots, when compute is known only from FLOP counts (which miss integer, tensor and issue work).
-UNMEASURED_UNITS = (*LIMITERS, "sm")
+UNMEASURED_UNITS = (*LIMITERS, "sm", "shared")
+#: The memory levels and L1's shared-memory work: ncu's Memory Throughput (the busiest of them) caps each.
+L1_AND_MEMORY = (*MEMORY_LIMITERS, "shared")
 #: Per unit, the figures that measure it and the exact ncu option that collects them (the ``missing`` text).
 COLLECT: dict[str, str] = {
     "hbm": "DRAM: gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
@@ -132,6 +134,8 @@ COLLECT: dict[str, str] = {
     "compute": "compute: sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
     "sm": "SM throughput (integer, tensor and issue work the FLOP counts and the pipes miss): "
     "sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
+    "shared": "L1's shared-memory work (its bytes count global and local traffic only): "
+    "l1tex__throughput.avg.pct_of_peak_sustained_elapsed (--metrics, or --section SpeedOfLight)",
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
@@ -380,10 +384,7 @@ def _scores(
     # bound of the level (HEADER_BOUNDS; classify keeps it as such), not a score
     cap = t["memory"]
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped_header(t["l2"], cap), t["l2_busiest"])
-    l1_header = _capped_header(t["l1"], cap)
-    l1_sol = np.where(
-        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
-    )
+    l1_sol = _l1_sol(t)
     sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
     sol_l1_name = choose(np.isnan(t["l1_busiest"]), choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest")
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
@@ -413,6 +414,17 @@ def _scores(
         src[np.isnan(s)] = None
         source[lim] = src
     return score, source
+
+
+def _l1_sol(t: dict[str, np.ndarray]) -> np.ndarray:
+    """L1's Speed Of Light figure (it sees shared memory and bank conflicts, which L1's bytes do not): the busiest
+    L1 member of the breakdown, else ``l1tex__throughput`` of elapsed cycles, else the SOL header's capped at
+    Memory Throughput; NaN where none."""
+    l1_header = _capped_header(t["l1"], t["memory"])
+    out: np.ndarray = np.where(
+        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
+    )
+    return out
 
 
 def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -628,6 +640,9 @@ def classify(
 
     unknown = {k: np.isnan(s[k]) for k in LIMITERS}
     unknown["sm"] = ~unknown["compute"] & ~have_sm  # compute from FLOP counts or pipes only
+    # L1 from its bytes only (the NERSC recipe, a --metrics list): its shared-memory work is not in them (a 32-way
+    # bank-conflict kernel at 100 % of L1 reads 0 % of L1 bytes), so L1 could be busier than its score
+    unknown["shared"] = ~unknown["l1"] & np.isnan(_l1_sol(t))
     any_unknown = np.logical_or.reduce([unknown[k] for k in UNMEASURED_UNITS])
     with np.errstate(invalid="ignore"):
         bound = value >= BOUND_THRESHOLD
@@ -643,7 +658,7 @@ def classify(
     upper = {k: np.where(unknown[k], t[k], np.nan) for k in HEADER_BOUNDS}
     with np.errstate(invalid="ignore"):
         capped = ~np.isnan(t["memory"]) & (t["memory"] < BOUND_THRESHOLD)
-        open_level = {k: unknown[k] & ~capped if k in MEMORY_LIMITERS else unknown[k] for k in UNMEASURED_UNITS}
+        open_level = {k: unknown[k] & ~capped if k in L1_AND_MEMORY else unknown[k] for k in UNMEASURED_UNITS}
         for k, bound_of in upper.items():
             open_level[k] &= ~(bound_of < BOUND_THRESHOLD)
     lim = limiter.copy()
@@ -693,9 +708,9 @@ def classify(
 
     # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
     # pipes) could be busier still, so the limiter is not settled; no unit holding it: any unmeasured one
-    open_units = joined(
-        [(open_level[k] & (below | lim_memory | (k in MEMORY_LIMITERS)), k) for k in UNMEASURED_UNITS], ", ", n
-    )
+    still_open = [(open_level[k] & (below | lim_memory | (k in L1_AND_MEMORY)), k) for k in UNMEASURED_UNITS]
+    open_units = joined(still_open, ", ", n)
+    several_open = np.sum([where for where, _ in still_open], axis=0) > 1
     partial = verdict & (open_units != "")
     bounded = joined([(verdict & unknown[k] & capped, k) for k in MEMORY_LIMITERS], ", ", n)
 
@@ -733,7 +748,11 @@ def classify(
         "; partial: ",
         open_units,
         " not measured",
-        choose(below, " (could be at its bound)", choose(lim_memory, " (could be busier)", "")),
+        choose(
+            below,
+            choose(several_open, " (could be at their bound)", " (could be at its bound)"),
+            choose(lim_memory, " (could be busier)", ""),
+        ),
     )
     reason = append(
         reason,

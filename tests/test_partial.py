@@ -60,15 +60,23 @@ def test_latency_is_never_claimed_with_units_unmeasured(micro_full: ncu_roofline
 
 def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> None:
     v = _by_id(analysed(data("micro_metrics.raw.csv")).verdicts)
-    # memory-bound verdicts: the SM's non-FP work was not measured and could be busier
-    assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm"
-    # compute bound on FP32 FLOPs: every memory level was measured, nothing can be busier than compute's bound
-    assert v.loc[5, "limiter"] == "compute" and not bool(v.loc[5, "partial"])
+    # memory-bound verdicts: the SM's non-FP work was not measured and could be busier, nor was L1's shared-memory
+    # work (the recipe's l1tex__t_bytes counts global and local traffic only)
+    assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm, shared"
+    # compute bound on FP32 FLOPs: every memory level's bytes were measured, but not L1's shared-memory work, which
+    # could be busier than compute's bound (the recipe has no Memory Throughput to cap it)
+    assert v.loc[5, "limiter"] == "compute" and bool(v.loc[5, "partial"])
+    assert v.loc[5, "reason"].endswith("partial: shared not measured")
+    # smem_bank_conflict (32-way conflicts, L1 at 100 % on the full page) reads 0 % of L1 bytes: its latency verdict
+    # says L1's shared-memory work was not measured, and what collects it
+    assert v.loc[4, "regime"] == "latency" and "shared" in v.loc[4, "unmeasured"]
+    assert "l1tex__throughput.avg.pct_of_peak_sustained_elapsed" in v.loc[4, "missing"]
     # l1_reread (integer-bound in the truth table) shows every measured unit under the bound: the latency verdict
     # the measured units allow, partial, saying the SM pipes could be at their bound and what collects them
-    assert v.loc[3, "regime"] == "latency" and bool(v.loc[3, "partial"]) and v.loc[3, "unmeasured"] == "sm"
+    assert v.loc[3, "regime"] == "latency" and bool(v.loc[3, "partial"]) and v.loc[3, "unmeasured"] == "sm, shared"
     assert (
-        "every measured unit" in v.loc[3, "reason"] and "sm not measured (could be at its bound)" in v.loc[3, "reason"]
+        "every measured unit" in v.loc[3, "reason"]
+        and "sm, shared not measured (could be at their bound)" in v.loc[3, "reason"]
     )
     assert "sm__throughput" in v.loc[3, "missing"] and "--section SpeedOfLight" in v.loc[3, "missing"]
     # wherever a regime is latency or launch here, the verdict is partial: the SM was not measured
@@ -86,9 +94,9 @@ def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None
     a = analysed(data("micro_metrics.raw.csv"))
     d = to_dict(a)
     first = next(x for x in d["launches"] if x["id"] == 0)
-    assert first["unmeasured"] == ["sm"] and first["partial"] is True
+    assert first["unmeasured"] == ["sm", "shared"] and first["partial"] is True
     assert first["recipes"]["l2_bytes_per_s"] == "lts__t_bytes.sum.per_second"
-    assert all(x["unmeasured"] == [] or x["unmeasured"] == ["sm"] for x in d["launches"])
+    assert all(x["unmeasured"] == ["sm", "shared"] for x in d["launches"])
     text = render_terminal(a, width=120)
     assert f"HBM{PARTIAL_MARK}" in text and "partial verdict" in text
     from ncu_roofline.report.html import page_data

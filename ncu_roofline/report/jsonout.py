@@ -13,7 +13,7 @@ the report gives it, else the built-in table entry identified or given with ``--
 ``nvtx_path``, ``grid_size``,
 ``block_size``, ``duration_ns``, ``invocations`` (1; a summary page's group: its count, whose average the row
 holds), ``limiter``, ``compute_pipe``, ``regime``, ``basis``, ``reason``, ``missing``,
-``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm), ``partial`` (the
+``unmeasured`` (list of the units the export did not measure: hbm, l2, l1, compute, sm, shared), ``partial`` (the
 verdict stands on the measured units only; an unmeasured one could change it), ``recipes`` ({figure: the
 recipe that computed it}, ``ncu_roofline.quantities.RECIPES``), ``pipe_basis``, ``roof_fraction`` (the
 limiter's score, "% of roof" everywhere; = 1 - ``headroom``), ``headroom``, ``time_at_roof_ns``, ``scores``
