@@ -347,6 +347,32 @@ def test_summary_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> Non
     assert "ncu message" in text.source["skipped"].iloc[0]  # ncu's note under the groups
 
 
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (
+            REEXPORT / f"ncu-{v}/{r}.text-raw-summary-per-kernel.txt.gz",
+            REEXPORT / f"ncu-{v}/{r}.raw-summary-per-kernel.csv.gz",
+        )
+        for v, r in (("2024.2", "micro_roof"), ("2024.2", "gene_dzv"), ("2022.3", "gene_dzv"))
+    ],
+    ids=_name,
+)
+def test_raw_summary_text_page_reads_as_its_csv_page(pair: tuple[Path, Path]) -> None:
+    """`--page raw --print-summary per-kernel` without --csv: no section headings, a metric table right under
+    each group, every metric by name; read as the raw summary CSV page the same ncu writes (it was "no ncu CSV
+    header found"). Values as printed (six decimals in a unit ncu picks per value) within that printing."""
+    text, csv = (ncu_roofline.read(p) for p in pair)
+    assert text.source["flavour"].tolist() == ["text"] and len(text.launches) == len(csv.launches) > 0
+    cols = ["process_id", "kernel_name", "block_size", "grid_size", "invocations"]
+    pd.testing.assert_frame_equal(text.launches[cols].reset_index(drop=True), csv.launches[cols].reset_index(drop=True))
+    t, c = text.metrics.reset_index(drop=True), csv.metrics.reset_index(drop=True)
+    assert t["metric"].tolist() == c["metric"].tolist() and t["section"].isna().all()
+    both = t["value"].notna() & c["value"].notna()
+    assert both.sum() > 0.9 * c["value"].notna().sum()
+    np.testing.assert_allclose(t.loc[both, "value"], c.loc[both, "value"], rtol=5e-6, atol=1e-9)
+
+
 def test_per_nvtx_summary_text_page_stacks(tmp_path: Path) -> None:
     """The per-NVTX page prints a stack's ranges above the groups launched under it; the next ranges printed are
     the next groups' whole stack. An attribute of a range is its colour, message or (another kind) payload, as

@@ -94,6 +94,7 @@ TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
     "text-summary-per-kernel": ("--print-summary", "per-kernel"),
     "text-summary-per-gpu": ("--print-summary", "per-gpu"),
     "text-summary-per-nvtx": ("--print-summary", "per-nvtx"),
+    "text-raw-summary-per-kernel": ("--page", "raw", "--print-summary", "per-kernel"),
     "text-session": ("--page", "session"),
     "text-source-sass": ("--page", "source", "--print-source", "sass"),
 }

@@ -98,15 +98,20 @@ OLD_SUMMARY_GROUP = re.compile(
 DEVICE_LINE = re.compile(r"^  Device (?P<device>\d+)(?:, CC (?P<cc>\d+\.\d+))?\s*$")
 
 
+#: The header of a summary page's metric table (without ``--csv``).
+SUMMARY_TABLE_HEADER = re.compile(r"^\s*Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
+
+
 def is_summary_text_page(lines: list[str]) -> bool:
     """Whether the non-empty lines of a file are ncu's human-readable summary page: a process line, a group (or
-    a device) line right under it, and a section heading after those."""
+    a device) line right under it, and a section heading after those (or, on the raw page's summary, the header
+    of a metric table right under the group)."""
     grouped = False
     for i, text in enumerate(lines):
         if PROCESS_LINE.match(text) and i + 1 < len(lines):
             after = lines[i + 1]
             grouped |= bool(SUMMARY_GROUP.match(after) or OLD_SUMMARY_GROUP.match(after) or DEVICE_LINE.match(after))
-        elif grouped and ANY_SECTION_LINE.match(text):
+        elif grouped and (ANY_SECTION_LINE.match(text) or SUMMARY_TABLE_HEADER.match(text)):
             return True
     return False
 
@@ -457,7 +462,9 @@ def locate(path: Path) -> Located:
         m = _NCU_VERSION.search(stripped) if "Nsight Compute" in stripped else None
         if m:
             version = m.group(1)
-    if any(_TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE for s in preamble):
+    if any(
+        _TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE or SUMMARY_TABLE_HEADER.match(s.text) for s in preamble
+    ):
         texts = [s.text for s in preamble]
         if is_text_page(texts):
             return Located(path, "text", ncu_version=version)

@@ -44,12 +44,13 @@ from .sniff import (
     PROCESS_LINE,
     PROF_ANYWHERE,
     SUMMARY_GROUP,
+    SUMMARY_TABLE_HEADER,
     Skipped,
     skip_reason,
 )
 from .textpage import cells_of, csv_on_lines, nvtx_domain, page_lines, quoted, spans_of
 
-_HEADER = re.compile(r"^\s*Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
+_HEADER = SUMMARY_TABLE_HEADER
 #: On the per-NVTX page: a domain (first column), a range of the stack and an attribute it was pushed with; groups,
 #: sections and tables with any indent (ncu 2020-2022 print them without).
 _NVTX_DOMAIN = re.compile(r"^<(?P<domain>[^<>]*)>\s*$")
@@ -253,7 +254,10 @@ def as_summary_csv(path: Path) -> Iterator[tuple[Path, SummaryPage]]:
     identity = [*group_of, "Kernel Name", "Block Size", "Grid Size"]
     identity += (["Device Id"] if old else ["Device"]) if device else []
     identity += ["CC"] if cc and not old else []
-    header = [*identity, "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"]
+    # the raw page's summary has no sections (every metric by name): its CSV page has no Section Name either
+    sections = any(section for _line, _index, section, _cells in page.rows)
+    metric_columns = ["Metric Name", "Metric Unit", "Minimum", "Maximum", "Average"]
+    header = [*identity, "Invocations", *(["Section Name"] if sections else []), *metric_columns]
     ident = []
     for g in page.groups:
         cells = [*(g.nvtx or ("", "")), g.name] if page.nvtx else [g.pid, g.process, g.host, g.name]
@@ -261,6 +265,9 @@ def as_summary_csv(path: Path) -> Iterator[tuple[Path, SummaryPage]]:
         cells += [g.device or ""] if device else []
         cells += [g.cc or ""] if cc and not old else []
         ident.append([*cells, g.invocations])
-    records = ((line, quoted([*ident[index], section, *cells])) for line, index, section, cells in page.rows)
+    records = (
+        (line, quoted([*ident[index], *([section] if sections else []), *cells]))
+        for line, index, section, cells in page.rows
+    )
     with csv_on_lines(path.name + ".csv", header, records) as out:
         yield out, page
