@@ -10,6 +10,7 @@ are imported inside the commands that use them, so a command loads only what it 
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
@@ -517,6 +518,18 @@ def _terminal_shape() -> tuple[int | None, bool]:
     return shutil.get_terminal_size().columns, "NO_COLOR" not in os.environ
 
 
+def _is_stdout(path: Path) -> bool:
+    """Whether an output path is this process's standard output under another name (``/dev/stdout``,
+    ``/dev/fd/1``): the summary printed there would run into the page."""
+    if not is_stream_output(path):
+        return False
+    try:
+        a, b = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
 def _format_of(fmt: str | None, output: Path | None, suffixes: Mapping[str, str]) -> str | None:
     """The format asked for: ``--format``, else the one whose suffix ``-o`` ends in (the registry's suffix map);
     None (the default: summary and HTML) for an HTML name or none."""
@@ -699,8 +712,8 @@ def _render(
     bar = progress or Progress(None)
     if fmt is None or fmt == "html":
         html = registry.get("html")
-        summary = None
-        if fmt is None:
+        summary: Callable[[], str] | None = None
+        if fmt is None and not (output is not None and _is_stdout(output)):  # -o /dev/stdout: the page alone
             width, color = _terminal_shape()
             text, shaped = registry.get("text"), replace(options, width=width, color=color)
 

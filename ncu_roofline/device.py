@@ -449,7 +449,7 @@ _FLOP_FIGURES = ("fp64_flops", "fp32_flops", "fp16_flops", *(f"tensor_{t}_flops"
 _FLOP_BASES = ("sm_clock_hz", "sm_count")
 _MADE_OF: dict[str, tuple[str, ...]] = {
     "sm_clock_hz": _FLOP_FIGURES,
-    "sm_count": _FLOP_FIGURES,
+    "sm_count": (*_FLOP_FIGURES, "l1_bytes_per_s"),  # L1 is per SM: its peak is the SMs' sum
     "dram_clock_hz": ("dram_bytes_per_s",),
     "l2_clock_hz": ("l2_bytes_per_s",),
     "l1_clock_hz": ("l1_bytes_per_s",),

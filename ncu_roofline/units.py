@@ -265,9 +265,10 @@ def detect_number_style(samples: list[str]) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
-#: A number grouped by a space (also no-break and narrow no-break) or an apostrophe: fr_FR, de_CH and others'
+#: A number grouped by a space (also no-break and narrow no-break) or an apostrophe (ASCII, or U+2019 as glibc's
+#: de_CH writes it): fr_FR, de_CH and others'
 #: spelling, which ncu does not write (its groups are ',' or, in comma-decimal locales, '.').
-_OTHER_GROUPING = "^-?[0-9]{1,3}(?:[ \u00a0\u202f'][0-9]{3})+(?:[.,][0-9]+)?$"
+_OTHER_GROUPING = "^-?[0-9]{1,3}(?:[ \u00a0\u202f'\u2019][0-9]{3})+(?:[.,][0-9]+)?$"
 
 
 def other_grouping(text: pa.Array) -> str | None:

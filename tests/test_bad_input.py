@@ -379,7 +379,7 @@ def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
     assert "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f", "'"])
+@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f", "'", "\u2019"])
 def test_numbers_grouped_by_a_space_or_an_apostrophe_are_named(tmp_path: Path, sep: str) -> None:
     """fr_FR (no-break or narrow no-break space), de_CH (apostrophe) or a plain space between digit groups: ncu
     writes none of them (',' or '.'), and each such cell read as no number (273 cells of a page in that locale)

@@ -243,6 +243,10 @@ def test_output_into_a_named_pipe_dev_stdout_and_dev_null(work: Path) -> None:
     p = ncu_roofline("micro_full.raw.csv", "--format", "json", "-o", "/dev/stdout", cwd=work, timeout=120)  # a pipe
     assert p.returncode == EXIT_OK, p.stderr
     assert len(json.loads(p.stdout)["launches"]) == 16
+    # the default (summary and page) into /dev/stdout: the page alone, as with -o - (the summary ran into it)
+    p = ncu_roofline("micro_full.raw.csv", "-o", "/dev/stdout", cwd=work, timeout=120)
+    assert p.returncode == EXIT_OK, p.stderr
+    assert p.stdout.startswith("<!DOCTYPE html>") and "ncu-roofline ·" not in p.stdout.split("<", 2)[0]
     p = ncu_roofline("micro_full.raw.csv", "--format", "csv", "-o", "/dev/null", cwd=work, timeout=120)
     assert (p.returncode, p.stdout, p.stderr) == (EXIT_OK, "", "ncu-roofline: wrote /dev/null\n")
     p = ncu_roofline("micro_full.raw.csv", "--format", "parquet", "-o", fifo, cwd=work)

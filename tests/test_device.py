@@ -363,6 +363,8 @@ def test_a_clock_or_sm_count_given_moves_the_peaks_made_of_it() -> None:
     pd.testing.assert_series_equal(dram["fp32_flops"], base["fp32_flops"])
     half = resolve_peaks(values, "NVIDIA H200", {"sm_count": 66, "fp64_flops": 1e13})
     np.testing.assert_allclose(half["fp32_flops"], base["fp32_flops"] / 2, rtol=1e-12)
+    np.testing.assert_allclose(half["l1_bytes_per_s"], base["l1_bytes_per_s"] / 2, rtol=1e-12)  # L1 is per SM
+    pd.testing.assert_series_equal(half["l2_bytes_per_s"], base["l2_bytes_per_s"])
     assert (half["fp64_flops"] == 1e13).all()
 
 

@@ -85,3 +85,19 @@ def test_a_second_raw_page_in_other_units_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ncu_roofline.FormatError, match="not the units row") as err:
         ncu_roofline.read(path)
     assert f":{len(text.splitlines()) + at + 1}:" in str(err.value)
+
+
+def test_a_page_of_another_kind_appended_is_refused(tmp_path: Path) -> None:
+    """A details capture with a summary capture appended (another rank's, or another run's): its rows are not the
+    details page's (they were skipped as "a table embedded by ncu" and the second capture lost without a word)."""
+    details = data("direct_details.stdout.csv").read_text()
+    summary = rank(data("direct_summary.stdout.csv").read_text(), 4236, 4237)
+    path = tmp_path / "mixed.csv"
+    path.write_text(details + summary)
+    second = len(details.splitlines()) + next(
+        i for i, t in enumerate(summary.splitlines(), 1) if t.startswith('"Process ID"')
+    )
+    with pytest.raises(ncu_roofline.FormatError, match=r"a second ncu page here \(summary page\) after the details"):
+        ncu_roofline.read(path)
+    with pytest.raises(ncu_roofline.FormatError, match=f"mixed.csv:{second}:"):
+        ncu_roofline.read(path)

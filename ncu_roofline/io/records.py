@@ -27,7 +27,7 @@ import pyarrow.csv as pacsv
 from ..arrowpool import LIBC
 from ..errors import FormatError, ParseError
 from ..units import detect_number_style, other_grouping
-from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_of
+from .sniff import PROF_LINE, Located, Skipped, classify_header, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
 DICT = pa.dictionary(pa.int32(), pa.string())
@@ -388,6 +388,14 @@ def classify_odd_rows(
         if fields == loc.header:  # a second capture's header (the first's is loc's)
             out.skipped.append(Skipped(line, text, REPEATED_HEADER))
             continue
+        other = classify_header(fields)
+        if other is not None:  # another page's header: its rows are no part of this page
+            raise FormatError(
+                loc.path,
+                f"a second ncu page here ({other} page) after the {loc.flavour} page that starts at line "
+                f"{loc.header_line}: export each page to a file of its own",
+                line=line if line is not None else line_of(loc.path, stripped, start=loc.data_offset),
+            )
         if not launch_like and fields and all(f and not _INT.match(f) for f in fields):
             table_widths.add(len(fields))
             out.skipped.append(Skipped(line, text, "table embedded by ncu (header)"))

@@ -319,7 +319,7 @@ def fields_of(text: str) -> list[str] | None:
         return None
 
 
-def _classify_header(fields: list[str]) -> str | None:
+def classify_header(fields: list[str]) -> str | None:
     """The flavour a header line announces, or None if it is not an ncu header."""
     if len(fields) >= 2 and fields[0] == "ID" and fields[1] == "Process ID":
         if "Metric Name" in fields and "Metric Value" in fields:
@@ -437,7 +437,7 @@ def locate(path: Path) -> Located:
         under_rule = bool(_TABLE_RULE.match(text))
         if stripped.startswith('"'):
             fields = fields_of(stripped) or []
-            flavour = _classify_header(fields)
+            flavour = classify_header(fields)
             if flavour == "session":
                 # A session page starts with a bare title line above its first attribute block.
                 start = previous_title if previous_title is not None else (number, offset)

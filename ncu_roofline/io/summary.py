@@ -83,8 +83,9 @@ def read_summary(loc: Located, report: str) -> Page:
     )
     _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    if again:  # two captures in one file: one process's twice would merge its groups
-        _same_group_twice(loc, table, inverse, sections)
+    # two captures in one file (the header repeats, or a page without --csv printed twice): one process's twice
+    # would merge its groups
+    _same_group_twice(loc, table, inverse, sections)
     order = np.argsort(first, kind="stable")
     group_number = np.empty_like(order)
     group_number[order] = np.arange(len(order))
@@ -139,7 +140,7 @@ def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections
         i = int(np.flatnonzero(twice)[0])
         raise FormatError(
             loc.path,
-            f"the header repeats and the group of {column(table, 'Kernel Name')[i].as_py()!r} has metric "
+            f"the group of {column(table, 'Kernel Name')[i].as_py()!r} has metric "
             f"{metric[0][i].as_py()!r} twice: two captures of one process appended into one file? export each "
             "capture to a file of its own",
         )
@@ -180,6 +181,8 @@ def _reflow(loc: Located, header: list[str], dict_cols: set[str]) -> tuple[pa.Ta
         fields = fields_of(stripped)
         if fields is None:
             raise ParseError(loc.path, "a row with an unclosed quote", line=number)
+        if fields == header:  # a second capture's header: the read of the table skipped and listed it already
+            continue
         parsed.append((number, text, fields))
     sections = {f[si] for _n, _t, f in parsed if len(f) == width and f[inv_i].replace(",", "").isdigit()}
     records: list[list[str]] = []
