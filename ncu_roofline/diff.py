@@ -240,6 +240,7 @@ def _side(analysis: Analysis) -> pd.DataFrame:
             "display_name": lv["display_name"].astype("string"),
             "nvtx_path": lv["nvtx_path"].astype("string"),
             "duration_ns": lv["duration_ns"].astype("float64") * lv["invocations"].fillna(1).astype("float64"),
+            "invocations": lv["invocations"].fillna(1).astype("int64"),  # a summary page's group: its launches
             "limiter": v["limiter"].astype("string"),
             "compute_pipe": v["compute_pipe"].astype("string"),
             "regime": v["regime"].astype("string"),
@@ -449,8 +450,8 @@ def kernel_changes(
             "kernel": group,
             "display_name": part["display_name"].iloc[0],
             "status": status,
-            "before_launches": len(lb),
-            "after_launches": len(la),
+            "before_launches": int(lb["invocations"].sum()),  # a summary page's row counts its invocations
+            "after_launches": int(la["invocations"].sum()),
             "matched_launches": n_match,
             "before_ns": bns,
             "after_ns": ans,
@@ -542,6 +543,18 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             f"launches without a duration ({ub} in BEFORE, {ua} in AFTER; no duration metric collected): the GPU "
             "times add up the launches measured, and a kernel with none measured has no time"
         )
+    grouped = [
+        (side, a)
+        for side, a in (("BEFORE", before), ("AFTER", after))
+        if len(a.launches) and (a.launches["invocations"].fillna(1) != 1).any()
+    ]
+    if len(grouped) == 1:  # rows of groups against rows of launches: the pairs are not launch for launch
+        side, a = grouped[0]
+        out.append(
+            f"{side} is a summary page ({len(a.launches)} groups of {int(a.launches['invocations'].fillna(1).sum())} "
+            "launches), the other side launches: launches are paired row by row, so compare the kernels' GPU time, "
+            "not the matched launches; export the same page of both for a launch-by-launch comparison"
+        )
     vb = sorted({str(x) for x in before.report.source["ncu_version"].dropna()})
     va = sorted({str(x) for x in after.report.source["ncu_version"].dropna()})
     if vb and va and vb != va:
@@ -572,8 +585,8 @@ def compare(
     total = Total(
         before_ns=_time_ns(sb["duration_ns"]),
         after_ns=_time_ns(sa["duration_ns"]),
-        before_launches=len(sb),
-        after_launches=len(sa),
+        before_launches=int(sb["invocations"].sum()),
+        after_launches=int(sa["invocations"].sum()),
         matched=len(m),
         before_only=int((pairs["status"] == BEFORE_ONLY).sum()),
         after_only=int((pairs["status"] == AFTER_ONLY).sum()),

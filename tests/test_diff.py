@@ -244,3 +244,17 @@ def test_different_programs_match_nothing_and_say_so(full: Analysis) -> None:
     assert (d.total.before_only, d.total.after_only) == (16, 16)
     assert set(d.kernels["status"]) == {BEFORE_ONLY, AFTER_ONLY}
     assert np.isnan(d.kernels["change"]).all()
+
+
+def test_a_summary_page_against_a_raw_page_counts_launches_and_says_how_it_pairs() -> None:
+    """train_step's raw page (382 launches) against its per-kernel summary page (68 groups of the same 382): the
+    totals and each kernel count launches on both sides (they said "382 -> 68", a kernel "19 -> 1"), the GPU time is
+    the same, and a caveat says that rows of groups are paired with rows of launches."""
+    raw, summary = sample("train_step.raw.csv"), analyze(ncu_roofline.read(data("train_step.summary-per-kernel.csv")))
+    d = compare(raw, summary)
+    assert d.total.before_launches == d.total.after_launches == 382
+    assert d.total.after_ns == pytest.approx(d.total.before_ns, rel=1e-4)
+    k = d.kernels
+    assert (k["before_launches"] == k["after_launches"]).all() and k["after_launches"].sum() == 382
+    assert any("AFTER is a summary page (68 groups of 382 launches)" in c for c in d.caveats)
+    assert not any("summary page (" in c for c in compare(raw, raw).caveats)
