@@ -507,3 +507,16 @@ def test_a_page_cut_mid_line_says_it_may_be_cut_short(tmp_path: Path) -> None:
     assert "may be cut short: its last line has no line break" in report.source["not_understood"].iloc[0]
     whole = ncu_roofline.read(data("micro_full.details.txt.gz")).source["not_understood"].iloc[0]
     assert pd.isna(whole) or "cut short" not in whole
+
+
+def test_a_page_printed_twice_is_refused(tmp_path: Path) -> None:
+    """A page without --csv of one process appended to itself (``ncu ./app >> log`` twice, a log concatenated):
+    the page has no launch IDs, so the second copy's launches read as more launches of the process (8 for gene_dzv's
+    4, twice its GPU time). ncu prints each process's line once, above its launches: the second one is refused."""
+    text = gzip.decompress((REEXPORT / "ncu-2024.2/gene_dzv.text.txt.gz").read_bytes()).decode()
+    twice = tmp_path / "twice.txt"
+    twice.write_text(text + text)
+    second = len(text.splitlines()) + 1 + next(i for i, t in enumerate(text.splitlines()) if t.startswith("[6244]"))
+    with pytest.raises(FormatError, match=f"twice.txt:{second}: the launches of process 6244 are printed a second"):
+        ncu_roofline.read(twice)
+    assert len(ncu_roofline.read(REEXPORT / "ncu-2024.2/gene_dzv.text.txt.gz").launches) == 4

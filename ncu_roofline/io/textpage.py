@@ -303,6 +303,8 @@ class _Parser:
         self.header_first = False  # the section's table header came before its dashed line (no closing line then)
         self.table_item = ""  # the body item of the open table's rows
         self.blank_ends = False  # the open table ends at a blank line, not at a dashed one
+        self.processes: dict[tuple[str, str, str], int] = {}  # process line -> launches before it (printed once)
+        self.again: tuple[int, str] | None = None  # (line, pid) of a process line printed a second time
 
     def close_table(self) -> None:
         self.table, self.raw_table, self.blank_ends, self.header_rule = None, False, False, False
@@ -356,6 +358,9 @@ class _Parser:
         if process is not None:
             self.close_rule()
             self.process = (process["pid"], process["name"], process["host"])
+            if self.process in self.processes and len(self.page.launches) > self.processes[self.process]:
+                self.again = self.again or (number, process["pid"])  # the page (or its process) printed twice
+            self.processes.setdefault(self.process, len(self.page.launches))
             self.close_table()
             return
         if self.table is None and self.rule is None:
@@ -507,6 +512,14 @@ def parse(path: Path) -> TextPage:
     for number, text in page_lines(path):
         parser.feed(number, text)
     parser.close_rule()
+    if parser.again is not None:
+        line, pid = parser.again
+        raise FormatError(
+            path,
+            f"the launches of process {pid} are printed a second time here (ncu prints a process's launches once): "
+            "two captures of one process in one file? export each capture to a file of its own",
+            line=line,
+        )
     page = parser.page
     if parser.odd_tables:
         page.not_understood.append(
