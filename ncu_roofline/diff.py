@@ -25,7 +25,7 @@ import pandas as pd
 
 from .analysis import Analysis
 from .model import launch_index
-from .summary import dominant
+from .summary import dominant, launch_weights
 from .vocabulary import PRECISIONS, Level
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
@@ -231,6 +231,7 @@ def _side(analysis: Analysis) -> pd.DataFrame:
     """Per launch (row order of ``launches``): keys, names, duration, verdict fields."""
     lv = analysis.launches.reset_index(drop=True)
     v = analysis.verdicts.reset_index(drop=True)
+    weight = launch_weights(lv)  # a summary page's group: its invocations
     return pd.DataFrame(
         {
             "report": lv["report"].astype("string"),
@@ -239,8 +240,8 @@ def _side(analysis: Analysis) -> pd.DataFrame:
             "kernel": lv["kernel_name"].astype("string").fillna(lv["display_name"].astype("string")),
             "display_name": lv["display_name"].astype("string"),
             "nvtx_path": lv["nvtx_path"].astype("string"),
-            "duration_ns": lv["duration_ns"].astype("float64") * lv["invocations"].fillna(1).astype("float64"),
-            "invocations": lv["invocations"].fillna(1).astype("int64"),  # a summary page's group: its launches
+            "duration_ns": lv["duration_ns"].astype("float64") * weight,
+            "invocations": weight.astype(np.int64),
             "limiter": v["limiter"].astype("string"),
             "compute_pipe": v["compute_pipe"].astype("string"),
             "regime": v["regime"].astype("string"),
@@ -310,7 +311,7 @@ def _points(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
     key = pd.MultiIndex.from_frame(lv[["report", "process_id", "launch_id"]].astype(object))
     where = pd.Series(np.arange(len(lv)), index=key)
     rows = where.reindex(pd.MultiIndex.from_frame(r[["report", "process_id", "launch_id"]].astype(object)))
-    seconds = (lv["duration_ns"].astype(float) * lv["invocations"].fillna(1).astype(float) / 1e9).to_numpy()
+    seconds = lv["duration_ns"].astype(float).to_numpy() * launch_weights(lv) / 1e9
     ok = rows.notna().to_numpy()
     idx = rows.to_numpy()[ok].astype(int)
     r = r[ok]
@@ -543,15 +544,12 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             f"launches without a duration ({ub} in BEFORE, {ua} in AFTER; no duration metric collected): the GPU "
             "times add up the launches measured, and a kernel with none measured has no time"
         )
-    grouped = [
-        (side, a)
-        for side, a in (("BEFORE", before), ("AFTER", after))
-        if len(a.launches) and (a.launches["invocations"].fillna(1) != 1).any()
-    ]
+    weights = {side: launch_weights(a.launches) for side, a in (("BEFORE", before), ("AFTER", after))}
+    grouped = [side for side, w in weights.items() if (w != 1).any()]
     if len(grouped) == 1:  # rows of groups against rows of launches: the pairs are not launch for launch
-        side, a = grouped[0]
+        side = grouped[0]
         out.append(
-            f"{side} is a summary page ({len(a.launches)} groups of {int(a.launches['invocations'].fillna(1).sum())} "
+            f"{side} is a summary page ({len(weights[side])} groups of {int(weights[side].sum())} "
             "launches), the other side launches: launches are paired row by row, so compare the kernels' GPU time, "
             "not the matched launches; export the same page of both for a launch-by-launch comparison"
         )

@@ -742,8 +742,9 @@ def uncoalesced_global_access(f: Frame) -> Found:
     # memory tables prints one half of its pair), the L2 throughput of the SOL section stands in (it is at most
     # the busy share: a tensor kernel at 0.4 % of its L2 throughput gains nothing from its 25 % excess sectors);
     # where neither is, the share alone decides, as it does without the ideal, and gives the estimate only as that
-    by_busy = ~np.isnan(f.get("l2_busy"))
-    busy = np.where(by_busy, f.get("l2_busy"), f.get("l2_throughput_pct") / 100.0)
+    l2_busy = f.get("l2_busy")
+    by_busy = ~np.isnan(l2_busy)
+    busy = np.where(by_busy, l2_busy, f.get("l2_throughput_pct") / 100.0)
     gain = busy * share
     unknown_busy = np.isnan(busy)
     fires_theo = theo & _ge(share, UNCOALESCED_EXCESS_SHARE) & (_ge(gain, UNCOALESCED_MIN_GAIN) | unknown_busy)

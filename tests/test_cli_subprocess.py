@@ -51,6 +51,19 @@ def ncu_roofline(
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
+def python_code(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE`` in ``cwd`` with this checkout on the path and ``env`` added; its output as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 @pytest.fixture()
 def work(tmp_path: Path) -> Path:
     shutil.copy(data("micro_full.raw.csv"), tmp_path / "micro_full.raw.csv")
@@ -59,14 +72,8 @@ def work(tmp_path: Path) -> Path:
 
 
 def test_this_checkout_is_the_one_imported(work: Path) -> None:
-    p = subprocess.run(
-        [sys.executable, "-c", "import ncu_roofline.cli as c; print(c.__file__)"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=work,
-    )
+    p = python_code("import ncu_roofline.cli as c; print(c.__file__)", work)
+    assert p.returncode == 0, p.stderr
     assert Path(p.stdout.strip()).resolve() == ROOT / "ncu_roofline" / "cli.py"
 
 
@@ -280,25 +287,10 @@ else:
 @pytest.mark.parametrize("at", ["click", "pandas"])
 @pytest.mark.parametrize("as_module", [False, True])
 def test_ctrl_c_while_the_command_line_is_imported_is_clean(work: Path, as_module: bool, at: str) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "AS_MODULE": "1" if as_module else "", "INTERRUPT_AT": at}
-    p = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_WHILE_IMPORTING],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    env = {"AS_MODULE": "1" if as_module else "", "INTERRUPT_AT": at}
+    p = python_code(INTERRUPTED_WHILE_IMPORTING, work, **env)
     assert (p.returncode, p.stdout, p.stderr) == (EXIT_INTERRUPTED, "", "ncu-roofline: interrupted\n")
     # once imported, Ctrl-C is Python's KeyboardInterrupt again (a program importing the module keeps it)
-    p = subprocess.run(
-        [sys.executable, "-c", "import signal, ncu_roofline.cli; print(signal.getsignal(signal.SIGINT).__name__)"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    p = python_code("import signal, ncu_roofline.cli; print(signal.getsignal(signal.SIGINT).__name__)", work, **env)
+    assert p.returncode == 0, p.stderr
     assert p.stdout == "default_int_handler\n"

@@ -29,6 +29,7 @@ from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..labels import resolve
 from ..model import (
     BODY_COLUMNS,
+    LAUNCH_KEY,
     RULE_COLUMNS,
     STR,
     LazyMetrics,
@@ -41,6 +42,7 @@ from ..model import (
     missing_array,
 )
 from ..units import number_evidence, other_grouping, parse_numbers, style_of, unit_or_none
+from ..vector import key_runs
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
     check_units,
@@ -140,14 +142,10 @@ def _same_launch_twice(loc: Located, page: Page) -> None:
     if page.metrics is None:
         return
     long = page.metrics.to_long()
-    key = long["process_id"].to_numpy(dtype=np.int64) * (int(long["launch_id"].max()) + 1) + long["launch_id"].to_numpy(
-        dtype=np.int64
-    )
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    runs = pd.Series(key[starts])
-    if runs.duplicated().any():
-        k = int(runs[runs.duplicated()].iloc[0])
-        pid, lid = divmod(k, int(long["launch_id"].max()) + 1)
+    runs = long[list(LAUNCH_KEY)].iloc[key_runs(long)]  # each run of a launch's rows, its key
+    twice = runs.duplicated().to_numpy()
+    if twice.any():
+        pid, lid = runs[["process_id", "launch_id"]].iloc[int(np.argmax(twice))]
         raise FormatError(
             loc.path,
             f"the header repeats and launch ID {lid} of process {pid} has rows in two places: two captures of one "

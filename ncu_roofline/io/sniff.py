@@ -62,10 +62,14 @@ DASHES = re.compile(r"^(?P<indent> +)(?P<runs>-+(?: -+)*)\s*$")
 #: ... at any indent, the first column too (the session page; ncu 2020-2022's per-NVTX summary).
 ANY_INDENT_DASHES = re.compile(r"^(?P<indent> *)(?P<runs>-+(?: -+)*)\s*$")
 ANY_SECTION_LINE = re.compile(r"^ +Section: (?P<name>\S.*?)\s*$")
+#: The header of a summary page's metric table (without ``--csv``).
+SUMMARY_TABLE_HEADER = re.compile(r"^\s*Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
 #: Lines only ncu's human-readable pages have: a section heading (details page, summaries), the metric table's
-#: header of the raw page, the attribute tables' headers of the session page.
+#: header of the raw page and of the summaries (the raw page's summary has no section heading), the attribute
+#: tables' headers of the session page.
 _TEXT_PAGE = re.compile(
-    rf"^\s+Section: \S|{METRIC_TABLE_HEADER.pattern}|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
+    rf"^\s+Section: \S|{METRIC_TABLE_HEADER.pattern}|{SUMMARY_TABLE_HEADER.pattern}"
+    r"|^(?:Launch|Session|Process|Device) Attribute\s+Value\b"
 )
 #: ncu's human-readable details page (``textpage``): ``[pid] process@host`` above a process's launches; the end
 #: of a launch's line (context and stream, since ncu 2022 the device and compute capability); a section's heading.
@@ -96,10 +100,6 @@ OLD_SUMMARY_GROUP = re.compile(
     r"(?P<invocations>\d+) invocations?\s*$"
 )
 DEVICE_LINE = re.compile(r"^  Device (?P<device>\d+)(?:, CC (?P<cc>\d+\.\d+))?\s*$")
-
-
-#: The header of a summary page's metric table (without ``--csv``).
-SUMMARY_TABLE_HEADER = re.compile(r"^\s*Metric Name\s+Metric Unit\s+Minimum\s+Maximum\s+Average\s*$")
 
 
 def is_summary_text_page(lines: list[str]) -> bool:
@@ -462,9 +462,7 @@ def locate(path: Path) -> Located:
         m = _NCU_VERSION.search(stripped) if "Nsight Compute" in stripped else None
         if m:
             version = m.group(1)
-    if any(
-        _TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE or SUMMARY_TABLE_HEADER.match(s.text) for s in preamble
-    ):
+    if any(_TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE for s in preamble):
         texts = [s.text for s in preamble]
         if is_text_page(texts):
             return Located(path, "text", ncu_version=version)

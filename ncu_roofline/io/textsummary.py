@@ -50,7 +50,6 @@ from .sniff import (
 )
 from .textpage import cells_of, csv_on_lines, nvtx_domain, page_lines, quoted, spans_of
 
-_HEADER = SUMMARY_TABLE_HEADER
 #: On the per-NVTX page: a domain (first column), a range of the stack and an attribute it was pushed with; groups,
 #: sections and tables with any indent (ncu 2020-2022 print them without).
 _NVTX_DOMAIN = re.compile(r"^<(?P<domain>[^<>]*)>\s*$")
@@ -215,7 +214,7 @@ def parse(path: Path) -> SummaryPage:
             continue
         if stack is not None and not rows and stack.line(text):
             continue
-        if page.groups and _HEADER.match(text):
+        if page.groups and SUMMARY_TABLE_HEADER.match(text):
             header = True
             continue
         dashes = (DASHES if stack is None else ANY_INDENT_DASHES).match(text)
