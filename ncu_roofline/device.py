@@ -121,6 +121,9 @@ class TensorSeries:
     src: str  # ``bf16``, ``fp16``, ``tf32``, ``fp8``, ``int8``, ``int1``, ``fp64``
     dst: str | None
     sparsity: str | None  # "on", "off", or None (not split)
+    #: the rest of the source part after its first type (``src``): Turing's ``src_fp16_bf16_tf32_dst_fp32``
+    #: (FP16 in, FP32 accumulated; the chip has no BF16 or TF32) -> ``bf16_tf32``; None for one type
+    also: str | None = None
 
     @property
     def label(self) -> str:
@@ -128,7 +131,7 @@ class TensorSeries:
         parts = []
         if self.op:
             parts.append(f"Op:{self.op}")
-        parts.append(f"Src:{self.src}")
+        parts.append(f"Src:{self.src}" + (f"_{self.also}" if self.also else ""))
         if self.dst:
             parts.append(f"Dst:{self.dst}")
         if self.sparsity:
@@ -137,17 +140,21 @@ class TensorSeries:
 
 
 _SERIES = re.compile(
-    r"^(?:op_(?P<op>[a-z0-9]+)_)?src_(?P<src>[a-z0-9]+)(?:_dst_(?P<dst>[a-z0-9]+))?"
+    r"^(?:op_(?P<op>[a-z0-9]+)_)?src_(?P<src>[a-z0-9]+)"
+    r"(?:_(?P<also>(?!dst_|sparsity_)[a-z0-9]+(?:_(?!dst_|sparsity_)[a-z0-9]+)*))?"  # more types, qualifiers
+    r"(?:_dst_(?P<dst>[a-z0-9]+))?"
     r"(?:_sparsity_(?P<sp>on|off))?$"
 )
 
 
 def parse_series(name: str) -> TensorSeries | None:
-    """The parsed series for a metric suffix such as ``op_hmma_src_bf16_dst_fp32_sparsity_off``."""
+    """The parsed series for a metric suffix such as ``op_hmma_src_bf16_dst_fp32_sparsity_off``; a series of
+    several source types (Turing's ``src_fp16_bf16_tf32_dst_fp32``) is of the first (``src``) and keeps the
+    others (``also``)."""
     m = _SERIES.match(name)
     if m is None:
         return None
-    return TensorSeries(name, m.group("op"), m.group("src"), m.group("dst"), m.group("sp"))
+    return TensorSeries(name, m.group("op"), m.group("src"), m.group("dst"), m.group("sp"), m.group("also"))
 
 
 def tensor_series(values: pd.DataFrame) -> list[TensorSeries]:

@@ -292,6 +292,16 @@ def test_series_names_parse() -> None:
     assert parse_series("not_a_series") is None
 
 
+def test_a_series_of_several_source_types_is_of_the_first() -> None:
+    """Turing's FP16-in, FP32-accumulate path is one counter named for three types (ncu 2024.2's Tensor chart
+    section, its TU10x block; query-metrics-2024.2/tu102.txt): it is read, as FP16, not dropped."""
+    s = parse_series("src_fp16_bf16_tf32_dst_fp32")
+    assert s is not None and (s.op, s.src, s.also, s.dst, s.sparsity) == (None, "fp16", "bf16_tf32", "fp32", None)
+    assert s.label == "Src:fp16_bf16_tf32 Dst:fp32"
+    s = parse_series("op_hmma_src_tf32_dst_fp32_sparsity_on")
+    assert s is not None and (s.src, s.also, s.dst) == ("tf32", None, "fp32")
+
+
 # ---- resolving -------------------------------------------------------------------------------------------
 
 

@@ -387,6 +387,30 @@ def test_dominant_tensor_series_on_llm() -> None:
     assert t.loc[12, "dtype"] == "fp64"
 
 
+def test_a_turing_series_named_for_three_types_carries_its_work() -> None:
+    """The real micro_full page with its dense BF16 HMMA series renamed as Turing's (``src_fp16_bf16_tf32_dst_fp32``,
+    every other tensor series dropped): wmma_bf16's tensor work and fraction are those of the page as ncu
+    wrote it, not zero (the series was dropped: an unparsed name)."""
+    values = raw_wide("micro_full")
+    before = roofline(values, resolve_peaks(values))
+    old = "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off."
+    new = "sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32."
+    tensor = [c for c in values.columns if str(c).startswith("sm__ops_path_tensor_")]
+    turing = values.drop(columns=[c for c in tensor if not str(c).startswith(old)])
+    turing = turing.rename(columns={c: new + str(c)[len(old) :] for c in tensor if str(c).startswith(old)})
+    after = roofline(turing, resolve_peaks(turing))
+
+    def tensor_row(frame: pd.DataFrame) -> pd.Series:
+        pick = (frame["launch_id"] == 8) & (frame["precision"] == "tensor") & (frame["level"] == "dram")
+        return frame[pick].iloc[0]
+
+    was, now = tensor_row(before), tensor_row(after)
+    assert was["series"] == "op_hmma_src_bf16_dst_fp32_sparsity_off" and now["series"] == "src_fp16_bf16_tf32_dst_fp32"
+    assert now["dtype"] == "fp16"
+    assert now["achieved_flops"] == pytest.approx(was["achieved_flops"], rel=1e-12) and now["achieved_flops"] > 0
+    assert now["compute_fraction"] == pytest.approx(was["compute_fraction"], rel=1e-9)
+
+
 _pos = st.floats(min_value=1e3, max_value=1e16, allow_nan=False, allow_infinity=False)
 
 
