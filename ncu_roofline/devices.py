@@ -71,6 +71,7 @@ class DeviceSpec:
     tensor_fp8_flops: Figure | None = None
     tensor_int8_flops: Figure | None = None  # integer operations per second
     notes: str = ""
+    tensor_cores: bool = True  # False for a chip without them though its CC has them (TU116/TU117)
 
     def figures(self) -> dict[str, Figure | None]:
         """Every figure by name: the peaks frame column (and ``--peak`` key) it fills."""
@@ -347,6 +348,7 @@ def _geforce(
     fp64_per_fp32: float = 1 / 64,
     l1_bytes_per_clk: float | None = 128,
     notes: str = "",
+    tensor_cores: bool = True,
 ) -> DeviceSpec:
     """A GeForce card from its product page: SMs, CUDA cores, boost clock, memory data rate and bus width.
     FP32 = 2 FLOP x cores x boost; the non-tensor FP16 and FP64 rates are the architecture's ratios to FP32."""
@@ -380,6 +382,7 @@ def _geforce(
         tensor_fp8_flops=t.get("fp8"),
         tensor_int8_flops=t.get("int8"),
         notes=notes,
+        tensor_cores=tensor_cores,
     )
 
 
@@ -454,6 +457,7 @@ GTX1650 = _geforce(
     fp64_per_fp32=1 / 32,
     l1_bytes_per_clk=64,
     notes="TU117: no tensor cores; L2 bandwidth not published.",
+    tensor_cores=False,
 )
 GTX1080 = _geforce(
     name="NVIDIA GeForce GTX 1080",
@@ -470,6 +474,7 @@ GTX1080 = _geforce(
     fp64_per_fp32=1 / 32,  # CC 6.1: 4 fp64 vs 128 fp32
     l1_bytes_per_clk=None,
     notes="Pascal GP104: no tensor cores, FP16 at 1/64 of FP32 (CUDA guide); L1 and L2 bandwidth not published.",
+    tensor_cores=False,
 )
 
 # ---- Ampere -------------------------------------------------------------------------------------------------

@@ -69,7 +69,9 @@ from .thresholds import (
     STREAMING_HIT_PCT,
     TAIL_HIGH_EFFECT,
     TAIL_MIN_EFFECT,
+    TENSOR_CORES_FROM_CC,
     TENSOR_IDLE,
+    TF32_FROM_CC,
     UNCOALESCED_EXCESS_SHARE,
     UNCOALESCED_MIN_GAIN,
 )
@@ -113,7 +115,8 @@ class Frame:
     ``repeats``: launches of the same kernel in the report; ``total_duration``: seconds, all launches of the
     kernel; ``ncu``: ncu's HighPipeUtilization/SOLFPRoofline figures (ncu_pipe_family, ncu_fp32_pct ...);
     ``tensor_time``: the launch's time at the TF32 tensor roof (capped by its own memory roofs) over its time
-    now, from the FP32 roofline rows (NaN where unknown)."""
+    now, from the FP32 roofline rows (NaN where unknown); ``cc``: the GPU's compute capability (7.5; NaN where
+    unknown); ``tensor_cores``: False where the GPU is known to have none."""
 
     keys: pd.DataFrame
     q: pd.DataFrame
@@ -124,6 +127,8 @@ class Frame:
     total_duration: Arr
     ncu: pd.DataFrame
     tensor_time: Arr
+    cc: Arr
+    tensor_cores: Arr
 
     @property
     def n(self) -> int:
@@ -176,6 +181,8 @@ class Frame:
             self.total_duration[pick],
             self.ncu.iloc[pick].reset_index(drop=True),
             self.tensor_time[pick],
+            self.cc[pick],
+            self.tensor_cores[pick],
         )
 
     def with_quantity(self, name: str, values: Arr) -> Frame:
@@ -192,6 +199,8 @@ class Frame:
             self.total_duration,
             self.ncu,
             self.tensor_time,
+            self.cc,
+            self.tensor_cores,
         )
 
 
@@ -991,7 +1000,8 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
     )
     gemm = _ge(load_share, OPERAND_LOAD_SHARE) | (named & np.isnan(load_share))
     tensor_busy = _ge(f.unit("pipe_tensor"), TENSOR_IDLE)
-    fires = _ge(fp32, FP32_GEMM_MIN_FRACTION) & fma.astype(bool) & gemm & ~tensor_busy
+    no_tf32 = f.cc < TF32_FROM_CC  # NaN (unknown GPU) compares False: the TF32 advice stands
+    fires = _ge(fp32, FP32_GEMM_MIN_FRACTION) & fma.astype(bool) & gemm & ~tensor_busy & f.tensor_cores
     at_tensor = f.tensor_time
     return Found(
         fires=fires,
@@ -1003,10 +1013,13 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
                 ok(at_tensor), "; at the TF32 tensor roof it would take " + t.f(at_tensor, ".0%") + " of its time", ""
             )
         ),
-        advice=lambda t: (
+        advice=lambda t: t.pick(
+            no_tf32,
+            "Let tensor cores do it: run in FP16 with FP32 accumulation (autocast; cuBLAS/cuDNN with FP16 inputs "
+            "and CUBLAS_COMPUTE_32F). This GPU (compute capability 7.x) has no TF32 or BF16 tensor path.",
             "Let tensor cores do it: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
             "torch.set_float32_matmul_precision('high'), cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32), or run in BF16/FP16 "
-            "with FP32 accumulation (autocast)."
+            "with FP32 accumulation (autocast).",
         ),
         evidence=(
             Ev("FP32 FLOP/s of the FP32 roof", roof32, FP32_GEMM_MIN_FRACTION, ">="),
@@ -1027,6 +1040,7 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
             Ev("FFMA share of FP32 FLOPs", fma_share, FMA_FLOP_SHARE, ">="),
             Ev("shared/global load instructions per instruction", load_share, OPERAND_LOAD_SHARE, ">="),
             Ev("sm__pipe_tensor_cycles_active (fraction)", f.unit("pipe_tensor"), TENSOR_IDLE, "<"),
+            Ev("compute capability (no TF32 tensor path)", f.cc, TF32_FROM_CC, "<", no_tf32),
             Ev("kernel name looks like a matrix multiply / convolution", named.astype(float), None, "==", named),
             Ev("time at the TF32 tensor roof / time now", at_tensor, None, "=="),
         ),
@@ -1359,7 +1373,7 @@ def tensor_time_share(
     have[pos[rows]] = True
     least[~have] = np.nan
     tf32 = pd.to_numeric(peaks["tensor_tf32_flops"], errors="coerce").to_numpy(dtype=float)
-    attainable = np.fmin(tf32, least)
+    attainable = np.where(np.isnan(tf32), np.nan, np.fmin(tf32, least))  # no TF32 peak, no roof to be at
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where((attainable > 0) & (achieved > 0), achieved / attainable, np.nan)
     out: Arr = np.clip(share, 0.0, 1.0)
@@ -1384,15 +1398,22 @@ def build_frame(
     *,
     ncu: pd.DataFrame | None = None,
     roof_positions: Arr | None = None,
+    gpu: tuple[Arr, Arr] | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
-    the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``)."""
+    the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``; ``gpu``:
+    each launch's compute capability and whether its GPU has tensor cores, ``analysis.gpu_traits``; default
+    the launches' CC column, tensor cores from CC 7.0)."""
     keys = index.to_frame(index=False)
     group = [launches["report"], launches["kernel_name"]]
     dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
     repeats = dur.groupby(group, dropna=False).transform("size").to_numpy()
     total = dur.groupby(group, dropna=False).transform("sum", min_count=1).to_numpy(dtype=float)
+    if gpu is None:
+        cc = pd.to_numeric(launches["cc"], errors="coerce").to_numpy(dtype=float)
+        gpu = (cc, ~(cc < TENSOR_CORES_FROM_CC))
+    cc, tensor_cores = gpu
     return Frame(
         keys=keys,
         q=quant.reset_index(drop=True),
@@ -1403,6 +1424,8 @@ def build_frame(
         total_duration=total,
         ncu=ncu_frame(rules, index) if ncu is None else ncu,
         tensor_time=tensor_time_share(roof, peaks, index, positions=roof_positions),
+        cc=cc,
+        tensor_cores=tensor_cores,
     )
 
 

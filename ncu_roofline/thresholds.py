@@ -192,6 +192,16 @@ TENSOR_IDLE = _t(
     "TENSOR_IDLE", 0.05, "fraction of tensor pipe", "fp32_instead_of_tensor",
     "The tensor pipe under 5 %: the tensor cores are idle.",
 )  # fmt: skip
+TENSOR_CORES_FROM_CC = _t(
+    "TENSOR_CORES_FROM_CC", 7.0, "compute capability", "fp32_instead_of_tensor",
+    "Tensor cores came with Volta (CC 7.0; CUDA C++ Programming Guide, Warp Matrix Functions): on an older GPU "
+    "there are none to move FP32 work to, and the hint does not fire.",
+)  # fmt: skip
+TF32_FROM_CC = _t(
+    "TF32_FROM_CC", 8.0, "compute capability", "fp32_instead_of_tensor",
+    "TF32 and BF16 tensor operations came with Ampere (CC 8.0; A100 whitepaper): on Volta and Turing the advice "
+    "is FP16 with FP32 accumulation, and no time at a TF32 roof is estimated.",
+)  # fmt: skip
 ATOMIC_SLICE_BUSY_PCT = _t(
     "ATOMIC_SLICE_BUSY_PCT", 50.0, "% busy", "atomic_contention",
     "The busiest L2 slice's atomic unit at 50 % or more of the launch ...",

@@ -369,6 +369,47 @@ def test_fp32_instead_of_tensor_says_what_the_tensor_roof_would_give(llm: Analys
     assert m is not None and 5 <= int(m.group(1)) <= 15
 
 
+def _as_older_gpu(tmp_path: Path, name: str, cc: str) -> Analysis:
+    """llm_full's real raw page as if its GPU were ``name`` of compute capability ``cc``: the CC column, the
+    CC attributes and the display name changed, and the tensor series of types that GPU lacks (TF32, BF16,
+    FP8) dropped; every measurement as ncu wrote it."""
+    raw = derive.raw_rows(data("llm_full.raw.csv"))
+    header = raw[0]
+    lacks = ("_tf32", "_bf16", "_fp8")
+    keep = [
+        i for i, m in enumerate(header) if not (m.startswith("sm__ops_path_tensor_") and any(t in m for t in lacks))
+    ]
+    major, minor = cc.split(".")
+    for r in raw[2:]:
+        r[header.index("CC")] = cc
+        r[header.index("device__attribute_compute_capability_major")] = major
+        r[header.index("device__attribute_compute_capability_minor")] = minor
+        r[header.index("device__attribute_display_name")] = name
+    path = tmp_path / "older.raw.csv"
+    path.write_text(derive.write([[r[i] for i in keep] for r in raw]))
+    return analyze(ncu_roofline.read(path))
+
+
+def test_fp32_instead_of_tensor_on_a_gpu_without_tf32(tmp_path: Path) -> None:
+    """On a V100 (CC 7.0: tensor cores, but no TF32 or BF16 path) the plain-FP32 GEMM is still worth moving to
+    tensor cores, in FP16 with FP32 accumulation; no time at a TF32 roof is estimated (there is none: the roof
+    was once taken as the launch's memory roof, 7x the FP32 peak of a T4)."""
+    a = _as_older_gpu(tmp_path, "Tesla V100-SXM2-16GB", "7.0")
+    assert a.peaks["tensor_tf32_flops"].isna().all()
+    h = hint(a, 11, "fp32_instead_of_tensor")
+    assert "FP16 with FP32 accumulation" in h["advice"] and "TF32 (" not in h["advice"]
+    assert "TF32 tensor roof" not in h["message"]
+    assert math.isnan(h["estimated_speedup"])
+    assert any(e["metric"].startswith("compute capability") and e["value"] == 7.0 for e in json.loads(h["evidence"]))
+
+
+def test_fp32_instead_of_tensor_not_on_a_gpu_without_tensor_cores(tmp_path: Path) -> None:
+    """A GTX 1650 (TU117: CC 7.5 but no tensor cores, as its table entry says) has none to move the work to."""
+    a = _as_older_gpu(tmp_path, "NVIDIA GeForce GTX 1650", "7.5")
+    assert "fp32_instead_of_tensor" not in ours(a)[11]
+    assert "fp32_instead_of_tensor" in ours(_as_older_gpu(tmp_path, "NVIDIA GeForce RTX 2080 Ti", "7.5"))[11]
+
+
 def test_low_cache_hit_rate_needs_more_than_one_pass(llm: Analysis, micro: Analysis) -> None:
     # naive attention's P @ V: DRAM-bound, L2 read hit rate 12 % (lts__t_sector_op_read_hit_rate), but its
     # DRAM reads (555 MB) equal its compulsory bytes: P is 16 x 4096 x 4096 bf16 = 512 MiB and V 16 MiB
