@@ -656,22 +656,26 @@ def _by_attributes(cands: tuple[DeviceSpec, ...], cc: str | None, sms: float, bw
 def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tuple[DeviceSpec | None, str | None]:
     """(table entry, basis) for one device: its display name first, then its attributes.
 
-    A name the table knows decides; where it matches several forms of a model (or several models), the
-    attributes choose among those. A name the table does not know is kept as it is: no entry (attributes that
-    happen to match another GPU do not rename it). Without a name, the attributes must single out one entry:
-    CC and SM count, and the DRAM bandwidth where the report has the memory clock and bus width or ncu's DRAM
-    peak.
+    A name the table knows decides, unless the report's CC or SM count contradicts the entry (the 70-SM RTX
+    3080 12GB is named as the 68-SM 10GB card); where it matches several forms of a model (or several models),
+    the attributes choose among those, and an entry they all contradict is not taken ("Quadro RTX 6000", CC
+    7.5, is not the "RTX 6000 Ada Generation", CC 8.9, whose words it shares). A name the table does not know
+    is kept as it is: no entry (attributes that happen to match another GPU do not rename it). Without a
+    name, the attributes must single out one entry: CC and SM count, and the DRAM bandwidth where the report
+    has the memory clock and bus width or ncu's DRAM peak.
     """
     if name:
         m = match_device(name)
         if m.exact and m.spec is not None:
-            return m.spec, "display_name"
-        if m.candidates:
-            narrowed = _by_attributes(m.candidates, cc, sms, bw)
-            if len(narrowed) == 1:
-                return narrowed[0], "display_name+attributes"
-            if m.spec is not None:
-                return m.spec, "display_name"
+            agrees = (cc is None or m.spec.cc == cc) and (
+                math.isnan(sms) or m.spec.sm_count is None or m.spec.sm_count.value == sms
+            )
+            return (m.spec, "display_name") if agrees else (None, None)
+        narrowed = _by_attributes(m.candidates, cc, sms, bw)
+        if len(narrowed) == 1:  # the attributes chose, or checked the one candidate
+            return narrowed[0], "display_name" if len(m.candidates) == 1 else "display_name+attributes"
+        if m.spec is not None and len({d.family for d in narrowed}) == 1:  # forms the attributes cannot tell apart
+            return (m.spec if m.spec in narrowed else narrowed[0]), "display_name"
         return None, None
     if cc is None or math.isnan(sms):
         return None, None

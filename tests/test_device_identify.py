@@ -67,6 +67,28 @@ def renamed(source: Path, target: Path, name: str) -> Path:
     return edited(source, target, edit)
 
 
+def as_gpu(source: Path, target: Path, name: str) -> Path:
+    """The raw page renamed to table entry ``name`` with its CC and SM count (the CC column and attributes,
+    ``device__attribute_multiprocessor_count``): a page that names that GPU consistently."""
+    spec = lookup_device(name)
+    assert spec.sm_count is not None
+    major, minor = spec.cc.split(".")
+    new = {
+        NAME: name,
+        "CC": spec.cc,
+        "device__attribute_compute_capability_major": major,
+        "device__attribute_compute_capability_minor": minor,
+        "device__attribute_multiprocessor_count": str(int(spec.sm_count.value)),
+    }
+
+    def edit(header: list[str], row: list[str]) -> list[str]:
+        for column, value in new.items():
+            row[header.index(column)] = value
+        return row
+
+    return edited(source, target, edit)
+
+
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("devices")
@@ -199,6 +221,26 @@ def test_a_name_that_matches_several_forms_is_settled_by_the_attributes() -> Non
     assert spec is not None and spec.name == "NVIDIA A100 80GB PCIe" and how == "display_name+attributes"
 
 
+def test_a_name_whose_attributes_contradict_its_entry_takes_no_entry() -> None:
+    """The table's figures are not borrowed for another GPU: a 70-SM "RTX 3080" (the 12 GB card; the entry is
+    the 68-SM 10 GB one), a "Quadro RTX 6000" (Turing, CC 7.5; its words are all in "RTX 6000 Ada Generation",
+    CC 8.9), an "RTX 2080" (46 SMs; the table has the 2080 Ti, 68) get none; the right attributes do."""
+    assert identify_one("NVIDIA GeForce RTX 3080", "8.6", 70.0, float("nan")) == (None, None)
+    assert identify_one("NVIDIA GeForce RTX 3080", "8.6", 68.0, float("nan"))[1] == "display_name"
+    assert identify_one("Quadro RTX 6000", "7.5", 72.0, 7001e6 * 2 * 384 / 8) == (None, None)
+    assert identify_one("NVIDIA GeForce RTX 2080", "7.5", 46.0, float("nan")) == (None, None)
+    spec, how = identify_one("NVIDIA GeForce RTX 2080", None, float("nan"), float("nan"))  # nothing against it
+    assert spec is not None and spec.name == "NVIDIA GeForce RTX 2080 Ti" and how == "display_name"
+
+
+def test_a_renamed_page_whose_cc_contradicts_the_name_takes_no_entry(work: Path) -> None:
+    """The H200 page named "NVIDIA B200" but still CC 9.0 with 132 SMs: its name is shown, no B200 figure is
+    taken (the B200 is CC 10.0 with 148 SMs), and the page's own peaks carry it."""
+    page = renamed(data("micro_full.raw.csv"), work / "not-b200.raw.csv", "NVIDIA B200")
+    [dev] = _json([str(page)])["devices"]
+    assert (dev["name"], dev["table"], dev["basis"], dev["peak_source"]) == ("NVIDIA B200", None, None, ["report"])
+
+
 def test_an_unknown_name_is_kept_whatever_the_attributes() -> None:
     """A name outside the table is not renamed to the table entry its (here: H200) attributes match."""
     assert identify_one("NVIDIA RTX PRO 6000 Blackwell", "9.0", 132.0, 4.815e12) == (None, None)
@@ -270,7 +312,7 @@ def test_the_implied_dram_roof_puts_no_launch_above_its_dram_throughput(name: st
 
 def test_b200_display_name_names_the_device(work: Path) -> None:
     """A B200 page is analysed from its own peaks and named in the JSON, the terminal and the HTML."""
-    page = renamed(data("micro_full.raw.csv"), work / "b200.raw.csv", "NVIDIA B200")
+    page = as_gpu(data("micro_full.raw.csv"), work / "b200.raw.csv", "NVIDIA B200")
     doc = _json([str(page)])
     assert {x["device"] for x in doc["launches"]} == {"NVIDIA B200"}
     [dev] = doc["devices"]
@@ -286,11 +328,11 @@ def test_b200_display_name_names_the_device(work: Path) -> None:
     dram = [m["peak_bytes_per_s"] for x in doc["launches"] for m in x["memory"] if m["level"] == "dram"]
     np.testing.assert_allclose(dram, own["dram_bytes_per_s"].to_numpy())  # the page's 4.8 TB/s, not 7.7
     a = analyze(ncu_roofline.read(page))
-    assert build_view(a).header.gpus == ("NVIDIA B200 (CC 9.0)",)
+    assert build_view(a).header.gpus == ("NVIDIA B200 (CC 10.0)",)
     r = CliRunner().invoke(main, [str(page), "-o", str(work / "b200.html")])
     assert r.exit_code == EXIT_OK
-    assert r.stdout.splitlines()[1].startswith("NVIDIA B200 (CC 9.0)")
-    assert "<dd>NVIDIA B200 (CC 9.0)</dd>" in (work / "b200.html").read_text()
+    assert r.stdout.splitlines()[1].startswith("NVIDIA B200 (CC 10.0)")
+    assert "<dd>NVIDIA B200 (CC 10.0)</dd>" in (work / "b200.html").read_text()
 
 
 def test_two_gpus_get_a_roof_each(work: Path) -> None:
@@ -318,7 +360,7 @@ def test_two_gpus_get_a_roof_each(work: Path) -> None:
 
 def test_a40_page_is_analysed_from_its_own_peaks(work: Path) -> None:
     """train_step has no FP64 or tensor peak metrics: those come from the A40 entry, the rest from the page."""
-    page = renamed(data("train_step.raw.csv.gz"), work / "a40.raw.csv", "NVIDIA A40")
+    page = as_gpu(data("train_step.raw.csv.gz"), work / "a40.raw.csv", "NVIDIA A40")
     a = analyze(ncu_roofline.read(page))
     own = peaks_from_metrics(read_shared(data("train_step.raw.csv.gz")).values)
     np.testing.assert_allclose(a.peaks["dram_bytes_per_s"], own["dram_bytes_per_s"])

@@ -22,6 +22,7 @@ from conftest import analysed, data, read_shared
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
 from ncu_roofline.classify import unit_table
+from ncu_roofline.device import lookup_device
 from ncu_roofline.hints import HINT_COLUMNS, RULES, Frame, build_frame, evaluate, thread_divergence
 from ncu_roofline.model import launch_index
 
@@ -371,8 +372,8 @@ def test_fp32_instead_of_tensor_says_what_the_tensor_roof_would_give(llm: Analys
 
 def _as_older_gpu(tmp_path: Path, name: str, cc: str) -> Analysis:
     """llm_full's real raw page as if its GPU were ``name`` of compute capability ``cc``: the CC column, the
-    CC attributes and the display name changed, and the tensor series of types that GPU lacks (TF32, BF16,
-    FP8) dropped; every measurement as ncu wrote it."""
+    CC attributes, the SM count (the table entry's) and the display name changed, and the tensor series of
+    types that GPU lacks (TF32, BF16, FP8) dropped; every measurement as ncu wrote it."""
     raw = derive.raw_rows(data("llm_full.raw.csv"))
     header = raw[0]
     lacks = ("_tf32", "_bf16", "_fp8")
@@ -380,8 +381,11 @@ def _as_older_gpu(tmp_path: Path, name: str, cc: str) -> Analysis:
         i for i, m in enumerate(header) if not (m.startswith("sm__ops_path_tensor_") and any(t in m for t in lacks))
     ]
     major, minor = cc.split(".")
+    spec = lookup_device(name)
+    assert spec.sm_count is not None
     for r in raw[2:]:
         r[header.index("CC")] = cc
+        r[header.index("device__attribute_multiprocessor_count")] = str(int(spec.sm_count.value))
         r[header.index("device__attribute_compute_capability_major")] = major
         r[header.index("device__attribute_compute_capability_minor")] = minor
         r[header.index("device__attribute_display_name")] = name
