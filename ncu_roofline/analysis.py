@@ -17,7 +17,7 @@ import pandas as pd
 from .arrowpool import malloc_arrow
 from .chart import CHART_BYTE_FIGURES, chart_peaks, chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
-from .device import find_device, identify, implied_bandwidth, missing_peaks, missing_peaks_advice, resolve_peaks
+from .device import find_device, identify, implied_dram_peaks, missing_peaks, missing_peaks_advice, resolve_peaks
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
@@ -109,14 +109,15 @@ def analyze(
     index = launch_index(report.launches)
     values = report.values.reindex(index)
     quant = report_quantities(report, index)
-    implied = implied_bandwidth(report.launches, values)  # the DRAM peak its DRAM throughput implies
+    # the DRAM peak its DRAM throughput implies: the device's (identifies it), and at each launch's DRAM clock
+    implied, implied_own = implied_dram_peaks(report.launches, values)
     ident = identify(report, implied_dram=implied)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
     points = chart_points(report.body_item_metrics)
     chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
-    if np.isfinite(implied).any():
-        dram, own = CHART_BYTE_FIGURES["dram"], pd.Series(implied, index=index)
+    if np.isfinite(implied_own).any():
+        dram, own = CHART_BYTE_FIGURES["dram"], pd.Series(implied_own, index=index)
         chart = pd.DataFrame({dram: own}) if chart is None else chart.assign(**{dram: chart[dram].fillna(own)})
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks, chart)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=index)

@@ -514,6 +514,12 @@ IMPLIED_PEAK_MIN_PCT = 10.0
 
 
 def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+    """Per launch, the DRAM peak of its device that ncu's own DRAM throughput implies (``implied_dram_peaks``'
+    first: one figure per device, at the busiest launch's DRAM clock; what identifies the GPU)."""
+    return implied_dram_peaks(launches, values)[0]
+
+
+def implied_dram_peaks(launches: pd.DataFrame, values: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per launch, the DRAM peak ncu's own DRAM throughput implies: the launch's DRAM bytes per second over that
     throughput's share of the peak (``gpu__dram_throughput``, SOL's "DRAM Throughput", and "Memory Throughput"
     in byte/s of Memory Workload Analysis: a plain details page has both, and neither the attributes nor ncu's
@@ -521,13 +527,21 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
     throughput, at ``IMPLIED_PEAK_MIN_PCT`` or more: the throughput is the busiest of the DRAM's measures, so a
     launch's ratio is at most the peak, and the busiest launch's DRAM time is the likeliest to be all transfers
     and its bytes the most precisely printed (three digits: 4.32 Tbyte/s is 0.1 % off at most, 1.28 Tbyte/s 0.4 %).
-    NaN where no launch of the device is there. Taken as the DRAM roof, it puts no launch above its own DRAM
-    throughput by more than what the printed digits of both allow."""
+    NaN where no launch of the device is there.
+
+    Two figures per launch: the device's (the busiest launch's ratio: what identifies the GPU), and the peak at
+    the launch's own DRAM clock, the roof: where the page gives each launch's DRAM clock (SOL's "DRAM
+    Frequency", "Memory Frequency" in ncu 2019.5), the device's figure scaled by the ratio of the launch's
+    clock to the busiest launch's, as ncu's percentage is of the bytes per cycle times the cycles the launch
+    measured (a V100 page of ncu 2019.5 ran one launch at 739 MHz and the next at 852: its 34.51 % is of the
+    faster clock's peak; the H200 sample's short launches measure 3.14-3.17 GHz, the others 3.20). Taken as
+    the DRAM roof, it puts no launch above its own DRAM throughput by more than what the printed digits of
+    both allow."""
     n = len(values.index)
     pct = quantities.quantities(values, ["dram_throughput_pct"])["dram_throughput_pct"].to_numpy(dtype=np.float64)
     there = np.nan_to_num(pct) >= IMPLIED_PEAK_MIN_PCT
     if not there.any():
-        return np.full(n, np.nan)
+        return np.full(n, np.nan), np.full(n, np.nan)
     rate = quantities.derive(values, "dram_bytes_per_s")[0]
     there &= ~np.isnan(rate)
     group = _device_groups(launches, n)
@@ -537,8 +551,16 @@ def implied_bandwidth(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarra
     best = np.full(int(group.max()) + 1, np.nan)
     at = busiest[first]
     best[groups] = rate[at] / pct[at] * 100.0
-    out: np.ndarray = best[group]
-    return out
+    device: np.ndarray = best[group]
+    clock = quantities.quantities(values, ["dram_clock"])["dram_clock"].to_numpy(dtype=np.float64)
+    at_clock = np.full(len(best), np.nan)
+    at_clock[groups] = clock[at]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = clock / at_clock[group]  # 1.0 exactly where the clocks are equal
+    own = device.copy()
+    scaled = np.isfinite(scale) & (scale > 0)
+    own[scaled] *= scale[scaled]
+    return device, own
 
 
 #: ncu's waves per SM (``launch__waves_per_multiprocessor``): the grid's blocks over the SMs times the blocks one

@@ -29,6 +29,7 @@ from ncu_roofline.device import (
     identify,
     identify_one,
     implied_bandwidth,
+    implied_dram_peaks,
     implied_sm_count,
     lookup_device,
     peaks_from_metrics,
@@ -146,7 +147,7 @@ def _details_edited(target: Path, edit: Callable[[str, str, str, str], str]) -> 
 def test_a_default_details_page_is_identified_by_the_dram_peak_its_throughput_implies(work: Path) -> None:
     """A default details page has no device attributes and no DRAM peak, but each launch's DRAM bytes per second
     (Memory Workload Analysis' "Memory Throughput") and their share of the peak (SOL's "DRAM Throughput"): the
-    largest ratio among the launches at 10 % or more, 4.17 TB/s / 86.58 % = 4.82 TB/s, is ncu's own DRAM peak on
+    ratio of the busiest launch, 4.17 TB/s / 86.58 % = 4.82 TB/s, is ncu's own DRAM peak on
     the raw page of the same report (dram__bytes.sum.peak_sustained x DRAM clock, 4.81 TB/s) to 0.2 %, and with
     CC 9.0 and 132 SMs singles out the H200 (an H100 SXM, 3.35 TB/s, would be told apart by it alone)."""
     page = read_shared(data("micro_full.details.csv"))
@@ -157,8 +158,13 @@ def test_a_default_details_page_is_identified_by_the_dram_peak_its_throughput_im
     ident = identify(page)
     assert set(ident["device"]) == {"NVIDIA H200"} and set(ident["device_basis"]) == {"attributes"}
     # that figure is the page's own DRAM roof (the table's 4.8 TB/s fills only what the page lacks: L2, L1, FLOP/s)
+    # and the page's own DRAM roof at each launch's DRAM clock (3.14-3.17 GHz measured by its four short
+    # launches, 3.20 by the rest): ncu's peak of each launch on the raw page, to the clock's three digits
+    device, own = implied_dram_peaks(page.launches, page.values)
+    assert (device == implied).all() and own == pytest.approx(ncu_peak.to_numpy(), rel=2e-3)
+    assert np.unique(own).size == 5
     peaks = analyze(page).peaks.reset_index(drop=True)
-    assert (peaks["dram_bytes_per_s"] == implied[0]).all() and set(peaks["source_dram_bytes_per_s"]) == {"report"}
+    assert (peaks["dram_bytes_per_s"] == own).all() and set(peaks["source_dram_bytes_per_s"]) == {"report"}
     assert set(peaks["source_l2_bytes_per_s"]) == {"table:NVIDIA H200"}
     # where the report has ncu's DRAM peak (a raw page), that one
     raw_peaks = analyze(read_shared(data("micro_full.raw.csv"))).peaks.reset_index(drop=True)
@@ -303,11 +309,38 @@ def test_a_details_page_without_its_sm_count_is_identified_by_its_waves(work: Pa
 def test_the_implied_dram_roof_puts_no_launch_above_its_dram_throughput(name: str) -> None:
     # each launch's bytes over the busiest launch's bytes-to-throughput ratio: its own DRAM throughput (SOL's
     # percentage, ncu's figure) to what the printed digits allow (bytes to three digits: 0.4 % of 1.28 Tbyte/s)
-    doc = _json([str(data(name))])
+    _roofs_agree_with_sol(_json([str(data(name))]))
+
+
+def _roofs_agree_with_sol(doc: dict) -> None:
     for x in doc["launches"]:
         sol, roof, achieved = x["utilization"]["dram"], x["utilization"].get("dram_roof"), x["memory"][0]
         digits = 0.5 * 10 ** (math.floor(math.log10(achieved["achieved_bytes_per_s"])) - 2)  # half the last digit
         assert abs(roof - sol) <= sol * (digits / achieved["achieved_bytes_per_s"] + 1e-3) + 5e-5, x["display_name"]
+
+
+def test_the_implied_dram_roof_follows_each_launchs_dram_clock(work: Path) -> None:
+    """A launch at another DRAM clock (ncu 2019.5 on a V100 printed one launch at 739 MHz, the next at 852) has
+    its peak at that clock: micro_full's strided_read (launch 1) given a 1.25x faster DRAM clock and so 0.8x its
+    DRAM Throughput share (its bytes per second as measured): its roof is 1.25x the busiest launch's, and every
+    launch's DRAM roof fraction is still ncu's own percentage (it was 0.8 x 75.90 / 75.90 off)."""
+    rows = derive.rows(data("micro_full.details.csv").read_text(encoding="utf-8"))
+    header = rows[0]
+    li, vi, ii = header.index("Metric Name"), header.index("Metric Value"), header.index("ID")
+    for r in rows[1:]:
+        if len(r) > vi and r[ii] == "1" and r[li] == "DRAM Frequency":
+            assert r[vi] == "3.20"
+            r[vi] = "4.00"
+        if len(r) > vi and r[ii] == "1" and r[li] == "DRAM Throughput":
+            assert r[vi] == "75.90"
+            r[vi] = "60.72"
+    page = work / "two-clocks.details.csv"
+    page.write_text(derive.write_like(rows), encoding="utf-8")
+    doc = _json([str(page)])
+    _roofs_agree_with_sol(doc)
+    dram = {x["id"]: next(m for m in x["memory"] if m["level"] == "dram") for x in doc["launches"]}
+    assert dram[1]["peak_bytes_per_s"] == pytest.approx(1.25 * dram[0]["peak_bytes_per_s"], rel=1e-12)
+    assert dram[2]["peak_bytes_per_s"] == dram[0]["peak_bytes_per_s"]
 
 
 def test_b200_display_name_names_the_device(work: Path) -> None:
