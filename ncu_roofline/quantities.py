@@ -66,6 +66,7 @@ FRAME_ROLES = (QUANTITY, SOL, SOL_BREAKDOWN, TIME)
 SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
 SMSP_CLOCK = "smsp__cycles_elapsed.avg.per_second"
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+DURATION_METRIC = "gpu__time_duration.sum"  # a launch's time, as ncu measures it
 L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
 L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
 #: The integrated GPUs (Tegra, and the DGX Spark's GB10: the system's memory) on which ncu has no DRAM counter,
@@ -308,7 +309,7 @@ TABLE: tuple[Quantity, ...] = (
         "s",
         "sum",
         "kernel duration (derived: RECIPES['duration'])",
-        Recipe("gpu__time_duration.sum", (_one("gpu__time_duration.sum"),)),
+        Recipe(DURATION_METRIC, (_one(DURATION_METRIC),)),
         Recipe("SM cycles / SM clock", (_one("sm__cycles_elapsed.avg"),), per=SM_CLOCK),
         Recipe("GPC cycles / GPC clock", (_one("gpc__cycles_elapsed.avg"),), per="gpc__cycles_elapsed.avg.per_second"),
         Recipe(

@@ -62,7 +62,13 @@ from ncu_roofline.device import (
     parse_series,
     tensor_series,
 )
-from ncu_roofline.quantities import TENSOR_FLOP_PER_INSTRUCTION, TENSOR_WORK, derive, series_values
+from ncu_roofline.quantities import (
+    FLOP_PER_INSTRUCTION,
+    TENSOR_FLOP_PER_INSTRUCTION,
+    TENSOR_WORK,
+    derive,
+    series_values,
+)
 from ncu_roofline.thresholds import FP16_MOVE_NOISE, FP16_MOVE_SHARE
 from ncu_roofline.vector import per_distinct, strings, taken
 
@@ -105,6 +111,21 @@ ROOFLINE_COLUMNS: dict[str, str] = {
     "traffic_recipe": "string",  # how achieved_bytes_per_s was computed
     "estimate": "boolean",  # achieved_flops rests on an assumption (tensor FLOP per instruction)
 }
+
+
+def counted_precisions(columns: Any) -> set[str]:
+    """The FP precisions (fp64, fp32, fp16) whose instruction counts are among ``columns`` (a report's metric
+    names): ``smsp__``/``sm__sass_thread_inst_executed_op_<op>_pred_on`` as a count (``.sum``, or the bare name
+    ncu's `--metrics` takes), not a rate. Work collected, whether or not the report has the duration to make
+    FLOP/s of it."""
+    ops = {op: p for p, by_op in FLOP_PER_INSTRUCTION.items() for op in by_op}
+    found = set()
+    for c in map(str, columns):
+        head, sep, rest = c.partition("__sass_thread_inst_executed_op_")
+        op, pred, rollup = rest.partition("_pred_on")
+        if sep and pred and head in ("sm", "smsp") and op in ops and rollup in ("", ".sum"):
+            found.add(ops[op])
+    return found
 
 
 def achieved_flops(values: pd.DataFrame, precision: str) -> pd.Series:

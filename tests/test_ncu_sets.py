@@ -14,10 +14,12 @@ import csv
 import re
 from pathlib import Path
 
+import derive
 import numpy as np
 import pytest
 from _analyses import sample
 from _ncu import VERSIONS, list_sets, query_metrics, require_ncu, run_list_sets, stock_section_folder, stock_sections
+from conftest import data
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -27,7 +29,7 @@ from ncu_roofline.hints import RULES
 from ncu_roofline.ncurules import ROOFLINE_RULE
 from ncu_roofline.quantities import MCC_DRAM_BYTES, ROOFLINE_SET, WORK_SECTIONS
 from ncu_roofline.report.terminal import render_terminal
-from ncu_roofline.report.viewmodel import NOT_COLLECTED, NOT_EXPORTED, build_view
+from ncu_roofline.report.viewmodel import NO_DURATION, NOT_COLLECTED, NOT_EXPORTED, build_view
 from ncu_roofline.roofline import achieved_traffic
 from ncu_roofline.vocabulary import RAW_EXPORT
 
@@ -123,6 +125,23 @@ def test_an_export_without_any_roofline_work_names_every_precision_and_one_run()
     text = " ".join(render_terminal(a).split())
     assert "No roofline: this export has no FP64, FP32, FP16 or Tensor work: profile with --set roofline" in text
     assert "--section NcuRoofline" in text
+
+
+def test_work_counted_without_a_duration_says_so(tmp_path: Path) -> None:
+    """A `--metrics` list of FP32 instruction counts without gpu__time_duration (as a V100 run of ncu 2023.2
+    was published): the work is there, its FLOP/s is not; the message says the duration is what is missing,
+    not that there is no FP32 work (it said "this export has no FP64, FP32, FP16 or Tensor work")."""
+    raw = derive.raw_rows(data("micro_metrics.raw.csv"))  # a real --metrics page (its counts, duration...)
+    counts = [c for c in raw[0] if re.fullmatch(r"sm__sass_thread_inst_executed_op_f(add|mul|fma)_pred_on\.sum", c)]
+    assert len(counts) == 3
+    a = analyze(ncu_roofline.read(derive.picked(raw, counts, tmp_path / "counts.raw.csv")))
+    assert a.quantities["duration"].isna().all()
+    panels = {p.precision: p.absent for p in build_view(a).rooflines}
+    assert panels == {"fp64": NOT_COLLECTED, "fp32": NO_DURATION, "fp16": NOT_COLLECTED, "tensor": NOT_COLLECTED}
+    text = " ".join(render_terminal(a).split())
+    assert "No roofline: the FP32 work was counted, but no launch has a duration" in text
+    assert "add gpu__time_duration.sum to --metrics" in text
+    assert "has no FP64, FP32" not in text
 
 
 # --- DRAM on integrated (Tegra) GPUs ------------------------------------------------------------------------------

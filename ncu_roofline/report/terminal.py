@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from ..analysis import Analysis
 from ..classify import profile_command
 from ..ncurules import ROOFLINE_RULE
-from ..quantities import ROOFLINE_SET
+from ..quantities import DURATION_METRIC, ROOFLINE_SET
 from ..vocabulary import RAW_EXPORT, Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view, limiter_label
+from .viewmodel import NO_DURATION, NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view, limiter_label
 
 #: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
 DEFAULT_WIDTH = 120
@@ -209,6 +209,12 @@ def _no_roofline(panels: Sequence[RooflinePanel]) -> str:
     """Why no chart has a point when it is for what the export holds (every panel ``absent``): the work this
     page leaves out though ncu collected it (export it again), else the one precision's note, else every
     precision named and the one ncu run that collects them all (not the first precision's section alone)."""
+    untimed = [p.label for p in panels if p.absent == NO_DURATION]
+    if untimed:
+        return (
+            f"No roofline: the {_named(untimed, 'and')} work was counted, but no launch has a duration to make "
+            f"FLOP/s of it: add {DURATION_METRIC} to --metrics."
+        )
     left_out = [p.label for p in panels if p.absent == NOT_EXPORTED]
     if left_out:
         return (

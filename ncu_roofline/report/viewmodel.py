@@ -22,8 +22,8 @@ from ..hints import read_evidence
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywhere
-from ..quantities import BY_NAME, ROOFLINE_SET, WORK_SECTIONS
-from ..roofline import fp16_register_moves
+from ..quantities import BY_NAME, DURATION_METRIC, ROOFLINE_SET, WORK_SECTIONS
+from ..roofline import counted_precisions, fp16_register_moves
 from ..summary import NCU_SOURCE, Summary, key_codes, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S, NCU_RULE_LEADS
 from ..vector import first_of_each
@@ -692,8 +692,9 @@ def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
     return out
 
 
-#: ``RooflinePanel.absent``: the chart's work was not collected, or collected and left out of this page.
-NOT_COLLECTED, NOT_EXPORTED = "not collected", "not exported"
+#: ``RooflinePanel.absent``: the chart's work was not collected, or collected and left out of this page, or
+#: counted without a duration to make FLOP/s of it.
+NOT_COLLECTED, NOT_EXPORTED, NO_DURATION = "not collected", "not exported", "no duration"
 
 #: The roofline columns a chart reads.
 PANEL_COLUMNS = ("achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity")
@@ -707,12 +708,14 @@ def _roofline_panel(
     kernels: Sequence[KernelRow],
     chart_ran: bool = False,
     gpus: np.ndarray | None = None,
+    untimed: frozenset[str] = frozenset(),
 ) -> RooflinePanel:
     """The chart of one precision: its points (one per launch and level with work and a finite intensity) and
     its roofs (per data type, the peaks of the plotted launch with the median peak FLOP/s; per data type and GPU
     where the plotted launches ran on several: ``gpus``, each launch's GPU name by position). ``chart_ran``:
     ncu's roofline chart rule ran for some launch (the FP32 and FP64 work was collected, shown on this page or
-    not)."""
+    not); ``untimed``: the precisions whose instruction counts the export has though no launch has a duration
+    (``--metrics`` without ``gpu__time_duration.sum``)."""
     label = PRECISION_LABELS.get(precision, precision)
     section = PRECISION_SECTIONS.get(precision, "")
     empty = RooflinePanel(precision, label, (), RooflinePoints(), 0, None)
@@ -729,6 +732,12 @@ def _roofline_panel(
     pos = roof_pos[sel]
     flops = _floats(r, "achieved_flops")
     if np.isnan(flops).all():
+        if precision in untimed:
+            note = (
+                f"{label} work was counted (its instructions are in the export), but no launch has a duration to "
+                f"make FLOP/s of it: add {DURATION_METRIC} to --metrics (or profile with --section {section})."
+            )
+            return replace(empty, note=note, absent=NO_DURATION)
         if chart_ran and precision in ROOFLINE_RULE_PRECISIONS:
             note = (
                 f"{label} work is not on this page, though ncu collected it (its {ROOFLINE_RULE} rule ran): export "
@@ -1055,8 +1064,11 @@ def build_view(
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
     chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
     gpus = lv["device_name"].to_numpy(dtype=object) if "device_name" in lv.columns else None
-    rooflines = tuple(_roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran, gpus) for p in PRECISIONS)
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
+    untimed = frozenset() if durations else frozenset(counted_precisions(analysis.report.values.columns))
+    rooflines = tuple(
+        _roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran, gpus, untimed) for p in PRECISIONS
+    )
     if title is None:
         paths = [s.path or s.report for s in header.sources]
         title = ", ".join(p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths) or "ncu-roofline report"
