@@ -362,6 +362,20 @@ def test_instanced_metrics_keep_their_list() -> None:
     assert len(both) == len(inst) and both["value_plain"].isna().all()
 
 
+def test_instances_in_a_scaled_unit_on_a_page_of_few_columns(tmp_path: Path) -> None:
+    """A hand-picked list with instances (`--metrics launch__shared_mem_per_block_static
+    --print-metric-instances values`): its one Kbyte/block column, without an empty cell, was parsed into a
+    read-only view of Arrow's buffer and leaving out the instanced value of a unit of its own crashed ("assignment
+    destination is read-only"). Read: the 4.10 (4.10) KB of smem_bank_conflict is left out as the full page
+    leaves it, the zeros read."""
+    raw = derive.raw_rows(data("micro_full.raw-instances.csv"))
+    page = derive.picked(raw, ["launch__shared_mem_per_block_static"], tmp_path / "smem.raw.csv")
+    r = ncu_roofline.read(page)
+    got = r.values["launch__shared_mem_per_block_static"].to_numpy()
+    assert np.isnan(got[4]) and (np.delete(got, 4) == 0).all()
+    assert "scaled units" in str(r.source["not_understood"].iloc[0])
+
+
 #: ``--print-metric-instances values``: a value, then its instances in parentheses (ncu 2024.2 and 2025.3).
 _VALUE_AND_INSTANCES = r"^[^(\s][^(]* \(.*\)$"
 

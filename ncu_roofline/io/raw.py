@@ -134,6 +134,8 @@ def read_raw(loc: Located, report: str) -> Page:
         for j in sorted(scaled.intersection(cols)):  # (only these columns' text scanned: a few of the run's)
             own_unit = with_instances(cells[j]) & (parsed[j - cols.start] != 0)
             if own_unit.any():
+                if not parsed.flags.writeable:  # a zero-copy view of Arrow's buffer (a run without nulls)
+                    parsed = parsed.copy()
                 parsed[j - cols.start, own_unit] = np.nan
                 left_out.append(metric_cols[j])
         values[:, cols.start : cols.stop] = parsed.T * np.asarray(factors[cols.start : cols.stop])
