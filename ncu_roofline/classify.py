@@ -7,8 +7,9 @@ Every launch gets a score (0..1) per limiter: the fraction of that unit's peak i
 ``l2``       the larger of the L2 byte roof (L2 -> SM bytes) and the L2 unit's Speed Of Light figure: the busiest
              L2 member of ncu's memory breakdown (tag lookups, atomics, writes: work the byte roof does not
              see); where the export has no breakdown, the SOL header ``lts__throughput`` capped at ncu's
-             ``Memory Throughput`` (the breakdown maximum, which bounds every member); without ``Memory
-             Throughput`` the header is only an upper bound of the level (HEADER_BOUNDS);
+             ``Memory Throughput`` (the breakdown maximum, which bounds every member) where DRAM's own figure
+             is known (else the cap may be DRAM's figure); without them the header is only an upper bound of
+             the level (HEADER_BOUNDS);
 ``l1``       the same for L1/TEX: byte roof (global/local L1 traffic), busiest L1 member of the breakdown (it sees
              shared memory and bank conflicts), else ``l1tex__throughput`` of elapsed cycles, else the SOL
              header's figure of *active* cycles capped at ``Memory Throughput`` (on a 2 us, one-block kernel the
@@ -348,6 +349,17 @@ def _nanmax(*arrays: np.ndarray) -> np.ndarray:
     return out
 
 
+def _memory_cap(t: dict[str, np.ndarray]) -> np.ndarray:
+    """Memory Throughput as the cap of the SOL headers' L2 and L1 figures, where DRAM's own figure is known too
+    (NaN elsewhere). Memory Throughput is the busiest unit of ncu's memory breakdown, DRAM's included: without
+    DRAM's figure beside it, a header capped at it may be DRAM's number given to L2 (a `--metrics` list of
+    gpu__compute_memory_throughput, lts__throughput and sm__throughput: stream_triad's L2 "87 %" was its DRAM's
+    86.8 %, its busiest L2 member 58 %), so the header stays what it is without a cap, a bound."""
+    dram_known = ~(np.isnan(t["dram_roof"]) & np.isnan(t["dram_busiest"]) & np.isnan(t["dram"]))
+    out: np.ndarray = np.where(dram_known, t["memory"], np.nan)
+    return out
+
+
 def _capped_header(value: np.ndarray, cap: np.ndarray) -> np.ndarray:
     """A SOL header figure capped at Memory Throughput; NaN where either is missing (a cap is no value, and a
     figure without its cap is only a bound: HEADER_BOUNDS)."""
@@ -382,7 +394,7 @@ def _scores(
     the score and its source (object array, None where no score)."""
     # The SOL headers' L2 and L1 figures score only capped at Memory Throughput: without it each is an upper
     # bound of the level (HEADER_BOUNDS; classify keeps it as such), not a score
-    cap = t["memory"]
+    cap = _memory_cap(t)
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped_header(t["l2"], cap), t["l2_busiest"])
     l1_sol = _l1_sol(t)
     sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
@@ -420,7 +432,7 @@ def _l1_sol(t: dict[str, np.ndarray]) -> np.ndarray:
     """L1's Speed Of Light figure (it sees shared memory and bank conflicts, which L1's bytes do not): the busiest
     L1 member of the breakdown, else ``l1tex__throughput`` of elapsed cycles, else the SOL header's capped at
     Memory Throughput; NaN where none."""
-    l1_header = _capped_header(t["l1"], t["memory"])
+    l1_header = _capped_header(t["l1"], _memory_cap(t))
     out: np.ndarray = np.where(
         np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
     )
@@ -711,7 +723,9 @@ def classify(
     still_open = [(open_level[k] & (below | lim_memory | (k in L1_AND_MEMORY)), k) for k in UNMEASURED_UNITS]
     open_units = joined(still_open, ", ", n)
     several_open = np.sum([where for where, _ in still_open], axis=0) > 1
-    partial = verdict & (open_units != "")
+    # without the duration a latency verdict may be a launch-bound one (a 2 us launch of one block): not settled
+    untimed_latency = (regime == "latency") & np.isnan(duration)
+    partial = verdict & ((open_units != "") | untimed_latency)
     bounded = joined([(verdict & unknown[k] & capped, k) for k in MEMORY_LIMITERS], ", ", n)
 
     words = per_distinct(
@@ -738,13 +752,13 @@ def classify(
     # without the kernel's duration a short launch cannot be told from a latency-bound one: say so
     reason = append(
         reason,
-        latency & np.isnan(duration),
+        untimed_latency,
         f" or launch-bound (duration not measured: launch-bound if under {LAUNCH_DURATION_S * 1e6:.0f} us)",
     )
     reason = append(reason, launch | latency, "; busiest unit ", unit_text, " at ", u, " (", words, "); ", stalls)
     reason = append(
         reason,
-        partial,
+        partial & (open_units != ""),
         "; partial: ",
         open_units,
         " not measured",
