@@ -310,6 +310,8 @@ TABLE: tuple[Quantity, ...] = (
         "sum",
         "kernel duration (derived: RECIPES['duration'])",
         Recipe(DURATION_METRIC, (_one(DURATION_METRIC),)),
+        # one instance per launch: its .avg, .max and .min are its .sum (a list may pick any of them)
+        *(Recipe(f"gpu__time_duration.{r}", (_one(f"gpu__time_duration.{r}"),)) for r in ("avg", "max", "min")),
         Recipe("SM cycles / SM clock", (_one("sm__cycles_elapsed.avg"),), per=SM_CLOCK),
         Recipe("GPC cycles / GPC clock", (_one("gpc__cycles_elapsed.avg"),), per="gpc__cycles_elapsed.avg.per_second"),
         Recipe(

@@ -108,3 +108,15 @@ def test_memory_throughput_caps_no_header_without_drams_figure(tmp_path: Path) -
     assert "Memory Throughput (its busiest memory unit) is 87%" in v.loc[0, "reason"]
     whole = analyze(ncu_roofline.read(data("micro_full.raw.csv"))).verdicts.set_index("launch_id")
     assert whole.loc[0, "limiter"] == "hbm"
+
+
+@pytest.mark.parametrize("rollup", ["avg", "max", "min"])
+def test_the_duration_in_any_rollup(rollup: str, tmp_path: Path) -> None:
+    """gpu__time_duration picked as .avg (a public pagerank script: `--metrics gpu__time_duration.avg`), .max or
+    .min: one instance per launch, so each is the launch's duration, the .sum of ncu's own page (it was "not
+    measured")."""
+    rows = derive.raw_rows(data("micro_metrics.raw.csv"))  # a real --metrics page holding all four
+    page = derive.picked(rows, [f"gpu__time_duration.{rollup}"], tmp_path / "d.raw.csv")
+    got = analyze(ncu_roofline.read(page)).quantities["duration"].to_numpy()
+    want = analyze(ncu_roofline.read(data("micro_metrics.raw.csv"))).quantities["duration"].to_numpy()
+    assert (got == want).all() and len(got) == 16
