@@ -121,6 +121,21 @@ def test_2024_2_flavour_gives_the_2025_3_verdicts(flavour: str, ref: dict[str, p
             assert o["duration_ns"] is None or math.isnan(o["duration_ns"])  # not in a body-only page: never 0
 
 
+def test_a_details_page_of_picked_metrics_no_section_shows(ref: dict[str, pd.DataFrame]) -> None:
+    """`--page details --metrics <NERSC's list>` of a report whose sections hold none of them: ncu prints every
+    launch's rule results and no metric row (it was refused: "rule result for launch ID 0 ... which has no metric
+    rows"). Its 16 launches are read from the rule rows, each with its kernel, and ncu's rules stand; no figure is
+    made up (no verdict, no duration)."""
+    path = _path("2024.2", "micro_roof.details-picked")
+    a = analysed(path)
+    got = _verdicts(a)
+    assert set(got.index) == _file_ids(path) and len(got) == 16
+    assert (got["kernel"] == ref["details"].loc[got.index, "kernel"]).all()
+    assert got["limiter"].isna().all() and got["duration_ns"].isna().all()
+    assert set(a.report.rules["launch_id"].astype(int)) == set(range(16))
+    assert "SOLBottleneck" in set(a.report.rules["rule"])
+
+
 @pytest.mark.parametrize("flavour", ["summary-per-kernel", "summary-per-nvtx", "summary-per-gpu"])
 def test_2024_2_summaries_give_each_kernels_verdict(flavour: str, ref: dict[str, pd.DataFrame]) -> None:
     """A summary page has one row per kernel (per NVTX range) with its invocations; its verdict is the one

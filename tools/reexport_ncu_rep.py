@@ -53,6 +53,18 @@ REPORTS: dict[str, tuple[Path, Path | None, tuple[str, ...]]] = {
     "gene_dzv": (SHARED / "ncu-wild" / "public" / "v100_summit_gene_dzv.ncu-rep", None, ("2022.3", "2024.2")),
 }
 
+#: A `--metrics` list as published roofline scripts pick it (NERSC's recipe, as in YipZLF/JaxProfiler's
+#: run_roofline.sh): FP64/FP32/FP16 instruction counts, tensor instructions, bytes per level, cycles and clock.
+PICKED = (
+    "sm__cycles_elapsed.avg",
+    "sm__cycles_elapsed.avg.per_second",
+    *(f"sm__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "dfh" for op in ("add", "fma", "mul")),
+    "sm__inst_executed_pipe_tensor.sum",
+    "dram__bytes.sum",
+    "lts__t_bytes.sum",
+    "l1tex__t_bytes.sum",
+)
+
 #: Flavour -> the options after ``ncu -i REPORT --csv``. Names follow the exports in ../shared.
 FLAVOURS: dict[str, tuple[str, ...]] = {
     "details": ("--page", "details"),
@@ -81,6 +93,9 @@ FLAVOURS: dict[str, tuple[str, ...]] = {
     "source-sass": ("--page", "source", "--print-source", "sass"),
     "source-ptx": ("--page", "source", "--print-source", "ptx"),
     "source-cuda-sass": ("--page", "source", "--print-source", "cuda,sass"),
+    # a details page of a hand-picked list (the NERSC/JaxProfiler roofline counts): no section shows those
+    # metrics, so ncu prints each launch's rule results and no metric row
+    "details-picked": ("--page", "details", "--metrics", ",".join(PICKED)),
 }
 #: Flavours of ncu's human-readable pages (no ``--csv``; the details page is what ``ncu ./app`` prints by default).
 TEXT_FLAVOURS: dict[str, tuple[str, ...]] = {
@@ -137,8 +152,8 @@ def offered(help_text: str, options: tuple[str, ...]) -> tuple[str, ...] | None:
             if option not in help_text:
                 return None
             value = options[index + 1] if index + 1 < len(options) and not options[index + 1].startswith("--") else ""
-            # values are listed under the option in --help (e.g. "label-name", "session")
-            if value and value not in help_text:
+            # values are listed under the option in --help (e.g. "label-name", "session"); a metric list is not
+            if value and option != "--metrics" and value not in help_text:
                 return None
         out.append(option)
         index += 1

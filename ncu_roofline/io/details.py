@@ -188,6 +188,8 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
     launches = _launches(loc, report, table, row_identity, identity, pid, lid)
+    if rule_table is not None and rule_table.num_rows:
+        launches = _with_rule_only_launches(loc, report, launches, rule_table, identity)
     style = number_style(loc, column(table, "Metric Value"))
     unit = column(table, "Metric Unit")
     not_understood = check_units(loc, unit)
@@ -271,6 +273,35 @@ def _launches(
     ident["ID"] = lid[order]
     ident["Process ID"] = pid[order]
     return build_launches(ident, report)
+
+
+def _with_rule_only_launches(
+    loc: Located, report: str, launches: pd.DataFrame, rule_table: pa.Table, identity: list[str]
+) -> pd.DataFrame:
+    """``launches`` and the launches that only rule rows name, after them in launch ID order: a `--metrics`
+    list of metrics the details page has no section for (ncu prints each launch's rule results, SOLBottleneck
+    and the like, and no metric row). Each such launch's identity is its first rule row's (rule rows carry
+    every column of the header)."""
+    pid = int_keys(loc, "Process ID", column(rule_table, "Process ID"))
+    lid = int_keys(loc, "ID", column(rule_table, "ID"))
+    known = set(zip(launches["process_id"].astype("Int64").tolist(), launches["launch_id"].astype("Int64").tolist()))
+    seen: set[tuple[int, int]] = set()
+    rows: list[int] = []
+    for i, k in enumerate(zip(pid.tolist(), lid.tolist(), strict=True)):
+        if k not in known and k not in seen:
+            seen.add(k)
+            rows.append(i)
+    if not rows:
+        return launches
+    first = rule_table.take(pa.array(rows))
+    ident = pd.DataFrame({c: first.column(c).cast(pa.string()).to_pandas() for c in identity})
+    ident["ID"] = lid[rows]
+    ident["Process ID"] = pid[rows]
+    more = build_launches(ident, report)
+    if not len(launches):
+        return more
+    both = pd.concat([launches, more], ignore_index=True)
+    return both.sort_values("launch_id", kind="stable", ignore_index=True)
 
 
 def first_lines(loc: Located, keys: list[tuple[int, int]]) -> list[str]:
