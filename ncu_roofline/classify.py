@@ -607,6 +607,23 @@ SOURCE_WORDS: dict[str, str] = {
 }
 
 
+def _bytes_measured(roof: pd.DataFrame, index: pd.Index) -> dict[str, np.ndarray]:
+    """Per memory limiter (hbm, l2, l1), the launches (``index`` order) whose achieved bytes per second at
+    that level the roofline frame has, with or without the level's peak."""
+    n = len(index)
+    if not len(roof) or "achieved_bytes_per_s" not in roof.columns:
+        return {}
+    pos = launch_positions(roof, index)
+    has = ~np.isnan(roof["achieved_bytes_per_s"].to_numpy(dtype=float, na_value=np.nan)) & (pos >= 0)
+    levels = roof["level"].astype(object).to_numpy()
+    out: dict[str, np.ndarray] = {}
+    for level, limiter in LIMITER_OF_LEVEL.items():
+        at = np.zeros(n, dtype=bool)
+        at[pos[has & (levels == level)]] = True
+        out[limiter] = at
+    return out
+
+
 def classify(
     quant: pd.DataFrame,
     roof: pd.DataFrame,
@@ -697,15 +714,19 @@ def classify(
         pipe_basis[answers] = name
 
     unmeasured = joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
+    # a memory level whose bytes were measured but whose peak is missing: the peaks advice says what to give,
+    # not the metrics (collected already)
+    bytes_known = _bytes_measured(roof, quant.index)
     collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
     for k in UNMEASURED_UNITS:
+        wanted = unknown[k] & ~bytes_known.get(k, np.zeros(n, dtype=bool))
         if k == "hbm" and cc is not None:
             cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
             on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in INTEGRATED_DRAM}
-            collect.append((unknown[k] & ~np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()]), COLLECT[k]))
+            collect.append((wanted & ~np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()]), COLLECT[k]))
             collect += [(where, INTEGRATED_DRAM[c]) for c, where in on.items()]
         else:
-            collect.append((unknown[k], COLLECT[k]))
+            collect.append((wanted, COLLECT[k]))
     missing = joined(
         [
             *collect,

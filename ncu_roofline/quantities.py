@@ -1051,13 +1051,21 @@ TABLE: tuple[Quantity, ...] = (
         "achieved DRAM traffic",
         Recipe("dram__bytes.sum.per_second", (_one("dram__bytes.sum.per_second"),)),
         Recipe("dram__bytes.sum / duration", (_one("dram__bytes.sum"),), per="duration"),
+        # read and write: dram__bytes_read/_write, or as a Blackwell run of ncu 2026 picked them,
+        # dram__bytes_op_read/_op_write (a real RTX 5070 export: 134,221,568 bytes read by a 64 MB-per-array saxpy)
         Recipe(
             "DRAM read + write bytes per second",
-            (_one("dram__bytes_read.sum.per_second"), _one("dram__bytes_write.sum.per_second")),
+            (
+                _term(("dram__bytes_read.sum.per_second", 1.0), ("dram__bytes_op_read.sum.per_second", 1.0)),
+                _term(("dram__bytes_write.sum.per_second", 1.0), ("dram__bytes_op_write.sum.per_second", 1.0)),
+            ),
         ),
         Recipe(
             "DRAM read + write bytes / duration",
-            (_one("dram__bytes_read.sum"), _one("dram__bytes_write.sum")),
+            (
+                _term(("dram__bytes_read.sum", 1.0), ("dram__bytes_op_read.sum", 1.0)),
+                _term(("dram__bytes_write.sum", 1.0), ("dram__bytes_op_write.sum", 1.0)),
+            ),
             per="duration",
         ),
         # an integrated GPU (CC 8.7) has no dram__ counter: ncu's own tensor roofline chart reads these there

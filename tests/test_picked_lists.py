@@ -120,3 +120,31 @@ def test_the_duration_in_any_rollup(rollup: str, tmp_path: Path) -> None:
     got = analyze(ncu_roofline.read(page)).quantities["duration"].to_numpy()
     want = analyze(ncu_roofline.read(data("micro_metrics.raw.csv"))).quantities["duration"].to_numpy()
     assert (got == want).all() and len(got) == 16
+
+
+def test_dram_bytes_spelled_op_read_and_op_write(tmp_path: Path) -> None:
+    """A Blackwell run of ncu (an RTX 5070's saxpy, published) picked dram__bytes_op_read.sum and
+    dram__bytes_op_write.sum: read + write over the duration is the launch's DRAM traffic. The real H200 page's
+    dram__bytes.sum respelled as those two (all of it read, a write of 0). The list has no device name or
+    attribute, so no DRAM peak: the bytes are measured, and what is missing is the peak, not the metrics."""
+    rows = derive.raw_rows(data("micro_metrics.raw.csv"))
+    page = derive.picked(rows, ["gpu__time_duration.sum", "dram__bytes.sum"], tmp_path / "p.raw.csv")
+    spelled = derive.rows(page.read_text())
+    header = spelled[0]
+    header[header.index("dram__bytes.sum")] = "dram__bytes_op_read.sum"
+    header.append("dram__bytes_op_write.sum")
+    spelled[1].append(spelled[1][header.index("dram__bytes_op_read.sum")])
+    for r in spelled[2:]:
+        r.append("0")
+    page.write_text(derive.write(spelled))
+    a = analyze(ncu_roofline.read(page))
+    whole = analyze(
+        ncu_roofline.read(derive.picked(rows, ["gpu__time_duration.sum", "dram__bytes.sum"], tmp_path / "w.raw.csv"))
+    )
+    dram = a.roofline[(a.roofline["level"] == "dram") & (a.roofline["precision"] == "fp32")]
+    want = whole.roofline[(whole.roofline["level"] == "dram") & (whole.roofline["precision"] == "fp32")]
+    assert dram["achieved_bytes_per_s"].to_numpy() == pytest.approx(want["achieved_bytes_per_s"].to_numpy(), rel=1e-12)
+    assert dram["achieved_bytes_per_s"].notna().all()
+    missing = a.verdicts["missing"].astype(str)
+    assert not missing.str.contains("DRAM: gpu__dram_throughput", regex=False).any()
+    assert missing.str.contains("dram_bytes_per_s", regex=False).all()

@@ -284,7 +284,7 @@ def _with_rule_only_launches(
     every column of the header)."""
     pid = int_keys(loc, "Process ID", column(rule_table, "Process ID"))
     lid = int_keys(loc, "ID", column(rule_table, "ID"))
-    known = set(zip(launches["process_id"].astype("Int64").tolist(), launches["launch_id"].astype("Int64").tolist()))
+    known = set(zip(launches["process_id"].tolist(), launches["launch_id"].tolist(), strict=True))
     seen: set[tuple[int, int]] = set()
     rows: list[int] = []
     for i, k in enumerate(zip(pid.tolist(), lid.tolist(), strict=True)):
