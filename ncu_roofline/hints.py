@@ -292,7 +292,8 @@ class Found:
 @dataclass(frozen=True)
 class Need:
     """Evidence a rule needs: any of ``names`` present (quantities; ``u:`` unit-table columns; ``ncu:`` ncu's
-    rule figures); else ``metric`` is reported as not collected, with ``option``, the ncu option adding it."""
+    rule figures; ``v:`` verdict columns, present where not empty); else ``metric`` is reported as not
+    collected, with ``option``, the ncu option adding it."""
 
     names: tuple[str, ...]
     metric: str
@@ -305,6 +306,9 @@ class Need:
                 col = f.unit(name[2:])
             elif name.startswith("ncu:"):
                 col = f.ncu_figure(name[4:])
+            elif name.startswith("v:"):
+                out |= f.text(name[2:]) != ""
+                continue
             else:
                 col = f.get(name)
             out |= ~np.isnan(col)
@@ -585,7 +589,11 @@ def low_occupancy(f: Frame) -> Found:
 
 @rule(
     "launch_overhead",
-    needs=(Need(("duration",), "gpu__time_duration.sum", "--section SpeedOfLight"),),
+    needs=(
+        Need(("duration",), "gpu__time_duration.sum", "--section SpeedOfLight"),
+        # a short launch is launch-bound only where every unit is measured under its bound: no verdict, not checked
+        Need(("v:regime",), "sm__throughput and gpu__compute_memory_throughput (a verdict)", "--section SpeedOfLight"),
+    ),
     summary="A launch shorter than the launch cost itself (regime launch); repeated ones are worth fusing.",
     bound="None: no roof to move toward (the launch cost is host and driver time).",
 )
@@ -595,6 +603,7 @@ def launch_overhead(f: Frame) -> Found:
     total = f.total_duration
     return Found(
         fires=_is(f, "regime", "launch"),
+        applies=~(duration >= LAUNCH_DURATION_S),  # short, or of unknown duration
         severity=np.where(repeated, "high", "medium"),
         message=lambda t: t.pick(
             repeated,
@@ -621,7 +630,14 @@ def launch_overhead(f: Frame) -> Found:
 
 @rule(
     "small_grid",
-    needs=(Need(("grid_size", "waves_per_sm"), "launch__grid_size, launch__waves_per_multiprocessor", _LAUNCH),),
+    needs=(
+        Need(("grid_size", "waves_per_sm"), "launch__grid_size, launch__waves_per_multiprocessor", _LAUNCH),
+        Need(
+            ("waves_per_sm", "sm_count"),
+            "launch__waves_per_multiprocessor or the GPU's SM count (device__attribute_multiprocessor_count)",
+            f"{_LAUNCH}, or --device NAME",
+        ),
+    ),
     summary="A grid that leaves SMs without a block, or at most half a wave.",
     bound="The share of SMs without a block (1 - blocks / SMs); unquantified when every SM has a block, and on a "
     "launch-bound launch (regime launch: its time is the launch cost, which a wider grid does not shorten).",
@@ -1414,9 +1430,15 @@ def build_frame(
         cc = pd.to_numeric(launches["cc"], errors="coerce").to_numpy(dtype=float)
         gpu = (cc, ~(cc < TENSOR_CORES_FROM_CC))
     cc, tensor_cores = gpu
+    q = quant.reset_index(drop=True)
+    if "sm_count" in peaks.columns:  # the SM count the report lacks, from the table (--device) or --peak
+        given = pd.to_numeric(peaks["sm_count"], errors="coerce").to_numpy(dtype=float)
+        own = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns else np.full(len(q), np.nan)
+        if (np.isnan(own) & ~np.isnan(given)).any():
+            q = q.assign(sm_count=np.where(np.isnan(own), given, own))
     return Frame(
         keys=keys,
-        q=quant.reset_index(drop=True),
+        q=q,
         units=table.reset_index(drop=True),
         verdicts=verdicts.reset_index(drop=True),
         kernel_name=launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object),

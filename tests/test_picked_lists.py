@@ -148,3 +148,25 @@ def test_dram_bytes_spelled_op_read_and_op_write(tmp_path: Path) -> None:
     missing = a.verdicts["missing"].astype(str)
     assert not missing.str.contains("DRAM: gpu__dram_throughput", regex=False).any()
     assert missing.str.contains("dram_bytes_per_s", regex=False).all()
+
+
+def test_a_short_launch_without_a_verdict_and_a_grid_without_the_sm_count_say_what_they_lack(tmp_path: Path) -> None:
+    """The duration and the grid size alone (a published list picked them, among others): tiny_launch (1 block,
+    2 us) has no verdict, so launch_overhead cannot tell it launch-bound, and without the SM count small_grid
+    cannot count idle SMs; each says so in not_checked (they were silent). With --device, the table's 132 SMs
+    give small_grid its figure."""
+    page = derive.picked(MICRO, ["gpu__time_duration.sum", "launch__grid_size"], tmp_path / "p.raw.csv")
+    a = analyze(ncu_roofline.read(page))
+    tiny = a.launches.index[a.launches["kernel_name"].astype(str).str.startswith("tiny_launch")]
+    assert len(tiny) == 4
+    for pos in tiny:
+        assert pd.isna(a.verdicts["regime"].iloc[pos])
+        said = str(a.verdicts["not_checked"].iloc[pos])
+        assert "launch_overhead: sm__throughput and gpu__compute_memory_throughput (a verdict)" in said
+        assert "small_grid: launch__waves_per_multiprocessor or the GPU's SM count" in said
+    long = a.quantities["duration"].to_numpy() >= 5e-6
+    assert not a.verdicts["not_checked"].astype(str)[long].str.contains("launch_overhead").any()
+    h200 = analyze(ncu_roofline.read(page), device="NVIDIA H200")
+    grids = h200.hints[h200.hints["hint"] == "small_grid"]
+    assert set(grids["launch_id"].astype(int)) >= set(a.launches["launch_id"].iloc[tiny].astype(int))
+    assert grids["message"].str.contains("1 block for 132 SMs", regex=False).any()
