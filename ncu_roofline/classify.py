@@ -801,11 +801,14 @@ def classify(
     no_verdict = ~verdict & (basis != "") & (unmeasured != "")
     with np.errstate(invalid="ignore"):
         memory_bound = t["memory"] >= BOUND_THRESHOLD  # ncu's busiest memory unit: some level is at its bound
+    nothing_scored = np.logical_and.reduce([unknown[k] for k in LIMITERS])
     at = no_verdict & ~memory_bound
     reason[at] = (
         "no verdict: " + unmeasured[at] + f" not measured, and every measured unit is under "
         f"{BOUND_THRESHOLD:.0%} of its peak"
     )
+    at &= nothing_scored  # no unit has a score: nothing to be under its bound
+    reason[at] = "no verdict: " + unmeasured[at] + " not measured"
     at = no_verdict & memory_bound
     reason[at] = (
         "no verdict: "

@@ -170,3 +170,31 @@ def test_a_short_launch_without_a_verdict_and_a_grid_without_the_sm_count_say_wh
     grids = h200.hints[h200.hints["hint"] == "small_grid"]
     assert set(grids["launch_id"].astype(int)) >= set(a.launches["launch_id"].iloc[tiny].astype(int))
     assert grids["message"].str.contains("1 block for 132 SMs", regex=False).any()
+
+
+def test_nothing_measured_is_said_as_such(tmp_path: Path) -> None:
+    """SOL headers of L2 and L1 alone (no Memory Throughput to cap them, no SM figure): no unit has a score, so
+    the reason does not say "every measured unit is under 60 %"; and the time by limiter gives no share to a
+    memory level no launch measured (it printed "HBM 0.0%"), while a regime no launch has is 0 of the time."""
+    from ncu_roofline.report.viewmodel import build_view
+
+    a = analyze(
+        ncu_roofline.read(
+            derive.picked(
+                MICRO,
+                ["gpu__time_duration.sum", *_groups(MICRO[0])["l2"], *_groups(MICRO[0])["l1_active"]],
+                tmp_path / "p.raw.csv",
+            )
+        )
+    )
+    reasons = a.verdicts["reason"].astype(str)
+    assert reasons.str.startswith("no verdict: hbm, l2, l1, compute not measured;").all()
+    assert not reasons.str.contains("every measured unit").any()
+    b = analyze(
+        ncu_roofline.read(
+            derive.picked(MICRO, ["gpu__time_duration.sum", *_groups(MICRO[0])["sm"]], tmp_path / "s.raw.csv")
+        )
+    )
+    shares = {r.key: r.share for r in build_view(b).by_limiter}
+    assert shares["hbm"] is None and shares["l2"] is None and shares["l1"] is None
+    assert shares["compute"] is not None and shares["compute"] > 0

@@ -32,6 +32,7 @@ from ..vocabulary import (
     LEVELS,
     LIMITER_LABELS,
     LIMITERS,
+    MEMORY_LIMITERS,
     PRECISION_LABELS,
     PRECISIONS,
     RAW_EXPORT,
@@ -549,10 +550,12 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
     )
 
 
-def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[TimeShare, ...]:
+def _time_shares(
+    t: pd.DataFrame, column: str, known: Sequence[str], unmeasured: frozenset[str] = frozenset()
+) -> tuple[TimeShare, ...]:
     """The rows of ``Summary.by_limiter`` or ``by_regime``: the known values first (in their order, with 0
-    where absent, or no time where no launch has a duration), then any other value, then the unclassified
-    launches."""
+    where absent, or no time where no launch has a duration or, ``unmeasured``, where no launch measured that
+    unit: not a 0), then any other value, then the unclassified launches."""
     rows = {fmt.text(r[column]): r for r in _records(t)}
     # the time and share of a value no launch has: none where no launch has a time at all
     absent = 0.0 if any(fmt.number(r["share"]) is not None for r in rows.values()) else None
@@ -563,18 +566,27 @@ def _time_shares(t: pd.DataFrame, column: str, known: Sequence[str]) -> tuple[Ti
     out = []
     for key in order:
         r = rows.get(key)
-        dur = fmt.number(r["duration_s"]) if r is not None else absent
+        none = None if key in unmeasured else absent  # a unit no launch measured has no share, not 0
+        dur = fmt.number(r["duration_s"]) if r is not None else none
         out.append(
             TimeShare(
                 key=key,
                 label=label(key),
                 duration_ns=None if dur is None else dur * 1e9,
-                share=fmt.number(r["share"]) if r is not None else absent,
+                share=fmt.number(r["share"]) if r is not None else none,
                 launches=fmt.integer(r["launches"]) or 0 if r is not None else 0,
                 color=color(key),
             )
         )
     return tuple(out)
+
+
+def _never_measured(verdicts: pd.DataFrame) -> frozenset[str]:
+    """The memory limiters (hbm, l2, l1) that every launch has among its unmeasured units."""
+    if not len(verdicts) or "unmeasured" not in verdicts.columns:
+        return frozenset()
+    said = verdicts["unmeasured"].astype("string").fillna("")
+    return frozenset(k for k in MEMORY_LIMITERS if said.str.contains(rf"(?:^|, ){k}(?:,|$)", regex=True).all())
 
 
 def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, ...], tuple[HintItem, ...]]]:
@@ -1004,7 +1016,8 @@ def build_view(
         )
 
     # time
-    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS))
+    never = _never_measured(analysis.verdicts)
+    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS), never)
     by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
     header = _header(analysis, summary)
 
