@@ -254,6 +254,40 @@ def test_log_pasted_from_its_launch_line(tmp_path: Path) -> None:
     assert "program output line(s) (line 1;" in a.source["skipped"].iloc[0]
 
 
+@pytest.mark.parametrize(
+    "page",
+    [
+        "micro_full.details.txt",
+        "reexport/ncu-2024.2/micro_roof.text-raw.txt.gz",
+        "reexport/ncu-2024.2/micro_roof.text-summary-per-kernel.txt.gz",
+    ],
+)
+def test_a_page_shifted_as_a_markdown_code_block_reads_as_the_page(page: str, tmp_path: Path) -> None:
+    """Every line four spaces in (a page pasted into a README as an indented code block): read as the page ncu
+    wrote, the same launches and values."""
+    text = _page(DATA / page if page.startswith("reexport") else data(page))
+    shifted = tmp_path / "shifted.txt"
+    shifted.write_text("".join("    " + line for line in text.splitlines(keepends=True)), encoding="utf-8")
+    (tmp_path / "page.txt").write_text(text, encoding="utf-8")
+    a, b = ncu_roofline.read(shifted), ncu_roofline.read(tmp_path / "page.txt")
+    assert len(a.launches) == len(b.launches) > 0
+    assert a.launches["kernel_name"].tolist() == b.launches["kernel_name"].tolist()
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("margin", ["", "    "])
+def test_a_page_pasted_flat_is_refused_naming_its_launch_line(margin: str, tmp_path: Path) -> None:
+    """Every line at one margin (a README's paste that lost ncu's indentation, found in a public repository):
+    which line is a launch's and which a section's is lost; refused naming the launch line, not called a
+    page without a CSV header."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    flat = tmp_path / "flat.txt"
+    flat.write_text("".join(margin + line.lstrip() + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(FormatError, match=r"indentation changed") as err:
+        ncu_roofline.read(flat)
+    assert err.value.line == 2
+
+
 RAW_PAIRS = [
     (REEXPORT / f"ncu-{v}/{r}.text-raw.txt.gz", REEXPORT / f"ncu-{v}/{r}.raw.csv.gz")
     for v, r in (("2024.2", "micro_roof"), ("2024.2", "gene_dzv"), ("2022.3", "gene_dzv"))

@@ -17,7 +17,7 @@ import shlex
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +114,54 @@ def is_summary_text_page(lines: list[str]) -> bool:
         elif grouped and (ANY_SECTION_LINE.match(text) or SUMMARY_TABLE_HEADER.match(text)):
             return True
     return False
+
+
+def shifted_by(lines: Iterable[str]) -> int:
+    """The indentation every line of a human-readable page was shifted by, 0 where none: a page pasted as a
+    Markdown code block (four spaces before each line) or kept in a log that indents what it holds. ncu writes
+    the process line (``[pid] name@host``) at the margin and the launch line under it two spaces in, the
+    launch's section headings four: a process line ``k`` spaces in with the next line ``k + 2`` in says ``k``,
+    as does (a page pasted from its launch line on) a heading ``k + 4`` in under a launch line ``k + 2`` in."""
+    process: int | None = None  # the process line just above, its indentation
+    launch: int | None = None  # the last launch line, its indentation
+    for text in lines:
+        stripped = text.lstrip(" ")
+        if not stripped:
+            continue
+        indent = len(text) - len(stripped)
+        if process is not None:
+            return process if process > 0 and indent == process + 2 else 0
+        if PROCESS_LINE.match(stripped):
+            process = indent
+        elif not stripped.startswith("==") and LAUNCH_TAIL.search(stripped):
+            launch = indent
+        elif stripped.startswith("Section: "):
+            return launch - 2 if launch is not None and launch > 2 and indent == launch + 2 else 0
+    return 0
+
+
+def unshifted(text: str, by: int) -> str:
+    """``text`` without the ``by`` spaces a shifted page put before it (``shifted_by``); a line with fewer (an empty
+    one, a program's output) loses the spaces it has."""
+    return text[by:] if text[:by].isspace() or not by else text.lstrip(" ")
+
+
+def _raise_reindented(path: Path, preamble: Sequence[Skipped]) -> None:
+    """FormatError, naming the launch line, for ncu's human-readable page whose lines lost the indentation ncu
+    gives them (launch line two spaces in, section headings four: a page pasted flat, every line at one margin),
+    which says which line is what; nothing where the page has no launch line and section heading."""
+    launch = next(
+        (s for s in preamble if not s.text.lstrip().startswith("==") and LAUNCH_TAIL.search(s.text.strip())), None
+    )
+    if launch is None or not any(s.text.lstrip().startswith("Section: ") for s in preamble):
+        return
+    raise FormatError(
+        path,
+        "ncu's human-readable page with its indentation changed (pasted flat?): ncu writes a launch's line two "
+        "spaces in and its section headings four, and this page reads by them; export the page again "
+        f"('{DETAILS_EXPORT}')",
+        line=launch.line,
+    )
 
 
 def launch_tail(text: str) -> re.Match[str] | None:
@@ -464,18 +512,22 @@ def locate(path: Path) -> Located:
             version = m.group(1)
     if any(_TEXT_PAGE.match(s.text) or s.text.strip() == NVTX_STATE for s in preamble):
         texts = [s.text for s in preamble]
+        by = shifted_by(texts)  # a page pasted as a Markdown code block: read as ncu wrote it
+        texts = [unshifted(t, by) for t in texts] if by else texts
         if is_text_page(texts):
             return Located(path, "text", ncu_version=version)
         if is_summary_text_page(texts) or NVTX_STATE in (t.strip() for t in texts):  # (textsummary reads both)
             return Located(path, "text-summary", ncu_version=version)
         if any(SESSION_TABLE_HEADER.match(t) for t in texts):
             return Located(path, "text-session", ncu_version=version)
+        _raise_reindented(path, preamble)
         raise FormatError(
             path,
             f"this is ncu's human-readable page, not a CSV export: export it with '{RAW_EXPORT}' (or run ncu "
             "with --csv)",
         )
     _raise_ncu_error(path, preamble)
+    _raise_reindented(path, preamble)
     if any(_SOURCE_WARNING.match(s.text.strip()) for s in preamble):
         raise FormatError(path, f"{_SOURCE_PAGE}; ncu printed no source for it")
     _raise_run_log(path, preamble)

@@ -49,6 +49,7 @@ their sections named in ``not_understood``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -66,7 +67,9 @@ from .sniff import (
     SECTION_LINE,
     Skipped,
     launch_tail,
+    shifted_by,
     skip_reason,
+    unshifted,
 )
 
 #: The raw page's table (``--page raw``, its header ``sniff.RAW_TABLE_HEADER``): every metric of a launch by its name,
@@ -498,12 +501,20 @@ class _Parser:
         self.page.rows.append(PageRow(number, launch, self.section, label, unit, value, item=self.table_item))
 
 
+#: How many lines of a page ``page_lines`` looks at to tell that it was shifted (``sniff.shifted_by``).
+SHIFT_LOOKAHEAD = 400
+
+
 def page_lines(path: Path) -> Iterator[tuple[int, str]]:
     """The lines of a page ncu printed without ``--csv`` (UTF-8 text, a BOM dropped, undecodable bytes replaced),
-    numbered from 1, without their line ends (LF, CRLF or CR)."""
+    numbered from 1, without their line ends (LF, CRLF or CR); a page whose every line was shifted right (pasted
+    as a Markdown code block: ``sniff.shifted_by``) shifted back."""
     with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as fh:
-        for number, raw in enumerate(fh, start=1):
-            yield number, raw.rstrip("\r\n")
+        head = list(itertools.islice(fh, SHIFT_LOOKAHEAD))
+        by = shifted_by(raw.rstrip("\r\n") for raw in head)
+        for number, raw in enumerate(itertools.chain(head, fh), start=1):
+            text = raw.rstrip("\r\n")
+            yield number, unshifted(text, by) if by else text
 
 
 def parse(path: Path) -> TextPage:
