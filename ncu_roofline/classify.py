@@ -140,6 +140,16 @@ COLLECT: dict[str, str] = {
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
+#: ... of a memory level whose bytes were measured but whose peak is missing: its Speed Of Light figure (the peaks
+#: advice says how to give the peak).
+COLLECT_SOL: dict[str, str] = {
+    "hbm": "DRAM: gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight; its bytes were "
+    "measured, its peak is not known)",
+    "l2": "L2: lts__throughput.avg.pct_of_peak_sustained_elapsed with the Memory Throughput that caps it "
+    "(--section SpeedOfLight; its bytes were measured, its peak is not known)",
+    "l1": "L1: l1tex__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight; its bytes were "
+    "measured, its peak is not known)",
+}
 #: Integrated GPUs (``quantities.NO_DRAM_CCS``: no ``dram__`` counter, no DRAM throughput in ncu's Speed Of
 #: Light): what ``missing`` says of their DRAM instead of COLLECT["hbm"], which they cannot collect. On CC 8.7
 #: ncu 2024.2's tensor roofline chart alone reads the memory controller's bytes (MCC_DRAM_BYTES), which the DRAM
@@ -354,8 +364,11 @@ def _memory_cap(t: dict[str, np.ndarray]) -> np.ndarray:
     (NaN elsewhere). Memory Throughput is the busiest unit of ncu's memory breakdown, DRAM's included: without
     DRAM's figure beside it, a header capped at it may be DRAM's number given to L2 (a `--metrics` list of
     gpu__compute_memory_throughput, lts__throughput and sm__throughput: stream_triad's L2 "87 %" was its DRAM's
-    86.8 %, its busiest L2 member 58 %), so the header stays what it is without a cap, a bound."""
+    86.8 %, its busiest L2 member 58 %), so the header stays what it is without a cap, a bound. An integrated GPU
+    (``no_dram``, set from its CC by ``classify``) has no DRAM in the breakdown: there the cap holds."""
     dram_known = ~(np.isnan(t["dram_roof"]) & np.isnan(t["dram_busiest"]) & np.isnan(t["dram"]))
+    if "no_dram" in t:  # an integrated GPU (its CC): no DRAM in the breakdown, so the cap is L2's or L1's
+        dram_known |= t["no_dram"] == 1.0
     out: np.ndarray = np.where(dram_known, t["memory"], np.nan)
     return out
 
@@ -645,6 +658,9 @@ def classify(
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
     t = float_columns(table)
+    if cc is not None:  # an integrated GPU has no DRAM: Memory Throughput is its L2's and L1's busiest
+        cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+        t["no_dram"] = cc_text.isin(list(NO_DRAM_CCS)).fillna(False).to_numpy(dtype=float)
     s, source = _scores(t, [c for c in table.columns if c.startswith("pipe_")])
     limiter, value = pick_limiter(pd.DataFrame(s))
     duration = _col(quant, "duration")
@@ -719,14 +735,18 @@ def classify(
     bytes_known = _bytes_measured(roof, quant.index)
     collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
     for k in UNMEASURED_UNITS:
-        wanted = unknown[k] & ~bytes_known.get(k, np.zeros(n, dtype=bool))
+        measured = bytes_known.get(k, np.zeros(n, dtype=bool))
         if k == "hbm" and cc is not None:
             cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
             on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in INTEGRATED_DRAM}
-            collect.append((wanted & ~np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()]), COLLECT[k]))
+            integrated = np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()])
+            collect.append((unknown[k] & ~integrated & ~measured, COLLECT[k]))
+            collect.append((unknown[k] & ~integrated & measured, COLLECT_SOL[k]))
             collect += [(where, INTEGRATED_DRAM[c]) for c, where in on.items()]
         else:
-            collect.append((wanted, COLLECT[k]))
+            collect.append((unknown[k] & ~measured, COLLECT[k]))
+            if k in COLLECT_SOL:
+                collect.append((unknown[k] & measured, COLLECT_SOL[k]))
     missing = joined(
         [
             *collect,

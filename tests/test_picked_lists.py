@@ -21,6 +21,7 @@ from test_classify import MICRO_TRUTH
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
+from ncu_roofline.classify import COLLECT, COLLECT_SOL
 
 
 def _groups(header: list[str]) -> dict[str, list[str]]:
@@ -146,8 +147,9 @@ def test_dram_bytes_spelled_op_read_and_op_write(tmp_path: Path) -> None:
     assert dram["achieved_bytes_per_s"].to_numpy() == pytest.approx(want["achieved_bytes_per_s"].to_numpy(), rel=1e-12)
     assert dram["achieved_bytes_per_s"].notna().all()
     missing = a.verdicts["missing"].astype(str)
-    assert not missing.str.contains("DRAM: gpu__dram_throughput", regex=False).any()
-    assert missing.str.contains("dram_bytes_per_s", regex=False).all()
+    assert not missing.str.contains(COLLECT["hbm"], regex=False).any()  # it asked for dram__bytes.sum.per_second
+    assert missing.str.contains(COLLECT_SOL["hbm"], regex=False).all()
+    assert missing.str.contains("peak dram_bytes_per_s", regex=False).all()
 
 
 def test_a_short_launch_without_a_verdict_and_a_grid_without_the_sm_count_say_what_they_lack(tmp_path: Path) -> None:
