@@ -292,8 +292,8 @@ class Found:
 @dataclass(frozen=True)
 class Need:
     """Evidence a rule needs: any of ``names`` present (quantities; ``u:`` unit-table columns; ``ncu:`` ncu's
-    rule figures; ``v:`` verdict columns, present where not empty); else ``metric`` is reported as not
-    collected, with ``option``, the ncu option adding it."""
+    rule figures; ``v:`` verdict columns, present where not empty; ``a&b``: both); else ``metric`` is reported
+    as not collected, with ``option``, the ncu option adding it."""
 
     names: tuple[str, ...]
     metric: str
@@ -302,6 +302,9 @@ class Need:
     def present(self, f: Frame) -> Arr:
         out = np.zeros(f.n, dtype=bool)
         for name in self.names:
+            if "&" in name:
+                out |= np.logical_and.reduce([Need((part,), "", "").present(f) for part in name.split("&")])
+                continue
             if name.startswith("u:"):
                 col = f.unit(name[2:])
             elif name.startswith("ncu:"):
@@ -631,11 +634,11 @@ def launch_overhead(f: Frame) -> Found:
 @rule(
     "small_grid",
     needs=(
-        Need(("grid_size", "waves_per_sm"), "launch__grid_size, launch__waves_per_multiprocessor", _LAUNCH),
         Need(
-            ("waves_per_sm", "sm_count"),
-            "launch__waves_per_multiprocessor or the GPU's SM count (device__attribute_multiprocessor_count)",
-            f"{_LAUNCH}, or --device NAME",
+            ("waves_per_sm", "grid_size&sm_count"),
+            "launch__waves_per_multiprocessor, or launch__grid_size and the GPU's SM count "
+            "(device__attribute_multiprocessor_count)",
+            f"{_LAUNCH}; the SM count also --device NAME",
         ),
     ),
     summary="A grid that leaves SMs without a block, or at most half a wave.",

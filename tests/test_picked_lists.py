@@ -165,7 +165,7 @@ def test_a_short_launch_without_a_verdict_and_a_grid_without_the_sm_count_say_wh
         assert pd.isna(a.verdicts["regime"].iloc[pos])
         said = str(a.verdicts["not_checked"].iloc[pos])
         assert "launch_overhead: sm__throughput and gpu__compute_memory_throughput (a verdict)" in said
-        assert "small_grid: launch__waves_per_multiprocessor or the GPU's SM count" in said
+        assert "small_grid: launch__waves_per_multiprocessor, or launch__grid_size and the GPU's SM count" in said
     long = a.quantities["duration"].to_numpy() >= 5e-6
     assert not a.verdicts["not_checked"].astype(str)[long].str.contains("launch_overhead").any()
     h200 = analyze(ncu_roofline.read(page), device="NVIDIA H200")
