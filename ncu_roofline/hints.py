@@ -638,7 +638,7 @@ def launch_overhead(f: Frame) -> Found:
             ("waves_per_sm", "grid_size&sm_count"),
             "launch__waves_per_multiprocessor, or launch__grid_size and the GPU's SM count "
             "(device__attribute_multiprocessor_count)",
-            f"{_LAUNCH}; the SM count also --device NAME",
+            f"{_LAUNCH}, or for the SM count --device NAME",
         ),
     ),
     summary="A grid that leaves SMs without a block, or at most half a wave.",

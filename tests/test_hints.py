@@ -708,3 +708,10 @@ def test_no_message_restates_its_hint(name: str) -> None:
     for hid, message in zip(ours["hint"].astype(str), ours["message"].astype(str), strict=True):
         opening = message.split(":")[0].lower()
         assert not opening.startswith((hint_label(hid).lower(), "launch-bound", "grid too small")), (hid, message)
+
+
+def test_no_need_holds_the_separator_of_not_checked() -> None:
+    """not_checked joins its notes with "; " and the JSON splits them there: a need whose text held "; " came out
+    as two broken items (small_grid's "... (--section LaunchStats" and "the SM count also --device NAME)")."""
+    texts = [t for r in RULES.values() for n in r.needs for t in (n.metric, n.option)]
+    assert len(texts) > 20 and not [t for t in texts if "; " in t]
