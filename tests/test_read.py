@@ -472,6 +472,10 @@ def test_older_layouts(tmp_path: Path, columns: list[str]) -> None:
     if len(columns) == 12:
         assert old.launches["grid_size"].isna().all()
         assert '"usecond"' in text and '"cycle/nsecond"' in text
+        # the launch's shape is in its Launch Statistics (ncu 2019.5-2020 pages): the analysis takes it there
+        shaped = analyze(old).launches
+        for size in ("grid_size", "block_size"):
+            assert shaped[size].tolist() == new.launches[size].tolist()
     else:
         assert old.launches["grid_size"].tolist() == new.launches["grid_size"].tolist()
     np.testing.assert_allclose(

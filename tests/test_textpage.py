@@ -554,3 +554,15 @@ def test_a_page_printed_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=f"twice.txt:{second}: the launches of process 6244 are printed a second"):
         ncu_roofline.read(twice)
     assert len(ncu_roofline.read(REEXPORT / "ncu-2024.2/gene_dzv.text.txt.gz").launches) == 4
+
+
+def test_a_failed_launchs_placeholder_shape_is_not_a_zero(tmp_path: Path) -> None:
+    """ncu prints a launch that failed as `(0, 0, 0)x(0, 0, 0)` (its Launch Statistics say n/a; a public ncu
+    2023.2 capture): no block or grid size, not 0."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    assert "(1056, 1, 1)x(256, 1, 1)" in lines[1]
+    lines[1] = lines[1].replace("(1056, 1, 1)x(256, 1, 1)", "(0, 0, 0)x(0, 0, 0)")
+    (tmp_path / "failed.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    launches = ncu_roofline.read(tmp_path / "failed.txt").launches
+    assert launches["block_size"].isna().iloc[0] and launches["grid_size"].isna().iloc[0]
+    assert launches["block_size"].notna().iloc[1:].all()

@@ -110,14 +110,15 @@ def nvtx_path(cell: str | None, column: str | None = None, domain: str | None = 
 
 
 def parse_dims(text: str | None) -> tuple[int, int, int] | None:
-    """``"(256, 1, 1)"`` -> (256, 1, 1); None for empty text or text that is not a launch shape."""
+    """``"(256, 1, 1)"`` -> (256, 1, 1); None for empty text, text that is not a launch shape, or a shape with
+    a 0 (``(0, 0, 0)``: ncu's placeholder for a launch that failed, whose Launch Statistics say n/a)."""
     if text is None:
         return None
     m = _DIMS.match(text.strip())
     if not m:
         return None
     x, y, z = (int(g) if g is not None else 1 for g in m.groups())
-    return x, y, z
+    return (x, y, z) if x and y and z else None
 
 
 #: What PyTorch's ``emit_nvtx`` appends to each range name: per-call counters (``, seq = 470``,
