@@ -566,3 +566,20 @@ def test_a_failed_launchs_placeholder_shape_is_not_a_zero(tmp_path: Path) -> Non
     launches = ncu_roofline.read(tmp_path / "failed.txt").launches
     assert launches["block_size"].isna().iloc[0] and launches["grid_size"].isna().iloc[0]
     assert launches["block_size"].notna().iloc[1:].all()
+
+
+def test_notes_after_a_tables_last_column_are_left_out_and_said(tmp_path: Path) -> None:
+    """A page annotated by hand (a blog's copy: `Duration  us  106.46  # kernel time ...`): each value is read
+    as ncu printed it and the notes are named (the rows were kept as text: the launch had no duration)."""
+    text = _page(data("micro_full.details.txt"))
+    lines = text.splitlines()
+    rows = [i for i, line in enumerate(lines[:40]) if line.startswith("    Duration ") or " Throughput " in line]
+    assert len(rows) >= 3
+    for i in rows:
+        lines[i] += "  # note: 注释"
+    (tmp_path / "notes.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "page.txt").write_text(text, encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "notes.txt"), ncu_roofline.read(tmp_path / "page.txt")
+    pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
+    said = str(a.source["not_understood"].iloc[0])
+    assert f"text after a table's last column, left out (line {rows[0] + 1}," in said

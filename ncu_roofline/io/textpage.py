@@ -295,6 +295,7 @@ class _Parser:
         self.header_rule = False  # a table's header row was read: the dashed line under it comes next
         self.fresh_section = False  # the line before was a section's heading
         self.odd_tables: set[str] = set()
+        self.annotated: list[int] = []  # table rows with text after the last column (notes added to the page)
         self.body: set[str] = set()  # sections with body items not read (tables of other shapes than three columns)
         self.item = ""  # the body item of the next table: the last title or series line (see in_launch)
         self.titled = False  # a title, series or part line came since the last table (else the next one has none)
@@ -489,7 +490,10 @@ class _Parser:
         self.header_rule = False
         if not self.table_ok:
             return
-        (a, b), (c, d), (e, _) = self.table  # table_ok: three columns
+        (a, b), (c, d), (e, f) = self.table  # table_ok: three columns
+        if text[f:].strip():  # ncu's columns hold their values: text past the last one was added to the page
+            self.annotated.append(number)
+            text = text[:f]
         label, unit, value = text[a:b].strip(), text[c:d].strip(), text[e:].strip()  # (cells_of, unrolled)
         if not label:
             self.skip(number, text.strip(), "not understood")
@@ -532,6 +536,13 @@ def parse(path: Path) -> TextPage:
             line=line,
         )
     page = parser.page
+    if parser.annotated:
+        lines = ", ".join(str(n) for n in parser.annotated[:3]) + (
+            f" and {len(parser.annotated) - 3} more" if len(parser.annotated) > 3 else ""
+        )
+        page.not_understood.append(
+            f"text after a table's last column, left out (line {lines}): notes added to the page, not ncu's"
+        )
     if parser.odd_tables:
         page.not_understood.append(
             "tables of other shapes (body items) in " + ", ".join(repr(s) for s in sorted(parser.odd_tables))
