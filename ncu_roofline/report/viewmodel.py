@@ -585,8 +585,8 @@ def _never_measured(verdicts: pd.DataFrame) -> frozenset[str]:
     """The memory limiters (hbm, l2, l1) that every launch has among its unmeasured units."""
     if not len(verdicts) or "unmeasured" not in verdicts.columns:
         return frozenset()
-    said = verdicts["unmeasured"].astype("string").fillna("")
-    return frozenset(k for k in MEMORY_LIMITERS if said.str.contains(rf"(?:^|, ){k}(?:,|$)", regex=True).all())
+    texts = set(verdicts["unmeasured"].astype("string").fillna("").unique().tolist())  # a few distinct lists
+    return frozenset(k for k in MEMORY_LIMITERS if all(k in str(t).split(", ") for t in texts))
 
 
 def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, ...], tuple[HintItem, ...]]]:
