@@ -59,8 +59,9 @@ CHART_COLUMNS: dict[str, str] = {
 
 def series_name(label: str) -> str:
     """ncu's series label -> metric suffix: "Op:hmma Src:bf16 Dst:fp32 Sparsity:off" ->
-    "op_hmma_src_bf16_dst_fp32_sparsity_off"."""
-    return "_".join(part.replace(":", "_").lower() for part in label.split())
+    "op_hmma_src_bf16_dst_fp32_sparsity_off"; Turing's "Src:fp16,bf16,tf32 Dst:fp32" ->
+    "src_fp16_bf16_tf32_dst_fp32"."""
+    return "_".join(part.replace(":", "_").replace(",", "_").lower() for part in label.split())
 
 
 def _role(kind: str, label: str) -> str:

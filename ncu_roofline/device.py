@@ -131,7 +131,7 @@ class TensorSeries:
         parts = []
         if self.op:
             parts.append(f"Op:{self.op}")
-        parts.append(f"Src:{self.src}" + (f"_{self.also}" if self.also else ""))
+        parts.append(f"Src:{self.src}" + ("," + self.also.replace("_", ",") if self.also else ""))
         if self.dst:
             parts.append(f"Dst:{self.dst}")
         if self.sparsity:

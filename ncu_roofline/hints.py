@@ -353,6 +353,7 @@ def rule(
 
 _OCC = "--section Occupancy"
 _LAUNCH = "--section LaunchStats"
+_SOL = "--section SpeedOfLight"
 _MEM_TABLES = "--section MemoryWorkloadAnalysis_Tables"
 _SOURCE = "--section SourceCounters"
 _ROOF_CHART = f"--section {WORK_SECTIONS['fp32']} (or --set {ROOFLINE_SET})"
@@ -595,7 +596,7 @@ def low_occupancy(f: Frame) -> Found:
     needs=(
         Need(("duration",), "gpu__time_duration.sum", "--section SpeedOfLight"),
         # a short launch is launch-bound only where every unit is measured under its bound: no verdict, not checked
-        Need(("v:regime",), "sm__throughput and gpu__compute_memory_throughput (a verdict)", "--section SpeedOfLight"),
+        Need(("v:regime",), "a figure of every unit (no verdict: its reason names those missing)", _SOL),
     ),
     summary="A launch shorter than the launch cost itself (regime launch); repeated ones are worth fusing.",
     bound="None: no roof to move toward (the launch cost is host and driver time).",

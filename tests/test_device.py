@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from _rawwide import raw_texts, raw_wide
 
+from ncu_roofline.chart import series_name
 from ncu_roofline.device import (
     FIGURES,
     OVERRIDE_KEYS,
@@ -297,7 +298,8 @@ def test_a_series_of_several_source_types_is_of_the_first() -> None:
     section, its TU10x block; query-metrics-2024.2/tu102.txt): it is read, as FP16, not dropped."""
     s = parse_series("src_fp16_bf16_tf32_dst_fp32")
     assert s is not None and (s.op, s.src, s.also, s.dst, s.sparsity) == (None, "fp16", "bf16_tf32", "fp32", None)
-    assert s.label == "Src:fp16_bf16_tf32 Dst:fp32"
+    assert s.label == "Src:fp16,bf16,tf32 Dst:fp32"  # as ncu 2024.2's TU10x Tensor chart labels it
+    assert series_name(s.label) == s.name
     s = parse_series("op_hmma_src_tf32_dst_fp32_sparsity_on")
     assert s is not None and (s.src, s.also, s.dst) == ("tf32", None, "fp32")
 

@@ -247,6 +247,22 @@ def test_a_renamed_page_whose_cc_contradicts_the_name_takes_no_entry(work: Path)
     assert (dev["name"], dev["table"], dev["basis"], dev["peak_source"]) == ("NVIDIA B200", None, None, ["report"])
 
 
+def test_a_cc_spelled_with_a_space_is_the_same_cc(work: Path) -> None:
+    """A page whose CC column reads "9.0 " (edited by hand): the same GPU, and the same verdicts (the H200 was
+    refused, its name contradicted by a CC of "9.0 ", and every verdict lost)."""
+
+    def edit(header: list[str], row: list[str]) -> list[str]:
+        row[header.index("CC")] = "9.0 "
+        return row
+
+    page = edited(data("micro_full.raw.csv"), work / "cc-space.raw.csv", edit)
+    [dev] = _json([str(page)])["devices"]
+    assert dev["table"] == "NVIDIA H200"
+    spaced = analyze(ncu_roofline.read(page)).verdicts
+    clean = analyze(read_shared(data("micro_full.raw.csv"))).verdicts
+    assert spaced["limiter"].tolist() == clean["limiter"].tolist()
+
+
 def test_an_unknown_name_is_kept_whatever_the_attributes() -> None:
     """A name outside the table is not renamed to the table entry its (here: H200) attributes match."""
     assert identify_one("NVIDIA RTX PRO 6000 Blackwell", "9.0", 132.0, 4.815e12) == (None, None)

@@ -164,7 +164,7 @@ def test_a_short_launch_without_a_verdict_and_a_grid_without_the_sm_count_say_wh
     for pos in tiny:
         assert pd.isna(a.verdicts["regime"].iloc[pos])
         said = str(a.verdicts["not_checked"].iloc[pos])
-        assert "launch_overhead: sm__throughput and gpu__compute_memory_throughput (a verdict)" in said
+        assert "launch_overhead: a figure of every unit (no verdict: its reason names those missing)" in said
         assert "small_grid: launch__waves_per_multiprocessor, or launch__grid_size and the GPU's SM count" in said
     long = a.quantities["duration"].to_numpy() >= 5e-6
     assert not a.verdicts["not_checked"].astype(str)[long].str.contains("launch_overhead").any()
@@ -200,3 +200,15 @@ def test_nothing_measured_is_said_as_such(tmp_path: Path) -> None:
     shares = {r.key: r.share for r in build_view(b).by_limiter}
     assert shares["hbm"] is None and shares["l2"] is None and shares["l1"] is None
     assert shares["compute"] is not None and shares["compute"] > 0
+    assert {r.key: r.share for r in build_view(a).by_limiter}["compute"] is None  # no SM figure on the first
+
+
+def test_a_dram_byte_roof_is_not_what_memory_throughput_is_made_of(tmp_path: Path) -> None:
+    """Memory Throughput, L2's SOL header and DRAM's bytes (its byte roof from a DRAM peak given), not DRAM's
+    SOL figure: Memory Throughput (86.6 %) is still stream_triad's DRAM figure, so it caps no L2 header (which
+    took 86.6 % over DRAM's byte roof of 85 % and named L2 the limiter)."""
+    g = _groups(MICRO[0])
+    dram_bytes = [c for c in g["bytes"] if c.startswith("dram__")]
+    page = derive.picked(MICRO, ["gpu__time_duration.sum", *g["memory"], *g["l2"], *dram_bytes], tmp_path / "p.raw.csv")
+    v = analyze(ncu_roofline.read(page), peaks={"dram_bytes_per_s": 4.9e12}).verdicts.set_index("launch_id")
+    assert v.loc[0, "limiter"] != "l2" and v.loc[1, "limiter"] != "l2"  # stream_triad, strided_read: DRAM-bound

@@ -357,6 +357,8 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
             out[name] = _int_column(identity[col])
         else:
             text = identity[col].astype("string")
+            if name == "cc":  # compared as text ("9.0"): a CC spelled "9.0 " by an edited page is the same one
+                text = text.str.strip()
             out[name] = text.mask(text == "")
     for col, prefix in (("Block Size", "block"), ("Grid Size", "grid")):
         if col not in identity.columns:

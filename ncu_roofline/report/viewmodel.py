@@ -32,7 +32,6 @@ from ..vocabulary import (
     LEVELS,
     LIMITER_LABELS,
     LIMITERS,
-    MEMORY_LIMITERS,
     PRECISION_LABELS,
     PRECISIONS,
     RAW_EXPORT,
@@ -582,11 +581,11 @@ def _time_shares(
 
 
 def _never_measured(verdicts: pd.DataFrame) -> frozenset[str]:
-    """The memory limiters (hbm, l2, l1) that every launch has among its unmeasured units."""
+    """The limiters (hbm, l2, l1, compute) that every launch has among its unmeasured units."""
     if not len(verdicts) or "unmeasured" not in verdicts.columns:
         return frozenset()
     texts = set(verdicts["unmeasured"].astype("string").fillna("").unique().tolist())  # a few distinct lists
-    return frozenset(k for k in MEMORY_LIMITERS if all(k in str(t).split(", ") for t in texts))
+    return frozenset(k for k in LIMITERS if all(k in str(t).split(", ") for t in texts))
 
 
 def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, ...], tuple[HintItem, ...]]]:
