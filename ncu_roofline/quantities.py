@@ -70,7 +70,8 @@ DURATION_METRIC = "gpu__time_duration.sum"  # a launch's time, as ncu measures i
 #: Metrics the table reads that no catalog at hand lists (``--query-metrics`` of ncu 2024.2 per chip up to
 #: Hopper, ncu 2025.3's GH100), each with the real export that shows ncu collecting it.
 SEEN_IN_EXPORTS: dict[str, str] = {
-    name: "a public `--metrics` export of ncu 2026.2 on an RTX 5070 (CC 12.0): a saxpy over 2 x 16.8M floats read "
+    name: "a public `--metrics` export of ncu 2026.2 on an RTX 5070 (CC 12.0; github.com/Olajide-Badejo/"
+    "GPU-Roofline-Profiler, results/sample_run/ncu/saxpy.csv at b704e025): a saxpy over 2 x 16.8M floats read "
     "134,221,568 DRAM bytes (2 x 67,108,864 and 4,096 more)"
     for name in ("dram__bytes_op_read", "dram__bytes_op_write")
 }
