@@ -70,6 +70,11 @@ DURATION_METRIC = "gpu__time_duration.sum"  # a launch's time, as ncu measures i
 #: Metrics the table reads that no catalog at hand lists (``--query-metrics`` of ncu 2024.2 per chip up to
 #: Hopper, ncu 2025.3's GH100), each with the real export that shows ncu collecting it.
 SEEN_IN_EXPORTS: dict[str, str] = {
+    "sm__pipe_tc_cycles_active": "public raw pages of ncu 2025 on a B200 (CC 10.0; github.com/meinie0826/"
+    "Roofline-Analysis, decodebench/results/ncu at 98db3221): a cuDNN sm100 attention kernel's tensor cores "
+    "36.3 % busy there while sm__pipe_tensor_cycles_active reads 3.5 %; FlashAttention-2's mma.sync kernel the "
+    "other way round (61.7 % and 0)",
+} | {
     name: "a public `--metrics` export of ncu 2026.2 on an RTX 5070 (CC 12.0; github.com/Olajide-Badejo/"
     "GPU-Roofline-Profiler, results/sample_run/ncu/saxpy.csv at b704e025): a saxpy over 2 x 16.8M floats read "
     "134,221,568 DRAM bytes (2 x 67,108,864 and 4,096 more)"
@@ -477,10 +482,13 @@ TABLE: tuple[Quantity, ...] = (
             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__pipe_tensor_op_hmma_cycles_active_v2.avg.pct_of_peak_sustained_active",  # CC 8.9
             "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
+            # CC 10.0: the tensor cores' own pipe, where tcgen05 MMA work shows (SEEN_IN_EXPORTS)
+            "sm__pipe_tc_cycles_active.avg.pct_of_peak_sustained_active",
         ),
         "%",
         "time_mean",
-        "Tensor pipe (all MMA instructions)",
+        "Tensor pipe (all MMA instructions): the busiest of its measures",
+        combine="max",
     ),
     _q(
         "pipe_tensor_fp64_pct",

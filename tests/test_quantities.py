@@ -9,11 +9,13 @@ rate and FP64 FLOP/s = (dadd + dmul + 2 x dfma) / duration, as the NERSC rooflin
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import derive as pages
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED_ROOT, read_shared
+from conftest import SHARED_ROOT, data, read_shared
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
@@ -194,3 +196,22 @@ def test_shared_memory_per_block_is_the_whole_or_its_three_parts() -> None:
     without = values.drop(columns=["launch__shared_mem_per_block"])
     assert np.array_equal(quantities(without, ["shared_mem_per_block"])["shared_mem_per_block"].to_numpy(), whole)
     assert quantities(without.drop(columns=[dynamic]), ["shared_mem_per_block"])["shared_mem_per_block"].isna().all()
+
+
+def test_blackwells_tensor_core_pipe_counts_as_the_tensor_pipe(tmp_path: Path) -> None:
+    """On a B200 (ncu 2025, public raw pages) tcgen05 MMA work shows in sm__pipe_tc_cycles_active (36.3 % on a
+    cuDNN sm100 attention kernel whose sm__pipe_tensor_cycles_active reads 3.5 %): the tensor pipe is the busier
+    of the two. The real H200 page with that column added as the B200 page has it (36.33 on launch 0, 0
+    elsewhere): launch 0's tensor pipe is 36.33 %, every other launch's as ncu measured it."""
+    rows = pages.raw_rows(data("micro_full.raw.csv"))
+    tc = "sm__pipe_tc_cycles_active.avg.pct_of_peak_sustained_active"
+    rows[0].append(tc)
+    rows[1].append("%")
+    for i, r in enumerate(rows[2:]):
+        r.append("36.33" if i == 0 else "0")
+    page = tmp_path / "tc.raw.csv"
+    page.write_text(pages.write(rows))
+    got = analyze(ncu_roofline.read(page)).quantities["pipe_tensor_pct"].to_numpy()
+    was = analyze(read_shared(data("micro_full.raw.csv"))).quantities["pipe_tensor_pct"].to_numpy()
+    assert was[0] < 36.33 and got[0] == 36.33
+    np.testing.assert_array_equal(got[1:], was[1:])
