@@ -241,17 +241,21 @@ _WITH_INSTANCES = r"^\s*([^\s(;][^(;]*?)\s+\([^()]*\)\s*$"
 
 # Evidence for the number style of a file.
 _EN_EVIDENCE = re.compile(r"^[-+]?[0-9]{1,3}(,[0-9]{3})+\.[0-9]+$|^[-+]?[0-9]*\.([0-9]{1,2}|[0-9]{4,})$")
+#: ... comma decimals, digits grouped by '.' (de_DE, es_ES) or by a space (sv_SE, fr_FR: ' ', a no-break or a narrow
+#: no-break space; nv-nsight-cu-cli 2020 on a Swedish system printed "23 982 976" and "19,38")
+_SPACES = " \u00a0\u202f"
 _DOT_GROUPED_EVIDENCE = re.compile(
     r"^[-+]?[0-9]{1,3}(\.[0-9]{3})+,[0-9]+$|^[-+]?[0-9]{1,3}(\.[0-9]{3}){2,}$|^[-+]?[0-9]*,([0-9]{1,2}|[0-9]{4,})$"
+    rf"|^[-+]?[0-9]{{1,3}}([{_SPACES}][0-9]{{3}})+(,[0-9]+)?$"
 )
-_NUMBERISH = re.compile(r"^[-+]?[0-9][0-9.,]*([eE][-+]?[0-9]+)?$")
+_NUMBERISH = re.compile(rf"^[-+]?[0-9][0-9.,{_SPACES}]*([eE][-+]?[0-9]+)?$")
 
 NUMBER_STYLES = ("en", "dot-grouped")
 
 
 def detect_number_style(samples: list[str]) -> str | None:
-    """'en' (comma groups, dot decimals; also the C locale), 'dot-grouped' (dot groups, comma decimals), or
-    None when the samples disagree with each other (a mixed file)."""
+    """'en' (comma groups, dot decimals; also the C locale), 'dot-grouped' (comma decimals, dot or space groups),
+    or None when the samples disagree with each other (a mixed file)."""
     en = dot = False
     for s in samples:
         if not _NUMBERISH.match(s):
@@ -265,10 +269,11 @@ def detect_number_style(samples: list[str]) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
-#: A number grouped by a space (also no-break and narrow no-break) or an apostrophe (ASCII, or U+2019 as glibc's
-#: de_CH writes it): fr_FR, de_CH and others'
-#: spelling, which ncu does not write (its groups are ',' or, in comma-decimal locales, '.').
-_OTHER_GROUPING = "^-?[0-9]{1,3}(?:[ \u00a0\u202f'\u2019][0-9]{3})+(?:[.,][0-9]+)?$"
+#: A number grouped by an apostrophe (ASCII, or U+2019 as glibc's de_CH writes it), or by a space with a decimal
+#: point: spellings no ncu export shows (its groups are ',', and in comma-decimal locales '.' or a space).
+_OTHER_GROUPING = (
+    "^-?[0-9]{1,3}(?:['\u2019][0-9]{3})+(?:[.,][0-9]+)?$" + f"|^-?[0-9]{{1,3}}(?:[{_SPACES}][0-9]{{3}})+\\.[0-9]+$"
+)
 
 
 def other_grouping(text: pa.Array) -> str | None:
@@ -318,6 +323,7 @@ _EN_BYTES[list(b"0123456789.eE+-")] = 0
 _EN_BYTES[ord(",")] = 1
 _DOT_BYTES = _EN_BYTES.copy()
 _DOT_BYTES[ord(".")] = 1
+_DOT_BYTES[ord(" ")] = 1  # a space group (the no-break ones, two or three bytes, take the regex path)
 _DOT_BYTES[ord(",")] = 0  # the decimal comma, written as a dot below
 
 
@@ -376,6 +382,8 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
     else:
         plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
+        for space in _SPACES:  # digit groups
+            plain = pc.replace_substring(plain, space, "")
     try:
         if not pc.any(pc.match_substring_regex(plain, r"^\s|\s$|^$|[^0-9.eE+-]")).as_py():
             return pc.cast(plain, pa.float64())

@@ -77,6 +77,12 @@ def dot_grouped(text: str, column: str = "Metric Value") -> str:
     return _convert_numbers(text, column, lambda v: v.replace(",", "\x00").replace(".", ",").replace("\x00", "."))
 
 
+def space_grouped(text: str, space: str = " ", column: str = "Metric Value") -> str:
+    """Numbers in the style of locales that group with a space and use ',' for decimals (sv_SE, fr_FR: a space,
+    a no-break or a narrow no-break one; nv-nsight-cu-cli 2020 printed '23 982 976' and '19,38')."""
+    return _convert_numbers(text, column, lambda v: v.replace(",", "\x00").replace(".", ",").replace("\x00", space))
+
+
 def label_name(labels_text: str, names_text: str) -> str:
     """``--print-metric-name label-name``: ``Label (name)``, from a labels and a names export of one report."""
     a, b = rows(labels_text), rows(names_text)

@@ -379,11 +379,11 @@ def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
     assert "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f", "'", "\u2019"])
-def test_numbers_grouped_by_a_space_or_an_apostrophe_are_named(tmp_path: Path, sep: str) -> None:
-    """fr_FR (no-break or narrow no-break space), de_CH (apostrophe) or a plain space between digit groups: ncu
-    writes none of them (',' or '.'), and each such cell read as no number (273 cells of a page in that locale)
-    would leave the analysis without them, silently: refused, naming the line and the cell."""
+@pytest.mark.parametrize("sep", ["'", "\u2019"])
+def test_numbers_grouped_by_an_apostrophe_are_named(tmp_path: Path, sep: str) -> None:
+    """de_CH's apostrophe between digit groups: no ncu export shows it (',' or, with decimal commas, '.' or a
+    space), and each such cell read as no number (273 cells of a page in that locale) would leave the analysis
+    without them, silently: refused, naming the line and the cell."""
     text = data("micro_full.details.csv").read_text()
     lines = text.splitlines(keepends=True)
     at = next(i for i, t in enumerate(lines) if '"370,890"' in t)  # stream_triad's Elapsed Cycles
@@ -392,6 +392,17 @@ def test_numbers_grouped_by_a_space_or_an_apostrophe_are_named(tmp_path: Path, s
     with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
         ncu_roofline.read(path)
     assert f"grouped.csv:{at + 1}:" in str(e.value) and "LC_ALL=C" in str(e.value)
+
+
+@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
+def test_a_space_grouped_number_among_decimal_points_is_refused(tmp_path: Path, sep: str) -> None:
+    """A space between digit groups is a comma-decimal locale's (sv_SE, fr_FR): in a page of decimal points
+    ('1,234.5') it is a second style, and refused as one (each such cell was read as no number, silently)."""
+    text = data("micro_full.details.csv").read_text()
+    path = tmp_path / "grouped.csv"
+    path.write_text(text.replace('"370,890"', f'"370{sep}890"', 1))
+    with pytest.raises(ncu_roofline.ParseError, match="numbers in two styles"):
+        ncu_roofline.read(path)
 
 
 def test_a_record_longer_than_the_readers_block_is_named(tmp_path: Path) -> None:

@@ -446,10 +446,15 @@ def test_an_instanced_page_gives_the_plain_pages_verdicts_and_hints() -> None:
     pd.testing.assert_frame_equal(verdicts("micro_full.raw-instances.csv"), plain)
 
 
-@pytest.mark.parametrize("style", ["c", "dot"])
+@pytest.mark.parametrize("style", ["c", "dot", "space", "no-break space", "narrow no-break space"])
 def test_number_locales(tmp_path: Path, style: str) -> None:
     text = data("micro_full.details.csv").read_text()
-    derived = derive.c_locale(text) if style == "c" else derive.dot_grouped(text)
+    spaces = {"space": " ", "no-break space": "\u00a0", "narrow no-break space": "\u202f"}
+    if style in spaces:  # sv_SE, fr_FR: nv-nsight-cu-cli 2020 on a Swedish system printed "23 982 976", "19,38"
+        derived = derive.space_grouped(text, spaces[style])
+        assert f'"370{spaces[style]}890"' in derived and '"3,20"' in derived
+    else:
+        derived = derive.c_locale(text) if style == "c" else derive.dot_grouped(text)
     assert derived != text
     if style == "dot":
         assert '"370.890"' in derived and '"3,20"' in derived

@@ -689,7 +689,8 @@ class _Stream:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
                 if other_grouping(value.slice(0, take)) is not None:
-                    raise Fallback("numbers grouped by a space or an apostrophe")  # the careful reader names them
+                    # the careful reader names them
+                    raise Fallback("numbers grouped by an apostrophe, or by a space with a decimal point")
                 en, dot = number_evidence(value.slice(0, take))
                 self.evidence = (self.evidence[0] or en, self.evidence[1] or dot)
                 self.sampled += take

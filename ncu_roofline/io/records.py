@@ -483,8 +483,8 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
         sep = next(c for c in cell if not c.isdigit() and c not in "-.,")
         raise ParseError(
             loc.path,
-            f"a number grouped by {sep!r} ({cell!r}): ncu groups digits by ',' (or '.' where the decimal mark is ','); "
-            "export again in the C locale (LC_ALL=C ncu ...)",
+            f"a number grouped by {sep!r} ({cell!r}): ncu groups digits by ',' (by '.' or a space where the decimal "
+            "mark is ','); export again in the C locale (LC_ALL=C ncu ...)",
             line=line_of(loc.path, f'"{cell}"', start=loc.data_offset),
         )
     sample = arr.slice(0, 200_000).unique().to_pylist()
