@@ -113,18 +113,26 @@ ROOFLINE_COLUMNS: dict[str, str] = {
 }
 
 
-def counted_precisions(columns: Any) -> set[str]:
-    """The FP precisions (fp64, fp32, fp16) whose instruction counts are among ``columns`` (a report's metric
-    names): ``smsp__``/``sm__sass_thread_inst_executed_op_<op>_pred_on`` as a count (``.sum``, or the bare name
-    ncu's `--metrics` takes), not a rate. Work collected, whether or not the report has the duration to make
-    FLOP/s of it."""
+def counted_precisions(values: pd.DataFrame, duration: pd.Series) -> set[str]:
+    """The FP precisions (fp64, fp32, fp16) whose instruction counts some launch of ``values`` (a report's wide
+    values) has, while no launch with them has a ``duration`` (by launch, its index): ``smsp__``/``sm__sass_thread
+    _inst_executed_op_<op>_pred_on`` as a count (``.sum``, or the bare name ncu's `--metrics` takes), not a rate.
+    Work collected without the time to make FLOP/s of it."""
+    timed = duration.notna()
+    if timed.all():
+        return set()
     ops = {op: p for p, by_op in FLOP_PER_INSTRUCTION.items() for op in by_op}
-    found = set()
-    for c in map(str, columns):
+    columns: dict[str, list[str]] = {}
+    for c in map(str, values.columns):
         head, sep, rest = c.partition("__sass_thread_inst_executed_op_")
         op, pred, rollup = rest.partition("_pred_on")
         if sep and pred and head in ("sm", "smsp") and op in ops and rollup in ("", ".sum"):
-            found.add(ops[op])
+            columns.setdefault(ops[op], []).append(c)
+    found = set()
+    for precision, names in columns.items():
+        counted = values[names].reindex(duration.index).notna().any(axis=1).to_numpy()
+        if counted.any() and not (counted & timed.to_numpy()).any():
+            found.add(precision)
     return found
 
 

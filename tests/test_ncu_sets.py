@@ -139,7 +139,7 @@ def test_work_counted_without_a_duration_says_so(tmp_path: Path) -> None:
     panels = {p.precision: p.absent for p in build_view(a).rooflines}
     assert panels == {"fp64": NOT_COLLECTED, "fp32": NO_DURATION, "fp16": NOT_COLLECTED, "tensor": NOT_COLLECTED}
     text = " ".join(render_terminal(a).split())
-    assert "No roofline: the FP32 work was counted, but no launch has a duration" in text
+    assert "No roofline: the FP32 work was counted, but no launch that counted it has a duration" in text
     assert "add gpu__time_duration.sum to --metrics" in text
     assert "has no FP64, FP32" not in text
 
@@ -234,3 +234,23 @@ def test_an_integrated_gpu_without_dram_counters_still_gets_every_verdict(tmp_pa
     keep = same & ~busiest_dram
     assert keep.sum() >= 10
     assert (v["limiter"].to_numpy()[keep] == full.verdicts["limiter"].to_numpy()[keep]).all()
+
+
+def test_work_counted_on_launches_without_a_duration_says_so_beside_timed_ones(tmp_path: Path) -> None:
+    """Two runs in one capture (a public A100 log): one launch timed without FLOP counts, the others counted
+    without a duration. No launch that counted FP32 work has a time: the same message, not "no FP32 work"."""
+    raw = derive.raw_rows(data("micro_metrics.raw.csv"))
+    counts = [c for c in raw[0] if re.fullmatch(r"sm__sass_thread_inst_executed_op_f(add|mul|fma)_pred_on\.sum", c)]
+    page = derive.picked(raw, ["gpu__time_duration.sum", *counts], tmp_path / "mixed.raw.csv")
+    rows = derive.rows(page.read_text())
+    header = rows[0]
+    for i, r in enumerate(rows[2:]):
+        for c in counts if i == 15 else ["gpu__time_duration.sum"]:
+            r[header.index(c)] = ""
+    page.write_text(derive.write(rows))
+    a = analyze(ncu_roofline.read(page))
+    assert a.quantities["duration"].notna().sum() == 1
+    assert {p.precision: p.absent for p in build_view(a).rooflines}["fp32"] == NO_DURATION
+    assert "the FP32 work was counted, but no launch that counted it has a duration" in " ".join(
+        render_terminal(a).split()
+    )

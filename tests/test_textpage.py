@@ -583,3 +583,15 @@ def test_notes_after_a_tables_last_column_are_left_out_and_said(tmp_path: Path) 
     pd.testing.assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True))
     said = str(a.source["not_understood"].iloc[0])
     assert f"text after a table's last column, left out (line {rows[0] + 1}," in said
+
+
+def test_sections_without_a_launch_line_are_refused_as_an_excerpt(tmp_path: Path) -> None:
+    """A page's sections without the launch line above them (a README's excerpt): which launch they are of is not
+    on the page; refused naming the first section (it was told "not a CSV export", though such pages are read)."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    second = _second_launch(lines)
+    (tmp_path / "excerpt.txt").write_text("\n".join(lines[2:second]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="no launch line above it") as err:
+        ncu_roofline.read(tmp_path / "excerpt.txt")
+    first = next(i for i, line in enumerate(lines[2:second]) if "Section: " in line)
+    assert err.value.line == first + 1

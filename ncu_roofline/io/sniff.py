@@ -153,8 +153,17 @@ def _raise_reindented(path: Path, preamble: Sequence[Skipped]) -> None:
     launch = next(
         (s for s in preamble if not s.text.lstrip().startswith("==") and LAUNCH_TAIL.search(s.text.strip())), None
     )
-    if launch is None or not any(s.text.lstrip().startswith("Section: ") for s in preamble):
+    section = next((s for s in preamble if s.text.lstrip().startswith("Section: ")), None)
+    if section is None:
         return
+    if launch is None:
+        raise FormatError(
+            path,
+            "a section of ncu's human-readable page with no launch line above it (an excerpt?): ncu prints each "
+            "launch's line ('name (grid)x(block), Context c, Stream s') before its sections; export the whole page "
+            f"('{DETAILS_EXPORT}')",
+            line=section.line,
+        )
     raise FormatError(
         path,
         "ncu's human-readable page with its indentation changed (pasted flat?): ncu writes a launch's line two "

@@ -212,8 +212,8 @@ def _no_roofline(panels: Sequence[RooflinePanel]) -> str:
     untimed = [p.label for p in panels if p.absent == NO_DURATION]
     if untimed:
         return (
-            f"No roofline: the {_named(untimed, 'and')} work was counted, but no launch has a duration to make "
-            f"FLOP/s of it: add {DURATION_METRIC} to --metrics."
+            f"No roofline: the {_named(untimed, 'and')} work was counted, but no launch that counted it has a "
+            f"duration to make FLOP/s of it: add {DURATION_METRIC} to --metrics."
         )
     left_out = [p.label for p in panels if p.absent == NOT_EXPORTED]
     if left_out:

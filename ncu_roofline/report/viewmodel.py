@@ -745,8 +745,9 @@ def _roofline_panel(
     if np.isnan(flops).all():
         if precision in untimed:
             note = (
-                f"{label} work was counted (its instructions are in the export), but no launch has a duration to "
-                f"make FLOP/s of it: add {DURATION_METRIC} to --metrics (or profile with --section {section})."
+                f"{label} work was counted (its instructions are in the export), but no launch that counted it has "
+                f"a duration to make FLOP/s of it: add {DURATION_METRIC} to --metrics (or profile with --section "
+                f"{section})."
             )
             return replace(empty, note=note, absent=NO_DURATION)
         if chart_ran and precision in ROOFLINE_RULE_PRECISIONS:
@@ -1077,7 +1078,7 @@ def build_view(
     chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
     gpus = lv["device_name"].to_numpy(dtype=object) if "device_name" in lv.columns else None
     durations = [r.duration_ns for r in launch_rows if r.duration_ns is not None]
-    untimed = frozenset() if durations else frozenset(counted_precisions(analysis.report.values.columns))
+    untimed = frozenset(counted_precisions(analysis.report.values, analysis.quantities["duration"]))
     rooflines = tuple(
         _roofline_panel(p, roof, roof_pos, launch_rows, kernels, chart_ran, gpus, untimed) for p in PRECISIONS
     )
