@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import derive
 import pytest
 from _analyses import sample
 from conftest import data
@@ -46,6 +47,19 @@ def evil(tmp_path_factory: pytest.TempPathFactory) -> Diff:
     before = renamed(source, folder / "before.raw.csv", "stream_triad", EVIL)
     after = without_kernel(before, folder / "after.raw.csv", "l2_reread")
     return compare(analyze(ncu_roofline.read(before)), analyze(ncu_roofline.read(after)))
+
+
+def test_a_side_that_did_not_measure_a_verdict_shows_a_dash(tmp_path: Path) -> None:
+    """AFTER the same launches timed only (its duration alone): a matched kernel's limiter, regime and roofline
+    read "compute -> –" (they read "compute", as if unchanged); a removed kernel's are shown alone."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    timed = derive.picked(raw, ["gpu__time_duration.sum"], tmp_path / "timed.raw.csv")
+    d = compare(sample("micro_full.raw.csv"), analyze(ncu_roofline.read(timed)))
+    for text in (render_diff_text(d), render_diff_markdown(d)):
+        row = next(line for line in text.splitlines() if "wmma_bf16" in line)
+        assert "compute -> –" in row and "bound -> –" in row and "443T -> –" in row
+    html = render_diff_html(d)
+    assert "compute → –" in html
 
 
 def test_text_lists_the_removed_kernel_and_the_total(removed: Diff) -> None:

@@ -90,6 +90,7 @@ def _name(row: Any) -> str:
 
 def _kernel_row(r: Any) -> KernelRow:
     trend = _trend(str(r.status), r.change)
+    one = r.status in (BEFORE_ONLY, AFTER_ONLY)  # one side's values alone; a pair's missing side is "–"
     return KernelRow(
         name=_name(r),
         full_name=str(r.kernel),
@@ -102,10 +103,10 @@ def _kernel_row(r: Any) -> KernelRow:
         change=trend if trend in ("new", "removed") else f.change(r.change),
         speedup=f.speedup(r.speedup),
         trend=trend,
-        limiter=f.arrow(r.before_limiter, r.after_limiter).replace("->", "→"),
-        regime=f.arrow(r.before_regime, r.after_regime).replace("->", "→"),
+        limiter=f.arrow(r.before_limiter, r.after_limiter, one_side=one).replace("->", "→"),
+        regime=f.arrow(r.before_regime, r.after_regime, one_side=one).replace("->", "→"),
         roofline=roofline_text(
-            r.precision, r.before_flops, r.after_flops, r.before_intensity, r.after_intensity
+            r.precision, r.before_flops, r.after_flops, r.before_intensity, r.after_intensity, one_side=one
         ).replace("->", "→"),
         hints_appeared=str(r.hints_appeared) if not f.missing(r.hints_appeared) else "",
         hints_gone=str(r.hints_gone) if not f.missing(r.hints_gone) else "",

@@ -124,13 +124,16 @@ def matching_line(diff: Diff) -> str:
     return line + f"; could not match {t.before_only} BEFORE and {t.after_only} AFTER launches (listed below)"
 
 
-def roofline_text(precision: Any, b_flops: Any, a_flops: Any, b_ai: Any, a_ai: Any) -> str:
-    """A kernel's move on the roofline: ``"fp32: 711 G -> 709 G FLOP/s at 0.17 -> 0.17 FLOP/B"``."""
+def roofline_text(
+    precision: Any, b_flops: Any, a_flops: Any, b_ai: Any, a_ai: Any, *, one_side: bool = False
+) -> str:
+    """A kernel's move on the roofline: ``"fp32: 711 G -> 709 G FLOP/s at 0.17 -> 0.17 FLOP/B"`` (``one_side``:
+    a kernel only one side ran)."""
     if f.missing(precision):
         return f.MISSING
 
     def two(b: Any, a: Any) -> str:
-        return f.arrow(None if f.missing(b) else f.si(b), None if f.missing(a) else f.si(a))
+        return f.arrow(None if f.missing(b) else f.si(b), None if f.missing(a) else f.si(a), one_side=one_side)
 
     return f"{precision}: {two(b_flops, a_flops)} FLOP/s at {two(b_ai, a_ai)} FLOP/B"
 
@@ -150,8 +153,11 @@ def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
             change, speed = "new", f.MISSING
         else:
             change, speed = f.change(r.change), f.speedup(r.speedup)
-        limiter = f.arrow(r.before_limiter, r.after_limiter)
-        roof = roofline_text(r.precision, r.before_flops, r.after_flops, r.before_intensity, r.after_intensity)
+        one = r.status in (BEFORE_ONLY, AFTER_ONLY)  # one side's values alone; a pair's missing side is "–"
+        limiter = f.arrow(r.before_limiter, r.after_limiter, one_side=one)
+        roof = roofline_text(
+            r.precision, r.before_flops, r.after_flops, r.before_intensity, r.after_intensity, one_side=one
+        )
         rows.append(
             [
                 name,
@@ -161,7 +167,7 @@ def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
                 change,
                 speed,
                 limiter,
-                f.arrow(r.before_regime, r.after_regime),
+                f.arrow(r.before_regime, r.after_regime, one_side=one),
                 roof,
             ]
         )

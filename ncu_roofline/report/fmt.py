@@ -144,10 +144,14 @@ def speedup(ratio: Any) -> str:
     return MISSING if v is None else f"{v:.2f}x"
 
 
-def arrow(before: Any, after: Any) -> str:
-    """``"l2"`` when unchanged, ``"l2 -> hbm"`` when changed, the side there is where the other is missing."""
-    if missing(before) or missing(after):
-        return MISSING if missing(before) and missing(after) else str(after if missing(before) else before)
+def arrow(before: Any, after: Any, *, one_side: bool = False) -> str:
+    """``"l2"`` when unchanged, ``"l2 -> hbm"`` when changed, ``"l2 -> –"`` where one side was not measured;
+    ``one_side``: a kernel only one side ran, whose value is shown alone."""
+    if missing(before) and missing(after):
+        return MISSING
+    if one_side and (missing(before) or missing(after)):
+        return str(after if missing(before) else before)
+    before, after = (MISSING if missing(v) else v for v in (before, after))
     return str(before) if str(before) == str(after) else f"{before} -> {after}"
 
 
