@@ -212,3 +212,14 @@ def test_a_dram_byte_roof_is_not_what_memory_throughput_is_made_of(tmp_path: Pat
     page = derive.picked(MICRO, ["gpu__time_duration.sum", *g["memory"], *g["l2"], *dram_bytes], tmp_path / "p.raw.csv")
     v = analyze(ncu_roofline.read(page), peaks={"dram_bytes_per_s": 4.9e12}).verdicts.set_index("launch_id")
     assert v.loc[0, "limiter"] != "l2" and v.loc[1, "limiter"] != "l2"  # stream_triad, strided_read: DRAM-bound
+
+
+def test_no_verdict_anywhere_gives_no_share_to_any_limiter_or_regime(tmp_path: Path) -> None:
+    """The duration alone: every launch unclassified, so no limiter or regime has a share of the time, not 0 %
+    ("Latency-bound 0.0%" read as a measured absence of latency)."""
+    from ncu_roofline.report.viewmodel import build_view
+
+    view = build_view(analyze(ncu_roofline.read(derive.picked(MICRO, ["gpu__time_duration.sum"], tmp_path / "t.csv"))))
+    for rows in (view.by_limiter, view.by_regime):
+        shares = {r.key: r.share for r in rows}
+        assert shares.pop(None) == pytest.approx(1.0) and set(shares.values()) == {None}

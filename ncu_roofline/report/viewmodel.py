@@ -556,8 +556,10 @@ def _time_shares(
     where absent, or no time where no launch has a duration or, ``unmeasured``, where no launch measured that
     unit: not a 0), then any other value, then the unclassified launches."""
     rows = {fmt.text(r[column]): r for r in _records(t)}
-    # the time and share of a value no launch has: none where no launch has a time at all
-    absent = 0.0 if any(fmt.number(r["share"]) is not None for r in rows.values()) else None
+    # the time and share of a value no launch has: none where no launch has a time at all, or where no launch has
+    # any value (every launch unclassified: no regime is 0 % of the time, none was told)
+    timed = any(fmt.number(r["share"]) is not None for r in rows.values())
+    absent = 0.0 if timed and any(k is not None for k in rows) else None
     label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
     order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
     if None in rows:
