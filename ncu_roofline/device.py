@@ -839,14 +839,17 @@ def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
     )
 
 
-def peaks_note(peaks: pd.DataFrame) -> str | None:
+def peaks_note(peaks: pd.DataFrame, weights: np.ndarray | None = None) -> str | None:
     """One sentence for a report's header: the peak figures some launch's roofline lacks (``missing_peaks``,
-    over every launch) and how to give them; None when nothing is missing."""
+    over every launch) and how to give them; None when nothing is missing. ``weights``: the launches each row
+    stands for (a summary page's group: its invocations; ``summary.launch_weights``)."""
     if "missing_peaks" not in peaks.columns:
         return None
     lacking = peaks["missing_peaks"].dropna()
     if not len(lacking):
         return None
+    w = np.ones(len(peaks)) if weights is None else np.asarray(weights, dtype=float)
+    short, total = round(float(w[peaks["missing_peaks"].notna().to_numpy()].sum())), round(float(w.sum()))
     names = {f for text in lacking.unique() for f in str(text).split(",") if f}
     figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
     no_table = peaks.loc[lacking.index, "device"].isna().any()
@@ -855,6 +858,7 @@ def peaks_note(peaks: pd.DataFrame) -> str | None:
         ", and the GPU is not identified in the built-in table" if no_table else " nor the table"
     )
     return (
-        f"Roofline peaks missing for {len(lacking):,} of {len(peaks):,} launches: {', '.join(figures)} ({where}); "
+        f"Roofline peaks missing for {short:,} of {total:,} launch{'es' if total != 1 else ''}: "
+        f"{', '.join(figures)} ({where}); "
         f"give them with {how}."
     )

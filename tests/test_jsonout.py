@@ -322,3 +322,15 @@ def test_a_summary_pages_launch_says_how_many_launches_it_stands_for() -> None:
     raw = json.loads(render_json(analysed(data("train_step.raw.csv"))))
     assert {x["invocations"] for x in raw["launches"]} == {1}
     assert total == pytest.approx(raw["summary"]["gpu_time_ns"], rel=1e-4)
+    # the GPU ran 382 launches, as the header says (devices counted the 68 rows)
+    assert [d["launches"] for d in page["devices"]] == [382] == [d["launches"] for d in raw["devices"]]
+
+
+def test_a_summary_pages_missing_peaks_are_counted_in_launches() -> None:
+    """The V100 per-GPU summary (4 invocations of one kernel, no FP64 peak): "missing for 4 of 4 launches", as the
+    header's "4 launches" (it said "1 of 1")."""
+    from ncu_roofline.report.viewmodel import build_view
+
+    a = analysed(data("reexport/ncu-2024.2/gene_dzv.summary-per-gpu.csv.gz"))
+    note = build_view(a).header.missing_peaks
+    assert note is not None and note.startswith("Roofline peaks missing for 4 of 4 launches:")

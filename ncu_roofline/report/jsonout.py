@@ -51,7 +51,7 @@ from ..analysis import Analysis
 from ..classify import LIMITERS, records
 from ..hints import read_evidence
 from ..model import LAUNCH_KEY
-from ..summary import LaunchKeys, Summary, summarize
+from ..summary import LaunchKeys, Summary, launch_weights, summarize
 from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
 from . import fmt, gc_paused
 from .registry import FunctionRenderer, Options, Run
@@ -778,7 +778,7 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
         else []
     )
     key = distinct_rows(*(c.codes() for c in device))[0]
-    counts = np.bincount(key)
+    counts = np.bincount(key, weights=launch_weights(lv)).round().astype(np.int64)  # a summary group: its count
     out: dict[int, dict[str, Any]] = {}
     # each distinct (device, source, missing peaks) once, at its first launch: devices in first-seen order, and
     # each device's sources and missing peaks in the order its launches first show them

@@ -24,7 +24,7 @@ from ..io.identity import nvtx_op
 from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywhere
 from ..quantities import BY_NAME, DURATION_METRIC, ROOFLINE_SET, WORK_SECTIONS
 from ..roofline import counted_precisions, fp16_register_moves
-from ..summary import NCU_SOURCE, Summary, key_codes, summarize
+from ..summary import NCU_SOURCE, Summary, key_codes, launch_weights, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S, NCU_RULE_LEADS
 from ..vector import first_of_each
 from ..vocabulary import (
@@ -544,7 +544,7 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         kernels=len(summary.kernels),
         gpu_time_ns=summary.gpu_time_ns,
         untimed_launches=summary.untimed_launches,
-        missing_peaks=peaks_note(analysis.peaks),
+        missing_peaks=peaks_note(analysis.peaks, launch_weights(analysis.launches)),
         gpus=tuple(dict.fromkeys(gpu(name, cc) for name, cc in pairs)),
     )
 
