@@ -223,3 +223,17 @@ def test_no_verdict_anywhere_gives_no_share_to_any_limiter_or_regime(tmp_path: P
     for rows in (view.by_limiter, view.by_regime):
         shares = {r.key: r.share for r in rows}
         assert shares.pop(None) == pytest.approx(1.0) and set(shares.values()) == {None}
+
+
+def test_no_hint_fired_says_what_could_not_be_checked(tmp_path: Path) -> None:
+    """The duration alone: no hint fires, and none could look (it said "No hint fired on any launch." as if
+    every launch had been checked)."""
+    from ncu_roofline.report.html import HTML
+    from ncu_roofline.report.registry import Options, Run
+    from ncu_roofline.report.terminal import render_terminal
+
+    a = analyze(ncu_roofline.read(derive.picked(MICRO, ["gpu__time_duration.sum"], tmp_path / "t.csv")))
+    text = " ".join(render_terminal(a).split())
+    assert "No hint fired, but some could not be checked on 16 launches" in text
+    page = str(HTML.render(Run(a), Options()))
+    assert "Some could not be checked on 16 launches" in page

@@ -124,9 +124,7 @@ def matching_line(diff: Diff) -> str:
     return line + f"; could not match {t.before_only} BEFORE and {t.after_only} AFTER launches (listed below)"
 
 
-def roofline_text(
-    precision: Any, b_flops: Any, a_flops: Any, b_ai: Any, a_ai: Any, *, one_side: bool = False
-) -> str:
+def roofline_text(precision: Any, b_flops: Any, a_flops: Any, b_ai: Any, a_ai: Any, *, one_side: bool = False) -> str:
     """A kernel's move on the roofline: ``"fp32: 711 G -> 709 G FLOP/s at 0.17 -> 0.17 FLOP/B"`` (``one_side``:
     a kernel only one side ran)."""
     if f.missing(precision):

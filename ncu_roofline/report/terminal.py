@@ -181,6 +181,16 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
         if more > 0:
             out.append(f"  … and {more:,} more kernel{'s' if more != 1 else ''}")
     ours = [f for f in view.findings if f.source != "ncu"]
+    if not ours and view.unchecked_launches:
+        launches = fmt.counted(view.unchecked_launches, "launch", "launches")
+        out.append("")
+        out.extend(
+            _wrap(
+                f"No hint fired, but some could not be checked on {launches}: their metrics were not collected "
+                "(--format json: each launch's not_checked).",
+                w,
+            )
+        )
     if ours:
         out.append("")
         out.append("Hints")

@@ -384,6 +384,8 @@ class ReportView:
     regime_help: str
     #: Largest launch duration (the marker-size scale of every roofline chart).
     max_duration_ns: float | None
+    #: Launches some hint could not be checked on for want of its metrics (their ``not_checked``).
+    unchecked_launches: int = 0
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -580,6 +582,15 @@ def _time_shares(
             )
         )
     return tuple(out)
+
+
+def _unchecked(analysis: Analysis) -> int:
+    """The launches (a summary group: its invocations) some hint could not be checked on (``not_checked``)."""
+    v = analysis.verdicts
+    if "not_checked" not in v.columns or not len(v):
+        return 0
+    said = v["not_checked"].astype("string").fillna("").to_numpy(dtype=object) != ""
+    return round(float(launch_weights(analysis.launches)[said].sum()))
 
 
 def _never_measured(verdicts: pd.DataFrame) -> frozenset[str]:
@@ -1109,4 +1120,5 @@ def build_view(
         rooflines=rooflines,
         regime_help=_regime_help(),
         max_duration_ns=max(durations) if durations else None,
+        unchecked_launches=_unchecked(analysis),
     )
