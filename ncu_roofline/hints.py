@@ -753,7 +753,8 @@ _COALESCE_ADVICE = (
     needs=(
         Need(
             ("l2_theoretical_sectors_global", "global_load_requests", "global_store_requests"),
-            "memory_l2_theoretical_sectors_global(_ideal) or l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_*",
+            "memory_l2_theoretical_sectors_global(_ideal) or "
+            "l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}",
             f"{_MEM_TABLES} or {_SOURCE}",
         ),
     ),

@@ -75,7 +75,7 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
     out += _md_shares("Regime", view.by_regime)
     kernels = view.kernels[: max(0, top)]
     if kernels:
-        out += ["", f"**Top {len(kernels)} kernels by GPU time**", ""]
+        out += ["", f"**Top {fmt.counted(len(kernels), 'kernel')} by GPU time**", ""]
         out.append("| # | Kernel | Launches | GPU time | Share | Limiter | Regime | % of roof | First hint |")
         out.append("| --: | --- | --: | --: | --: | --- | --- | --: | --- |")
         for i, k in enumerate(kernels, 1):
