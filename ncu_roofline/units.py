@@ -246,8 +246,10 @@ _EN_EVIDENCE = re.compile(r"^[-+]?[0-9]{1,3}(,[0-9]{3})+\.[0-9]+$|^[-+]?[0-9]*\.
 _SPACES = " \u00a0\u202f"
 _DOT_GROUPED_EVIDENCE = re.compile(
     r"^[-+]?[0-9]{1,3}(\.[0-9]{3})+,[0-9]+$|^[-+]?[0-9]{1,3}(\.[0-9]{3}){2,}$|^[-+]?[0-9]*,([0-9]{1,2}|[0-9]{4,})$"
-    rf"|^[-+]?[0-9]{{1,3}}([{_SPACES}][0-9]{{3}})+(,[0-9]+)?$"
 )
+#: A number grouped by a space: read only in a page whose other numbers show decimal commas (``space_grouped``); a
+#: page of whole numbers ("524,288" is 524288 or 524.288) with one such cell says nothing of the others' style.
+_SPACE_GROUPED = rf"^[-+]?[0-9]{{1,3}}(?:[{_SPACES}][0-9]{{3}})+(?:,[0-9]+)?$"
 _NUMBERISH = re.compile(rf"^[-+]?[0-9][0-9.,{_SPACES}]*([eE][-+]?[0-9]+)?$")
 
 NUMBER_STYLES = ("en", "dot-grouped")
@@ -279,11 +281,27 @@ _OTHER_GROUPING = (
 def other_grouping(text: pa.Array) -> str | None:
     """The first distinct cell of a string array that groups its digits in a way ncu does not write (see
     ``_OTHER_GROUPING``), or None."""
+    return _first_matching(text, _OTHER_GROUPING)
+
+
+def space_grouped(text: pa.Array) -> str | None:
+    """The first distinct cell of a string array whose digits are grouped by a space (``_SPACE_GROUPED``), or None."""
+    return _first_matching(text, _SPACE_GROUPED)
+
+
+def _first_matching(text: pa.Array, pattern: str) -> str | None:
     if isinstance(text.type, pa.DictionaryType):
         text = text.dictionary
     cells = text.unique()
-    found = pc.filter(cells, pc.fill_null(pc.match_substring_regex(cells, _OTHER_GROUPING), False))
+    found = pc.filter(cells, pc.fill_null(pc.match_substring_regex(cells, pattern), False))
     return str(found[0].as_py()) if len(found) else None
+
+
+def spaces_read(style: str | None, space_cell: str | None) -> bool:
+    """Whether a page whose number ``style`` the evidence gives may hold ``space_cell``, a number grouped by a
+    space: only a page of decimal commas ("dot-grouped": sv_SE, fr_FR), not one of decimal points or of whole
+    numbers alone (where "524,288" could be either, and one stray space would turn every comma into a decimal)."""
+    return space_cell is None or style == "dot-grouped"
 
 
 def number_evidence(text: pa.Array) -> tuple[bool, bool]:
@@ -323,7 +341,6 @@ _EN_BYTES[list(b"0123456789.eE+-")] = 0
 _EN_BYTES[ord(",")] = 1
 _DOT_BYTES = _EN_BYTES.copy()
 _DOT_BYTES[ord(".")] = 1
-_DOT_BYTES[ord(" ")] = 1  # a space group (the no-break ones, two or three bytes, take the regex path)
 _DOT_BYTES[ord(",")] = 0  # the decimal comma, written as a dot below
 
 
@@ -381,9 +398,14 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
     if style == "en":
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
     else:
+        if pc.any(pc.match_substring_regex(text, f"[{_SPACES}]")).as_py():  # digit groups of a space, strictly
+            text = pc.utf8_trim_whitespace(text)
+            spaced = pc.match_substring_regex(text, f"[{_SPACES}]")
+            loose = pc.and_(spaced, pc.invert(pc.match_substring_regex(text, _SPACE_GROUPED)))
+            text = pc.if_else(loose, pa.scalar(None, pa.string()), text)  # "1 2", "37 0890": no number
+            for space in _SPACES:
+                text = pc.replace_substring(text, space, "")
         plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
-        for space in _SPACES:  # digit groups
-            plain = pc.replace_substring(plain, space, "")
     try:
         if not pc.any(pc.match_substring_regex(plain, r"^\s|\s$|^$|[^0-9.eE+-]")).as_py():
             return pc.cast(plain, pa.float64())

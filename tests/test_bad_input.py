@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import derive
 import pytest
 from conftest import DATA, data
 from hypothesis import HealthCheck, given, settings
@@ -397,12 +398,31 @@ def test_numbers_grouped_by_an_apostrophe_are_named(tmp_path: Path, sep: str) ->
 @pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
 def test_a_space_grouped_number_among_decimal_points_is_refused(tmp_path: Path, sep: str) -> None:
     """A space between digit groups is a comma-decimal locale's (sv_SE, fr_FR): in a page of decimal points
-    ('1,234.5') it is a second style, and refused as one (each such cell was read as no number, silently)."""
+    ('1,234.5') it is refused naming its line and cell (each such cell was read as no number, silently)."""
     text = data("micro_full.details.csv").read_text()
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if '"370,890"' in t)  # stream_triad's Elapsed Cycles
     path = tmp_path / "grouped.csv"
     path.write_text(text.replace('"370,890"', f'"370{sep}890"', 1))
-    with pytest.raises(ncu_roofline.ParseError, match="numbers in two styles"):
+    with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
         ncu_roofline.read(path)
+    assert f"grouped.csv:{at + 1}:" in str(e.value) and "no other number has a decimal comma" in str(e.value)
+
+
+def test_a_space_grouped_number_among_whole_numbers_is_refused(tmp_path: Path) -> None:
+    """A page of whole numbers ("524,288": 524288, or 524.288 with a decimal comma) with one cell grouped by a
+    space: that cell says nothing of the others' style, and reading the page as sv_SE's turned every comma into a
+    decimal mark (524,288 -> 524.288, silently); refused naming the cell's line."""
+    raw = derive.raw_rows(data("micro_metrics.raw.csv"))
+    page = derive.picked(raw, ["device__attribute_l2_cache_size", "launch__grid_size"], tmp_path / "whole.raw.csv")
+    rows = derive.rows(page.read_text())
+    i = rows[0].index("launch__grid_size")
+    assert rows[2][i] == "1,056" and rows[2][i - 1] == "62,914,560"  # stream_triad's grid, the H200's L2 bytes
+    rows[2][i] = "1 056"
+    page.write_text(derive.write(rows))
+    with pytest.raises(ncu_roofline.ParseError, match=r"'1 056'.*no other number has a decimal comma") as e:
+        ncu_roofline.read(page)
+    assert "whole.raw.csv:3:" in str(e.value)
 
 
 def test_a_record_longer_than_the_readers_block_is_named(tmp_path: Path) -> None:

@@ -55,3 +55,11 @@ def test_cells(cells: list[str], style: str, expected: list[float]) -> None:
 @given(cells=st.lists(CELL, min_size=1, max_size=12))
 def test_number_evidence_decides_as_detect_number_style(cells: list[str]) -> None:
     assert style_of(*number_evidence(pa.array(cells))) == detect_number_style([c for c in cells if c])
+
+
+def test_digits_grouped_by_a_space_are_read_only_as_groups_of_three() -> None:
+    """In a decimal-comma page (sv_SE) a space groups digits by three: '23 982 976' and '1 056 (0; 0; 16)' read,
+    '1 2', '37 0890' or '12  345' are no number (they were read as 12, 370890 and 12345)."""
+    cells = ["23 982 976", "19,38", "1\u00a0234,5", "12\u202f345", "1 056 (0; 0; 16)", "1 2", "37 0890", "12  345"]
+    got = parse_numbers(pa.array(cells), "dot-grouped").to_pylist()
+    assert got == [23982976.0, 19.38, 1234.5, 12345.0, 1056.0, None, None, None]

@@ -41,7 +41,7 @@ from ..model import (
     launch_index,
     missing_array,
 )
-from ..units import number_evidence, other_grouping, parse_numbers, style_of, unit_or_none
+from ..units import number_evidence, other_grouping, parse_numbers, space_grouped, spaces_read, style_of, unit_or_none
 from ..vector import key_runs
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
@@ -626,6 +626,7 @@ class _Stream:
         self.rules: list[pa.Table] = []
         self.style: str | None = None
         self.evidence = (False, False)  # for the "en" style, for "dot-grouped", in the rows sampled so far
+        self.spaced: str | None = None  # a number grouped by a space, in the rows sampled so far
         self.sampled = 0
         self.pending: list[tuple[_Prepared, np.ndarray, np.ndarray]] = []  # blocks before the number style is known
         self.cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, pair id, in body, value
@@ -693,6 +694,7 @@ class _Stream:
                     raise Fallback("numbers grouped by an apostrophe, or by a space with a decimal point")
                 en, dot = number_evidence(value.slice(0, take))
                 self.evidence = (self.evidence[0] or en, self.evidence[1] or dot)
+                self.spaced = self.spaced or space_grouped(value.slice(0, take))
                 self.sampled += take
             self.pending.append((pre, local_row, slot))
             if self.sampled >= STYLE_SAMPLE:
@@ -704,6 +706,8 @@ class _Stream:
         style = style_of(*self.evidence)
         if style is None:
             raise Fallback("numbers in two styles")
+        if not spaces_read(style, self.spaced):  # the careful reader names the cell
+            raise Fallback("a number grouped by a space where no other has a decimal comma")
         self.style = style
         for part in self.pending:
             self.numbers(*part)

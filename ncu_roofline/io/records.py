@@ -26,7 +26,7 @@ import pyarrow.csv as pacsv
 
 from ..arrowpool import LIBC
 from ..errors import FormatError, ParseError
-from ..units import detect_number_style, other_grouping
+from ..units import detect_number_style, other_grouping, space_grouped, spaces_read
 from .sniff import PROF_LINE, Located, Skipped, classify_header, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
@@ -489,6 +489,17 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
         )
     sample = arr.slice(0, 200_000).unique().to_pylist()
     style = detect_number_style([s for s in sample if s])
+    spaced = space_grouped(arr.slice(0, 200_000))
+    if not spaces_read(style, spaced):
+        assert spaced is not None
+        sep = next(c for c in spaced if not c.isdigit() and c not in "-.,")
+        raise ParseError(
+            loc.path,
+            f"a number grouped by {sep!r} ({spaced!r}) where no other number has a decimal comma: a page of one "
+            "locale groups by a space only beside decimal commas ('19,38'); export again in the C locale "
+            "(LC_ALL=C ncu ...)",
+            line=line_of(loc.path, f'"{spaced}"', start=loc.data_offset),
+        )
     if style is None:
         raise ParseError(
             loc.path,
