@@ -380,11 +380,17 @@ def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
     assert "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("sep", ["'", "\u2019"])
-def test_numbers_grouped_by_an_apostrophe_are_named(tmp_path: Path, sep: str) -> None:
-    """de_CH's apostrophe between digit groups: no ncu export shows it (',' or, with decimal commas, '.' or a
-    space), and each such cell read as no number (273 cells of a page in that locale) would leave the analysis
-    without them, silently: refused, naming the line and the cell."""
+@pytest.mark.parametrize(
+    ("sep", "says"),
+    [("'", "LC_ALL=C"), ("\u2019", "LC_ALL=C")]
+    + [(space, "no other number has a decimal comma") for space in (" ", "\u00a0", "\u202f")],
+)
+def test_numbers_grouped_by_an_apostrophe_or_a_space_among_decimal_points_are_named(
+    tmp_path: Path, sep: str, says: str
+) -> None:
+    """de_CH's apostrophe between digit groups, which no ncu export shows, and a space (a comma-decimal locale's:
+    sv_SE, fr_FR) in a page of decimal points ('1,234.5'): each such cell read as no number (273 cells of a page
+    in that locale) would leave the analysis without them, silently: refused, naming the line and the cell."""
     text = data("micro_full.details.csv").read_text()
     lines = text.splitlines(keepends=True)
     at = next(i for i, t in enumerate(lines) if '"370,890"' in t)  # stream_triad's Elapsed Cycles
@@ -392,21 +398,7 @@ def test_numbers_grouped_by_an_apostrophe_are_named(tmp_path: Path, sep: str) ->
     path.write_text(text.replace('"370,890"', f'"370{sep}890"', 1))
     with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
         ncu_roofline.read(path)
-    assert f"grouped.csv:{at + 1}:" in str(e.value) and "LC_ALL=C" in str(e.value)
-
-
-@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
-def test_a_space_grouped_number_among_decimal_points_is_refused(tmp_path: Path, sep: str) -> None:
-    """A space between digit groups is a comma-decimal locale's (sv_SE, fr_FR): in a page of decimal points
-    ('1,234.5') it is refused naming its line and cell (each such cell was read as no number, silently)."""
-    text = data("micro_full.details.csv").read_text()
-    lines = text.splitlines(keepends=True)
-    at = next(i for i, t in enumerate(lines) if '"370,890"' in t)  # stream_triad's Elapsed Cycles
-    path = tmp_path / "grouped.csv"
-    path.write_text(text.replace('"370,890"', f'"370{sep}890"', 1))
-    with pytest.raises(ncu_roofline.ParseError, match=f"grouped by {re.escape(repr(sep))}") as e:
-        ncu_roofline.read(path)
-    assert f"grouped.csv:{at + 1}:" in str(e.value) and "no other number has a decimal comma" in str(e.value)
+    assert f"grouped.csv:{at + 1}:" in str(e.value) and says in str(e.value)
 
 
 def test_a_space_grouped_number_among_whole_numbers_is_refused(tmp_path: Path) -> None:
