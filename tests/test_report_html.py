@@ -141,6 +141,9 @@ def test_renders_with_missing_values_and_no_launches() -> None:
         data = _data(html)
         assert "<title>edge case · ncu-roofline</title>" in html
         assert list(data["figures"]) == ["fig-time"]
+        # no launch has a duration: no time chart to draw (an empty frame of axes was drawn)
+        assert 'id="fig-time"' not in html
+    assert 'id="fig-time"' in render_html(base, title="timed")
 
 
 def test_roofline_figure() -> None:
