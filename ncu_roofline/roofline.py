@@ -64,6 +64,7 @@ from ncu_roofline.device import (
 )
 from ncu_roofline.quantities import (
     FLOP_PER_INSTRUCTION,
+    RECIPES,
     TENSOR_FLOP_PER_INSTRUCTION,
     TENSOR_WORK,
     derive,
@@ -115,23 +116,20 @@ ROOFLINE_COLUMNS: dict[str, str] = {
 
 def counted_precisions(values: pd.DataFrame, duration: pd.Series) -> set[str]:
     """The FP precisions (fp64, fp32, fp16) whose instruction counts some launch of ``values`` (a report's wide
-    values) has, while no launch with them has a ``duration`` (by launch, its index): ``smsp__``/``sm__sass_thread
-    _inst_executed_op_<op>_pred_on`` as a count (``.sum``, or the bare name ncu's `--metrics` takes), not a rate.
-    Work collected without the time to make FLOP/s of it."""
-    timed = duration.notna()
+    values) has, while no launch with them has a ``duration`` (by launch, its index): the metrics of the
+    precision's recipes that divide by the duration (``quantities.RECIPES``: the NERSC counts). Work collected
+    without the time to make FLOP/s of it."""
+    timed = duration.notna().to_numpy()
     if timed.all():
         return set()
-    ops = {op: p for p, by_op in FLOP_PER_INSTRUCTION.items() for op in by_op}
-    columns: dict[str, list[str]] = {}
-    for c in map(str, values.columns):
-        head, sep, rest = c.partition("__sass_thread_inst_executed_op_")
-        op, pred, rollup = rest.partition("_pred_on")
-        if sep and pred and head in ("sm", "smsp") and op in ops and rollup in ("", ".sum"):
-            columns.setdefault(ops[op], []).append(c)
     found = set()
-    for precision, names in columns.items():
+    for precision in FLOP_PER_INSTRUCTION:
+        recipes = RECIPES[f"{precision}_flops"]
+        names = [m for r in recipes if r.per == "duration" for m in r.metrics() if m in values.columns]
+        if not names:
+            continue
         counted = values[names].reindex(duration.index).notna().any(axis=1).to_numpy()
-        if counted.any() and not (counted & timed.to_numpy()).any():
+        if counted.any() and not (counted & timed).any():
             found.add(precision)
     return found
 
