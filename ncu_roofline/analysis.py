@@ -17,13 +17,20 @@ import pandas as pd
 from .arrowpool import malloc_arrow
 from .chart import CHART_BYTE_FIGURES, chart_peaks, chart_points, fill_from_chart
 from .classify import classify, ncu_figures, unit_table, utilization
-from .device import find_device, identify, implied_dram_peaks, missing_peaks, missing_peaks_advice, resolve_peaks
+from .device import (
+    find_device,
+    gpu_traits,
+    identify,
+    implied_dram_peaks,
+    missing_peaks,
+    missing_peaks_advice,
+    resolve_peaks,
+)
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
 from .quantities import RECIPES, breakdown_quantities, quantities, recipe_columns, recipes, seconds_to_ns
 from .roofline import roofline
-from .thresholds import TENSOR_CORES_FROM_CC
 from .vector import distinct_rows, launch_positions, taken
 
 
@@ -177,23 +184,6 @@ def analyze(
         hints=hints,
         recipes=figure_recipes(values, roof, positions=roof_pos),
     )
-
-
-def gpu_traits(cc: pd.Series, table: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Per launch: its GPU's compute capability as a number (``7.5``; the report's CC column, else the CC of
-    the table entry the GPU was identified as, for a page from before ncu 2023 has no CC column; NaN where
-    neither is known), and whether the GPU has tensor cores (False below CC 7.0, Volta, and where its table
-    entry says it has none: TU116/TU117; True where unknown). Each distinct name is looked up once."""
-    number = pd.to_numeric(pd.Series(cc.to_numpy(dtype=object)), errors="coerce").to_numpy(dtype=float, copy=True)
-    tensor = np.ones(len(number), dtype=bool)
-    names = table.astype("string").fillna("").to_numpy(dtype=object)
-    for name in set(names.tolist()) - {""}:
-        spec = find_device(name)
-        if spec is not None:
-            of = names == name
-            number[of & np.isnan(number)] = float(spec.cc)
-            tensor[of] = spec.tensor_cores
-    return number, tensor & ~(number < TENSOR_CORES_FROM_CC)
 
 
 def _as_objects(texts: pd.Series, index: pd.Index) -> Any:

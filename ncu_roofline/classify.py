@@ -660,8 +660,8 @@ def classify(
     n = len(quant)
     table = unit_table(quant, roof) if units is None else units
     t = float_columns(table)
-    if cc is not None:  # an integrated GPU has no DRAM: Memory Throughput is its L2's and L1's busiest
-        cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+    cc_text = None if cc is None else pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+    if cc_text is not None:  # an integrated GPU has no DRAM: Memory Throughput is its L2's and L1's busiest
         t["no_dram"] = cc_text.isin(list(NO_DRAM_CCS)).fillna(False).to_numpy(dtype=float)
     s, source = _scores(t, [c for c in table.columns if c.startswith("pipe_")])
     limiter, value = pick_limiter(pd.DataFrame(s))
@@ -738,8 +738,7 @@ def classify(
     collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
     for k in UNMEASURED_UNITS:
         measured = bytes_known.get(k, np.zeros(n, dtype=bool))
-        if k == "hbm" and cc is not None:
-            cc_text = pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+        if k == "hbm" and cc_text is not None:
             on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in INTEGRATED_DRAM}
             integrated = np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()])
             collect.append((unknown[k] & ~integrated & ~measured, COLLECT[k]))

@@ -70,6 +70,7 @@ from ncu_roofline.quantities import (  # noqa: F401 - kept importable from here
     SMSP_CLOCK,
     TENSOR_PREFIX,
 )
+from ncu_roofline.thresholds import TENSOR_CORES_FROM_CC
 from ncu_roofline.vector import distinct_rows, launch_positions, taken
 
 #: Rate of a 2:4 sparse MMA over the dense one (NVIDIA datasheets: "with sparsity"; dense is one-half).
@@ -673,6 +674,26 @@ def _by_attributes(cands: tuple[DeviceSpec, ...], cc: str | None, sms: float, bw
             err = err[:1]
         out = [out[i] for _, i in sorted(err, key=lambda x: x[1])]
     return out
+
+
+def gpu_traits(cc: pd.Series, table: pd.Series | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per launch: its GPU's compute capability as a number (``7.5``; the report's CC column, else the CC of
+    the table entry the GPU was identified as, for a page from before ncu 2023 has no CC column; NaN where
+    neither is known), and whether the GPU has tensor cores (False below CC 7.0, Volta, and where its table
+    entry says it has none: TU116/TU117; True where unknown). ``table``: each launch's table entry
+    (``identify``), None for none. Each distinct name is looked up once."""
+    number = pd.to_numeric(pd.Series(cc.to_numpy(dtype=object)), errors="coerce").to_numpy(dtype=float, copy=True)
+    tensor = np.ones(len(number), dtype=bool)
+    names = np.full(len(number), "", dtype=object)
+    if table is not None:
+        names = table.astype("string").fillna("").to_numpy(dtype=object)
+    for name in set(names.tolist()) - {""}:
+        spec = find_device(name)
+        if spec is not None:
+            of = names == name
+            number[of & np.isnan(number)] = float(spec.cc)
+            tensor[of] = spec.tensor_cores
+    return number, tensor & ~(number < TENSOR_CORES_FROM_CC)
 
 
 def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tuple[DeviceSpec | None, str | None]:

@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .classify import ncu_figures
+from .device import gpu_traits
 from .model import LAUNCH_KEY, launch_index
 from .ncurules import RuleRows, rule_rows
 from .quantities import ROOFLINE_SET, WORK_SECTIONS
@@ -69,7 +70,6 @@ from .thresholds import (
     STREAMING_HIT_PCT,
     TAIL_HIGH_EFFECT,
     TAIL_MIN_EFFECT,
-    TENSOR_CORES_FROM_CC,
     TENSOR_IDLE,
     TF32_FROM_CC,
     UNCOALESCED_EXCESS_SHARE,
@@ -1424,17 +1424,14 @@ def build_frame(
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
     the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``; ``gpu``:
-    each launch's compute capability and whether its GPU has tensor cores, ``analysis.gpu_traits``; default
-    the launches' CC column, tensor cores from CC 7.0)."""
+    each launch's compute capability and whether its GPU has tensor cores, ``device.gpu_traits``; default
+    theirs of the launches' CC column alone)."""
     keys = index.to_frame(index=False)
     group = [launches["report"], launches["kernel_name"]]
     dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
     repeats = dur.groupby(group, dropna=False).transform("size").to_numpy()
     total = dur.groupby(group, dropna=False).transform("sum", min_count=1).to_numpy(dtype=float)
-    if gpu is None:
-        cc = pd.to_numeric(launches["cc"], errors="coerce").to_numpy(dtype=float)
-        gpu = (cc, ~(cc < TENSOR_CORES_FROM_CC))
-    cc, tensor_cores = gpu
+    cc, tensor_cores = gpu_traits(launches["cc"]) if gpu is None else gpu
     q = quant.reset_index(drop=True)
     if "sm_count" in peaks.columns:  # the SM count the report lacks, from the table (--device) or --peak
         given = pd.to_numeric(peaks["sm_count"], errors="coerce").to_numpy(dtype=float)
