@@ -284,6 +284,8 @@ def _with_rule_only_launches(
     every column of the header)."""
     pid = int_keys(loc, "Process ID", column(rule_table, "Process ID"))
     lid = int_keys(loc, "ID", column(rule_table, "ID"))
+    if _unknown_launch(pid, lid, launches) is None:  # every rule row's launch has metric rows: the common page
+        return launches
     known = set(zip(launches["process_id"].tolist(), launches["launch_id"].tolist(), strict=True))
     seen: set[tuple[int, int]] = set()
     rows: list[int] = []
