@@ -691,12 +691,12 @@ class _Stream:
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
             if take > 0:
-                if other_grouping(value.slice(0, take)) is not None:
-                    # the careful reader names them
+                sample = value.slice(0, take)
+                if other_grouping(sample) is not None:  # the careful reader names them
                     raise Fallback("numbers grouped by an apostrophe, or by a space with a decimal point")
-                en, dot = number_evidence(value.slice(0, take))
+                en, dot = number_evidence(sample)
                 self.evidence = (self.evidence[0] or en, self.evidence[1] or dot)
-                self.spaced = self.spaced or space_grouped(value.slice(0, take))
+                self.spaced = self.spaced or space_grouped(sample)
                 self.sampled += take
             self.pending.append((pre, local_row, slot))
             if self.sampled >= STYLE_SAMPLE:

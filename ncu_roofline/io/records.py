@@ -478,27 +478,19 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
     arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if isinstance(arr.type, pa.DictionaryType):
         arr = arr.dictionary
-    cell = other_grouping(arr.slice(0, 200_000))
+    head = arr.slice(0, 200_000)
+    cell = other_grouping(head)
     if cell is not None:
-        sep = next(c for c in cell if not c.isdigit() and c not in "-.,")
-        raise ParseError(
-            loc.path,
-            f"a number grouped by {sep!r} ({cell!r}): ncu groups digits by ',' (by '.' or a space where the decimal "
-            "mark is ','); export again in the C locale (LC_ALL=C ncu ...)",
-            line=line_of(loc.path, f'"{cell}"', start=loc.data_offset),
-        )
-    sample = arr.slice(0, 200_000).unique().to_pylist()
-    style = detect_number_style([s for s in sample if s])
-    spaced = space_grouped(arr.slice(0, 200_000))
+        raise _grouped(loc, cell, ": ncu groups digits by ',' (by '.' or a space where the decimal mark is ',')")
+    style = detect_number_style([s for s in head.unique().to_pylist() if s])
+    spaced = space_grouped(head)
     if not spaces_read(style, spaced):
         assert spaced is not None
-        sep = next(c for c in spaced if not c.isdigit() and c not in "-.,")
-        raise ParseError(
-            loc.path,
-            f"a number grouped by {sep!r} ({spaced!r}) where no other number has a decimal comma: a page of one "
-            "locale groups by a space only beside decimal commas ('19,38'); export again in the C locale "
-            "(LC_ALL=C ncu ...)",
-            line=line_of(loc.path, f'"{spaced}"', start=loc.data_offset),
+        raise _grouped(
+            loc,
+            spaced,
+            " where no other number has a decimal comma: a page of one locale groups by a space only beside decimal "
+            "commas ('19,38')",
         )
     if style is None:
         raise ParseError(
@@ -506,6 +498,16 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
             "numbers in two styles (e.g. '1,234.5' and '1.234,5'): expected one locale per file",
         )
     return style
+
+
+def _grouped(loc: Located, cell: str, why: str) -> ParseError:
+    """The error for a number whose digit groups are refused (``cell``), with ``why``, naming its line."""
+    sep = next(c for c in cell if not c.isdigit() and c not in "-.,")
+    return ParseError(
+        loc.path,
+        f"a number grouped by {sep!r} ({cell!r}){why}; export again in the C locale (LC_ALL=C ncu ...)",
+        line=line_of(loc.path, f'"{cell}"', start=loc.data_offset),
+    )
 
 
 def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
