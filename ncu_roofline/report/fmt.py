@@ -96,10 +96,14 @@ def duration_ns(value: Any) -> str:
 
 
 def percent(value: Any, decimals: int = 1) -> str:
-    """A fraction as a percentage: ``0.4247`` -> ``"42.5%"``."""
+    """A fraction as a percentage: ``0.4247`` -> ``"42.5%"``; a fraction above zero that would round to zero is
+    written as under the least step shown (``0.004`` at 0 decimals -> ``"<1%"``), not as none at all."""
     v = number(value)
     if v is None:
         return MISSING
+    step = 10.0**-decimals
+    if 0 < v * 100 < step / 2:
+        return f"<{step:.{decimals}f}%"
     return f"{v * 100:.{decimals}f}%"
 
 
