@@ -199,7 +199,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
 
     def build() -> pd.DataFrame:
         return long_metrics(
-            loc, report, process_id=pid, launch_id=lid, section=section, body_item=body, metric_field=field,
+            report, process_id=pid, launch_id=lid, section=section, body_item=body, metric_field=field,
             unit=unit, value=value, style=style, cc=cc,
         )  # fmt: skip
 
@@ -944,7 +944,7 @@ class _KeptPage:
         row, section, field, unit, body_codes, value = self.joined()
         w = self.words
         return long_metrics(
-            self.loc, self.report, process_id=self.pid[row], launch_id=self.lid[row],
+            self.report, process_id=self.pid[row], launch_id=self.lid[row],
             section=_dictionary(section, w["section"]), body_item=_dictionary(body_codes, w["body"]) if body else None,
             metric_field=_dictionary(field, w["field"]), unit=_dictionary(unit, w["unit"]), value=value,
             style=self.style, cc=self.cc,
@@ -959,7 +959,7 @@ class _KeptPage:
         w = self.words
         sec = categorical(_dictionary(section[at], w["section"]))
         _name, label = resolve_names(sec, categorical(_dictionary(field[at], w["field"])), self.cc)
-        factor, _base = unit_columns(self.loc, categorical(_dictionary(unit[at], w["unit"])))
+        factor, _base = unit_columns(categorical(_dictionary(unit[at], w["unit"])))
         numbers = parse_numbers(value.take(pa.array(at)), self.style).to_numpy(zero_copy_only=False)
         frame = pd.DataFrame(
             {

@@ -18,32 +18,31 @@ def check_units(loc: Located, unit: pa.Array) -> list[str]:
 
     Never raises: a cell in such a unit keeps its text and gets no value (``source.not_understood`` lists it)."""
     values = unit.dictionary if isinstance(unit.type, pa.DictionaryType) else unit.unique()
-    return _unit_table(loc, [u for u in values.to_pylist() if u])[2]
+    unknown = [u for u in values.to_pylist() if u and unit_or_none(u) is None]
+    out = []
+    for u in unknown:
+        line = line_of(loc.path, f'"{u}",', start=loc.data_offset)
+        out.append(f"unit {u!r}" + (f" (line {line})" if line is not None else ""))
+    return out
 
 
-def _unit_table(loc: Located, units: list[str]) -> tuple[np.ndarray, list[str | None], list[str]]:
-    """Factor and base unit of each distinct unit (NaN and None for a unit we do not know), and a description
-    of each unknown unit naming its first line."""
+def _unit_table(units: list[str]) -> tuple[np.ndarray, list[str | None]]:
+    """Factor and base unit of each distinct unit (NaN and None for a unit we do not know)."""
     factors = np.ones(len(units), dtype=np.float64)
     bases: list[str | None] = []
-    unknown: list[str] = []
     for i, u in enumerate(units):
         parsed = unit_or_none(u)
-        if parsed is None:
-            line = line_of(loc.path, f'"{u}",', start=loc.data_offset)
-            unknown.append(f"unit {u!r}" + (f" (line {line})" if line is not None else ""))
-            factors[i] = np.nan
-            bases.append(None)
-            continue
-        factors[i] = parsed.factor
-        bases.append(parsed.base)
-    return factors, bases, unknown
+        factors[i] = np.nan if parsed is None else parsed.factor
+        bases.append(None if parsed is None else parsed.base)
+    return factors, bases
 
 
-def unit_columns(loc: Located, units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
-    """Per row: the factor to base units (NaN for a unit we do not know), and the base unit (categorical)."""
+def unit_columns(units: pd.Categorical) -> tuple[np.ndarray, pd.Categorical]:
+    """Per row: the factor to base units (NaN for a unit we do not know), and the base unit (categorical).
+    (Where an unknown unit is first used was said when the page was read, ``check_units``: a page's rows may be
+    built after its file is gone, e.g. a text page's CSV copy.)"""
     cats = [str(c) for c in units.categories]
-    factors, bases, _unknown = _unit_table(loc, cats)
+    factors, bases = _unit_table(cats)
     factors = np.append(factors, 1.0)  # last slot: NA unit (empty)
     codes = units.codes
     row_factor = factors[np.where(codes < 0, len(cats), codes)]
@@ -137,7 +136,6 @@ def _cat_from(values: list[str | None], inverse: np.ndarray) -> pd.Categorical:
 
 
 def long_metrics(
-    loc: Located,
     report: str,
     *,
     process_id: np.ndarray,
@@ -163,7 +161,7 @@ def long_metrics(
     else:
         name, label = resolve_names(sec, fld, cc)
     unit_cat = categorical(unit)
-    factor, base = unit_columns(loc, unit_cat)
+    factor, base = unit_columns(unit_cat)
     raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)
     frame = pd.DataFrame(
         {

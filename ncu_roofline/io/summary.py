@@ -109,7 +109,6 @@ def read_summary(loc: Located, report: str) -> Page:
     if sections:  # the raw page's summary names every metric: nothing to resolve
         not_understood += unknown_labels(section, column(table, "Metric Name"), None, cc)
     metrics = long_metrics(
-        loc,
         report,
         process_id=pid,
         launch_id=lid,
