@@ -595,3 +595,43 @@ def test_sections_without_a_launch_line_are_refused_as_an_excerpt(tmp_path: Path
         ncu_roofline.read(tmp_path / "excerpt.txt")
     first = next(i for i, line in enumerate(lines[2:second]) if "Section: " in line)
     assert err.value.line == first + 1
+
+
+def test_a_table_cut_short_ends_at_the_next_launch(tmp_path: Path) -> None:
+    """A page pasted with its first table cut short ("..." after a row, no closing dashed line, the rest of the
+    launch left out; flashinfer issue 188's RTX 4090 excerpt): the rows above the cut are the first launch's, and
+    the next launch line starts the next launch, read as on the whole page (it was taken as program output, and its
+    section heading as a row of the cut table: a made-up unit, and a crash naming a temporary file)."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    second = _second_launch(lines)
+    duration = next(i for i, x in enumerate(lines) if x.startswith("    Duration "))
+    cut = [*lines[: duration + 1], "...", "", *lines[second:]]
+    (tmp_path / "cut.txt").write_text("\n".join(cut) + "\n", encoding="utf-8")
+    (tmp_path / "page.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "cut.txt"), ncu_roofline.read(tmp_path / "page.txt")
+    assert len(a.launches) == len(b.launches) == 16
+    pd.testing.assert_frame_equal(_unnamed(a.values.iloc[1:]), _unnamed(b.values.iloc[1:]))  # as on the page
+    first = a.values.iloc[0].dropna()
+    assert first["gpu__time_duration.sum"] == pytest.approx(189.41e-6)  # ncu's row above the cut
+    assert first.eq(b.values.iloc[0][first.index]).all()
+    assert "Section" not in str(a.source["not_understood"].iloc[0])
+    assert "ght Throughpu" not in str(analyze(a).launches.to_dict())
+
+
+def test_a_section_heading_off_its_indent_by_a_space_is_its_section(tmp_path: Path) -> None:
+    """A section heading pasted a space off ncu's four (nv-nsight-cu-cli 2020's SOL section in a course's notes,
+    "   Section: GPU Speed Of Light"): its table is that section's, not rows of no section whose labels resolve to
+    no metric (the launch lost its duration and every throughput, said only in the JSON's not_understood)."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    heading = next(i for i, x in enumerate(lines) if x.startswith("    Section: GPU Speed Of Light Throughput"))
+    shifted = [*lines[:heading], lines[heading][1:], *lines[heading + 1 :]]
+    (tmp_path / "shifted.txt").write_text("\n".join(shifted) + "\n", encoding="utf-8")
+    (tmp_path / "page.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "shifted.txt"), ncu_roofline.read(tmp_path / "page.txt")
+    pd.testing.assert_frame_equal(_unnamed(a.values), _unnamed(b.values))
+    assert a.source["not_understood"].isna().all()
+
+
+def _unnamed(values: pd.DataFrame) -> pd.DataFrame:
+    """``values`` without the report's name (the file's) in its index."""
+    return values.reset_index("report", drop=True)

@@ -60,6 +60,7 @@ from ..errors import FormatError
 from ..labels import REQUESTED_METRICS_SECTION
 from ..vocabulary import CUT_SHORT, DETAILS_EXPORT
 from .sniff import (
+    ANY_SECTION_LINE,
     DASHES,
     METRIC_TABLE_HEADER,
     PROCESS_LINE,
@@ -82,6 +83,8 @@ NO_PROCESS = ("0", "", "")
 _SHAPE = re.compile(r" (?P<grid>\(\d+, \d+, \d+\))x(?P<block>\(\d+, \d+, \d+\))$")
 _TIME = re.compile(r", (?P<time>\d{4}-\w{3}-\d{2} \d{2}:\d{2}:\d{2})$")
 _RULE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR)(?: +(?P<text>\S.*?))?\s*$")
+#: The first letter after the indent of a section's heading or of a rule result (a cheap test before the patterns).
+_SECTION_OR_RULE = frozenset("SOIWE")
 _ESTIMATE = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<value>[\d.,]+(?:[eE][-+]?\d+)?)%$")
 #: A line of a rule's message (a word longer than the line is cut where the line ends, and goes on in the next).
 _CONTINUED = re.compile(r"^ {10}(?P<text>.*\S)\s*$")
@@ -353,8 +356,10 @@ class _Parser:
             # a row of an open section table, most of the page's lines: none of the checks below would stop it
             self.table_line(number, text)
             return
-        if self.blank_ends and (launch_tail(text) or PROCESS_LINE.match(text)):  # the next launch: the end
-            self.close_table()
+        if self.page.launches and "Section: " in text and ANY_SECTION_LINE.match(text) and text[:1] == " ":
+            text = "    " + text.lstrip(" ")  # a section's heading a space or two off its indent (a paste): its own
+        if self.table is not None and (launch_tail(text) or PROCESS_LINE.match(text)):
+            self.close_table()  # the next launch: the end of a table cut short (a pasted page's "...") or not closed
         if self.raw_table:
             self.table_line(number, text)
             return
@@ -471,8 +476,8 @@ class _Parser:
 
     def table_line(self, number: int, text: str) -> None:
         assert self.table is not None
-        if self.blank_ends and not self.raw_table and (SECTION_LINE.match(text) or _RULE.match(text)):
-            self.close_table()  # a table without a closing line, and no blank line after it
+        if not self.raw_table and text[4:5] in _SECTION_OR_RULE and (SECTION_LINE.match(text) or _RULE.match(text)):
+            self.close_table()  # a table without a closing line (cut short, or none printed) and no blank line after it
             self.in_launch(number, text)
             return
         if self.expect_header:
