@@ -296,11 +296,15 @@ def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None
 # --------------------------------------------------------------------------------------------- per kernel
 
 
-_POINT_COLUMNS = ["group", "precision", "flop", "byte", "seconds", "peak_flops", "peak_bytes_per_s"]
+_POINT_COLUMNS = ["group", "precision", "flop", "byte", "flop_seconds", "byte_seconds", "flop_both", "byte_both",
+                  "peak_flops", "peak_bytes_per_s"]  # fmt: skip
 
 
 def _points(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
-    """Per group and precision at POINT_LEVEL: FLOP and DRAM bytes (rate x duration, summed), duration, roofs.
+    """Per group and precision at POINT_LEVEL: FLOP and DRAM bytes (rate x duration, summed), the time of the
+    launches that measured each (``flop_seconds``, ``byte_seconds``: a launch without the figure is not a launch
+    that did none, e.g. a details page's beside a raw page's), FLOP and bytes of the launches that measured both
+    (``flop_both``, ``byte_both``: the intensity's), roofs.
 
     ``groups``: the kernel group of each launch (row order of ``launches``)."""
     r = analysis.roofline
@@ -316,22 +320,27 @@ def _points(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
     idx = rows.to_numpy()[ok].astype(int)
     r = r[ok]
     s = seconds[idx]
+    flop = r["achieved_flops"].to_numpy(dtype=float) * s
+    byte = r["achieved_bytes_per_s"].to_numpy(dtype=float) * s
+    has_flop, has_byte = ~np.isnan(flop), ~np.isnan(byte)
     frame = pd.DataFrame(
         {
             "group": groups.to_numpy()[idx],
             "precision": r["precision"].astype(str).to_numpy(),
-            "flop": r["achieved_flops"].to_numpy(dtype=float) * s,
-            "byte": r["achieved_bytes_per_s"].to_numpy(dtype=float) * s,
-            "seconds": s,
+            "flop": flop,
+            "byte": byte,
+            "flop_seconds": np.where(has_flop, s, np.nan),
+            "byte_seconds": np.where(has_byte, s, np.nan),
+            "flop_both": np.where(has_byte, flop, np.nan),
+            "byte_both": np.where(has_flop, byte, np.nan),
             "peak_flops": r["peak_flops"].to_numpy(dtype=float),
             "peak_bytes_per_s": r["peak_bytes_per_s"].to_numpy(dtype=float),
         }
     )
     g = frame.groupby(["group", "precision"], sort=False)
+    summed = ("flop", "byte", "flop_seconds", "byte_seconds", "flop_both", "byte_both")
     out = g.agg(
-        flop=("flop", lambda x: x.sum(min_count=1)),
-        byte=("byte", lambda x: x.sum(min_count=1)),
-        seconds=("seconds", "sum"),
+        **{c: (c, lambda x: x.sum(min_count=1)) for c in summed},  # none measured: NaN, not zero
         peak_flops=("peak_flops", "max"),
         peak_bytes_per_s=("peak_bytes_per_s", "max"),
     )
@@ -377,11 +386,10 @@ def roofline_points(points_b: pd.DataFrame, points_a: pd.DataFrame) -> pd.DataFr
         return pd.DataFrame(columns=cols)
     best = flop.groupby(level="group", sort=False).idxmax().map(lambda key: key[1]).rename("precision")
     chosen = both.merge(best.reset_index(), on=["group", "precision"], how="inner")
-    seconds = chosen["seconds"].where(chosen["seconds"] > 0)
     chosen = chosen.assign(
-        flops=chosen["flop"] / seconds,
-        bytes_per_s=chosen["byte"] / seconds,
-        intensity=chosen["flop"] / chosen["byte"].where(chosen["byte"] > 0),
+        flops=chosen["flop"] / chosen["flop_seconds"].where(chosen["flop_seconds"] > 0),
+        bytes_per_s=chosen["byte"] / chosen["byte_seconds"].where(chosen["byte_seconds"] > 0),
+        intensity=chosen["flop_both"] / chosen["byte_both"].where(chosen["byte_both"] > 0),
     )
     wide = chosen.pivot(index="group", columns="side", values=["flops", "bytes_per_s", "intensity"])
     out = pd.DataFrame(index=best.index)

@@ -258,3 +258,18 @@ def test_a_summary_page_against_a_raw_page_counts_launches_and_says_how_it_pairs
     assert (k["before_launches"] == k["after_launches"]).all() and k["after_launches"].sum() == 382
     assert any("AFTER is a summary page (68 groups of 382 launches)" in c for c in d.caveats)
     assert not any("summary page (" in c for c in compare(raw, raw).caveats)
+
+
+def test_a_launch_that_measured_no_flop_is_not_one_that_did_none() -> None:
+    # BEFORE: micro_roof's details page (no FP counts) and its raw page (ncu's FLOP counts), the same 16 launches
+    # pooled by kernel name; AFTER: the raw page. The raw page's launches did the FLOPs: each kernel's point is
+    # theirs on both sides (the details page's launches were counted as 0 FLOP: wmma_bf16 222T -> 444T FLOP/s)
+    raw, details = (ncu_roofline.read(data(f"micro_roof.{page}.csv")) for page in ("raw", "details"))
+    before = analyze(ncu_roofline.io.merge([details, raw]))
+    d = compare(before, analyze(raw))
+    k = d.kernels[d.kernels["before_flops"].notna()]
+    assert len(k) >= 8
+    np.testing.assert_allclose(k["before_flops"], k["after_flops"], rtol=1e-12)
+    np.testing.assert_allclose(k["before_intensity"], k["after_intensity"], rtol=1e-12)
+    # (the bytes: the details page's launches measured DRAM too, printed to 3 digits)
+    np.testing.assert_allclose(k["before_bytes_per_s"], k["after_bytes_per_s"], rtol=0.05)
