@@ -75,6 +75,7 @@ from .files import (
 )
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
+from .io import repeated_inputs
 from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
@@ -475,6 +476,8 @@ def load(
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
         if CUT_SHORT in unknown:  # not a detail: the launches after the cut are missing
             note(f"warning: {row.path}: {CUT_SHORT} (its last line has no line break); {row.launches} launches read")
+    for text in repeated_inputs(report):
+        note(f"warning: {text}")
     if len(report.launches) == 0:
         names = ", ".join(str(p) for p in paths)
         raise NoLaunchesError(

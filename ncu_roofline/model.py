@@ -655,3 +655,46 @@ def concat_metrics(parts: list[pd.DataFrame], columns: dict[str, str] = METRIC_C
         else:
             out[c] = pd.concat([p[c] for p in parts], ignore_index=True)
     return conform(pd.DataFrame(out), columns)
+
+
+#: How close two launches' durations must be to be the same launch exported twice (a details page prints three
+#: significant digits: 0.5 % is its rounding at worst).
+SAME_DURATION = 0.005
+
+
+def repeated_reports(launches: pd.DataFrame) -> list[tuple[str, str, int]]:
+    """Pairs of reports of ``launches`` (LAUNCH_COLUMNS) that hold the same launches: the same number, the same
+    launch IDs and kernel names in the same order, and each duration within SAME_DURATION of the other's where
+    both measured it: one report given twice (two pages of it, two ncu versions' exports) or one program profiled
+    twice (e.g. with two ``--metrics`` lists), whose launches a merged analysis counts twice. Each pair (first
+    report, second, launches) once, in the order the reports come. Two timed runs of one program differ in some
+    duration; a summary page's rows are not launches (never paired)."""
+    if not len(launches) or "report" not in launches:
+        return []
+    names = launches["report"].astype(object).to_numpy()
+    order = list(dict.fromkeys(names.tolist()))
+    if len(order) < 2:
+        return []
+    groups = {name: np.flatnonzero(names == name) for name in order}
+    ids = launches["launch_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+    kernels = launches["kernel_name"].astype(object).to_numpy()
+    durations = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
+    grouped = (
+        launches["invocations"].to_numpy(dtype=np.float64, na_value=np.nan)
+        if "invocations" in launches
+        else np.full(len(launches), np.nan)
+    )
+    out = []
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            x, y = groups[a], groups[b]
+            if len(x) != len(y) or (grouped[x] > 1).any() or (grouped[y] > 1).any():
+                continue
+            if not (np.array_equal(ids[x], ids[y], equal_nan=True) and (kernels[x] == kernels[y]).all()):
+                continue
+            dx, dy = durations[x], durations[y]
+            both = ~np.isnan(dx) & ~np.isnan(dy)
+            close = np.abs(dx[both] - dy[both]) <= SAME_DURATION * np.maximum(np.abs(dx[both]), np.abs(dy[both]))
+            if close.all():
+                out.append((str(a), str(b), len(x)))
+    return out

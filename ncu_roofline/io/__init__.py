@@ -31,6 +31,7 @@ from ..model import (
     empty_frame,
     launch_index,
     merged_columns,
+    repeated_reports,
 )
 from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns
 from .details import read_details
@@ -380,6 +381,17 @@ def read(paths: PathArg | Iterable[PathArg]) -> Report:
         return read_one(plist[0])
     names = report_names(plist)
     return merge([read_one(p, n) for p, n in zip(plist, names, strict=True)])
+
+
+def repeated_inputs(report: Report) -> list[str]:
+    """Per pair of a merged report's inputs that hold the same launches (``model.repeated_reports``), one line
+    saying so, naming their files."""
+    path = dict(zip(report.source["report"].astype(object), report.source["path"].astype(object), strict=True))
+    return [
+        f"{path.get(a, a)} and {path.get(b, b)} hold the same {n} launches (one report given twice, as two pages or "
+        "two ncu versions' exports, or one program profiled twice?): each launch is counted twice; give one of them"
+        for a, b, n in repeated_reports(report.launches)
+    ]
 
 
 def merge(reports: Sequence[Report]) -> Report:
