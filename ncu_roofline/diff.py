@@ -611,5 +611,16 @@ def compare(
         kernels=kernels,
         hints=hints,
         total=total,
-        caveats=caveats(before, after),
+        caveats=_nothing_matched(total) + caveats(before, after),
     )
+
+
+def _nothing_matched(total: Total) -> list[str]:
+    """The first caveat where no launch of one side matched one of the other (both have launches): the totals
+    still compare what each side ran (a rewrite that renamed every kernel), but nothing else is paired."""
+    if total.matched or not (total.before_launches and total.after_launches):
+        return []
+    return [
+        "no launch matched (no kernel name in common): the totals compare whatever each side ran, kernel by kernel "
+        "nothing is paired; are BEFORE and AFTER the same program?"
+    ]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _analyses import sample
-from conftest import data
+from conftest import DATA, data
 from edits import renamed, renumbered_nvtx, untimed, without_kernel, without_nvtx
 
 import ncu_roofline
@@ -28,8 +28,10 @@ from ncu_roofline.diff import (
     PAIR_COLUMNS,
     compare,
 )
+from ncu_roofline.report.diffout import matching_line
 
 DURATION = "gpu__time_duration.sum"
+DATA_REEXPORT = DATA / "reexport"
 
 
 def durations(analysis: Analysis) -> dict[int, float]:
@@ -273,3 +275,17 @@ def test_a_launch_that_measured_no_flop_is_not_one_that_did_none() -> None:
     np.testing.assert_allclose(k["before_intensity"], k["after_intensity"], rtol=1e-12)
     # (the bytes: the details page's launches measured DRAM too, printed to 3 digits)
     np.testing.assert_allclose(k["before_bytes_per_s"], k["after_bytes_per_s"], rtol=0.05)
+
+
+def test_nothing_matched_is_said_first() -> None:
+    # gene_dzv (V100, ncu 2020.1's report re-exported by 2024.2: 4 launches of one kernel) against micro_roof (H200,
+    # 16 launches of other kernels): the totals are real sums (a rewrite may rename every kernel) but nothing is
+    # paired, and that is the first caveat and the matching line's end
+    gene = analyze(ncu_roofline.read(DATA_REEXPORT / "ncu-2024.2/gene_dzv.raw.csv.gz"))
+    roof = analyze(ncu_roofline.read(data("micro_roof.raw.csv")))
+    d = compare(gene, roof)
+    assert d.total.matched == 0 and d.total.before_launches == 4 and d.total.after_launches == 16
+    assert d.caveats[0].startswith("no launch matched (no kernel name in common)")
+    said = "no kernel in common: the totals above compare different kernels (see the caveats)"
+    assert matching_line(d).endswith(said)
+    assert not any(c.startswith("no launch matched") for c in compare(roof, roof).caveats)

@@ -121,6 +121,8 @@ def matching_line(diff: Diff) -> str:
     line += f" ({how})" if how else ""
     if not t.before_only and not t.after_only:
         return line + "; every launch matched"
+    if not t.matched and t.before_launches and t.after_launches:
+        return line + "; no kernel in common: the totals above compare different kernels (see the caveats)"
     return line + f"; could not match {t.before_only} BEFORE and {t.after_only} AFTER launches (listed below)"
 
 
