@@ -26,6 +26,7 @@ from .device import (
     missing_peaks_advice,
     resolve_peaks,
 )
+from .errors import AnalysisError
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
@@ -98,6 +99,28 @@ def rules_for(rules: pd.DataFrame, report: str) -> pd.DataFrame:
     return out
 
 
+def given_rules(report: Report, rules: pd.DataFrame | None, index: pd.MultiIndex) -> pd.DataFrame:
+    """The rule rows the analysis reads: the report's own, and of ``rules`` (``analyze``'s) those of its launches
+    that have none of their own (a raw page's, from the details page of the same run). AnalysisError where
+    ``rules`` has rows and none is of a launch of the report (rows of a page named otherwise: ``rules_for``)."""
+    if rules is None or not len(rules):
+        return report.rules
+    at = launch_positions(rules, index)
+    if not (at >= 0).any():
+        theirs = ", ".join(sorted({str(x) for x in rules["report"].dropna().unique()})[:3]) or "none"
+        ours = ", ".join(sorted({str(x) for x in report.launches["report"].dropna().unique()})[:3])
+        raise AnalysisError(
+            f"rules: none of its {len(rules)} rows is of a launch of the report (its reports: {theirs}; the "
+            f"report's: {ours}): name them after the report's, rules_for(rules, {ours.split(', ')[0]!r})"
+        )
+    own = np.zeros(len(index), dtype=bool)
+    theirs_at = launch_positions(report.rules, index)
+    own[theirs_at[theirs_at >= 0]] = True
+    keep = (at >= 0) & ~own[np.maximum(at, 0)]
+    extra: pd.DataFrame = rules.loc[keep]
+    return extra if not len(report.rules) else pd.concat([report.rules, extra], ignore_index=True)
+
+
 @malloc_arrow
 def analyze(
     report: Report,
@@ -110,8 +133,9 @@ def analyze(
 
     ``device``: GPU name for the built-in peak table, used only for figures the report lacks (default: the
     name the report carries). ``peaks``: overrides, figure -> value in base units (e.g. ``dram_bytes_per_s``).
-    ``rules``: ncu rule rows to compare with and fall back on, when the report's own ``rules`` are empty
-    (a raw page): e.g. ``rules_for(read(details).rules, report_name)``.
+    ``rules``: ncu rule rows to compare with and fall back on, for the launches that have none of their own
+    (a raw page's): e.g. ``rules_for(read(details).rules, report_name)``; its rows of other launches are left
+    out, and AnalysisError is raised where none is of a launch of ``report`` (``given_rules``).
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)
@@ -131,7 +155,7 @@ def analyze(
     roof = fill_from_chart(roofline(values, peak_frame, cc=cc), points)
     roof_pos = launch_positions(roof, index)  # each roofline row's launch, found once for every reader
     # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
-    all_rules = rule_rows(report.rules if rules is None else pd.concat([report.rules, rules], ignore_index=True), index)
+    all_rules = rule_rows(given_rules(report, rules, index), index)
     units = unit_table(quant, roof, positions=roof_pos)
     ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
     verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu, cc=cc.to_numpy())

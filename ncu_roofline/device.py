@@ -49,6 +49,7 @@ For every figure F there is a string column ``source_F`` ("report", "table:<gpu 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -385,6 +386,9 @@ def resolve_peaks(
     bad = sorted(set(overrides) - OVERRIDE_KEYS)
     if bad:
         raise AnalysisError(f"unknown peak override(s) {', '.join(bad)}; known: {', '.join(sorted(OVERRIDE_KEYS))}")
+    for key, value in overrides.items():  # as --peak checks them: a roof of 0, <0, NaN or text is no roof
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < math.inf:
+            raise AnalysisError(f"peak override {key}: {value!r} must be a positive, finite number (base units)")
     frame = peaks_from_metrics(values)
     if chart is not None:  # ncu's chart points: the report's own figures too
         for fig in chart.columns:
