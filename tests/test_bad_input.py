@@ -11,12 +11,14 @@ import gzip
 import io
 import lzma
 import re
+import shutil
 import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import derive
+import pandas as pd
 import pytest
 from conftest import DATA, data
 from hypothesis import HealthCheck, given, settings
@@ -59,8 +61,39 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_directory(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="is a directory"):
+    # a folder is read as the command line reads it (every export under it); one without any is an error, and a
+    # file found there that is not an export is one too (the command line skips it with a warning)
+    with pytest.raises(InputError, match="folder without ncu exports"):
         ncu_roofline.read(tmp_path)
+    (tmp_path / "notes.csv").write_text("hello\n", encoding="utf-8")
+    expect(FormatError, tmp_path / "notes.csv", "no ncu CSV header found")
+    with pytest.raises(FormatError, match=r"notes\.csv: no ncu CSV header found"):
+        ncu_roofline.read(tmp_path)
+
+
+def test_a_folder_or_a_pattern_reads_what_the_command_line_reads(tmp_path: Path) -> None:
+    for name in ("micro_full.raw.csv", "micro_metrics.raw.csv"):
+        shutil.copy(data(name), tmp_path / name)
+    for paths in (tmp_path, str(tmp_path / "*.raw.csv"), [tmp_path / "micro_full.raw.csv", str(tmp_path / "m*")]):
+        assert ncu_roofline.read(paths).source["report"].tolist() == ["micro_full.raw", "micro_metrics.raw"]
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda p: p.open("rb"), r"an open file or stream \(BufferedReader\): pass its path"),
+        (lambda p: io.StringIO(p.read_text()), r"an open file or stream \(StringIO\)"),
+        (lambda p: p.read_bytes(), "bytes: write them to a file"),
+        (pd.read_csv, "a pandas DataFrame: pass the path of the export it was read from"),
+        (lambda p: [p, 3], "a list holding int$"),
+    ],
+    ids=["binary file", "text in memory", "bytes", "frame", "list with a number"],
+)
+def test_what_is_not_a_path_is_refused_saying_what_it_is(make: Any, said: str) -> None:
+    # each was taken as paths (a file's lines, a frame's column names) and failed on the first: "File name too long"
+    # (OSError), "cannot be told apart from another input by its name", a TypeError
+    with pytest.raises(InputError, match=r"^<input>: read\(\) takes the path of an export, or several; got " + said):
+        ncu_roofline.read(make(data("micro_full.raw.csv")))
 
 
 def test_empty_file(tmp_path: Path) -> None:

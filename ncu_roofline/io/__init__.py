@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..arrowpool import malloc_arrow
 from ..errors import InputError, ParseError
-from ..files import STDIN, STDIN_STEM, is_stdin, is_stream
+from ..files import STDIN, STDIN_STEM, expand_inputs, is_stdin, is_stream
 from ..model import (
     LAUNCH_COLUMNS,
     RULE_COLUMNS,
@@ -364,19 +364,56 @@ def with_cc(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataF
     return out
 
 
+def _path_list(paths: object) -> list[PathArg]:
+    """``read``'s argument as a list of paths; InputError for what is not (an open file, text or bytes in memory,
+    a frame: each was taken as a list of paths, its lines or column names, and failed on the first)."""
+    what = _not_a_path(paths)
+    if what is None:
+        try:
+            items: list[PathArg] = list(paths)  # type: ignore[call-overload]
+        except TypeError:
+            what = type(paths).__name__
+        else:
+            bad = next((x for x in items if not isinstance(x, (str, PathLike))), None)
+            if bad is None:
+                return items
+            what = f"a list holding {_not_a_path(bad) or type(bad).__name__}"
+    raise InputError(None, f"read() takes the path of an export, or several; got {what}")
+
+
+def _not_a_path(value: object) -> str | None:
+    """What ``value`` is, and what to pass instead, when it is a thing often passed for a path; else None."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "bytes: write them to a file and pass its path"
+    if hasattr(value, "read"):
+        return f"an open file or stream ({type(value).__name__}): pass its path (a file's .name), or write it to a file"
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return f"a pandas {type(value).__name__}: pass the path of the export it was read from"
+    return None
+
+
+def _expands(path: Path) -> bool:
+    """Whether a path given to ``read`` names more than itself: a folder, or a glob pattern (no such file)."""
+    return (path.is_dir() and not is_stdin(path)) or (not path.exists() and any(c in str(path) for c in "*?["))
+
+
 @malloc_arrow
 def read(paths: PathArg | Iterable[PathArg]) -> Report:
     """Read one or more ncu exports (details, raw, summary or session pages, stdout captures, those pages as ncu
     prints them without ``--csv``, .ncu-rep).
 
+    ``paths``: a path (``str`` or ``os.PathLike``), or several; a folder (every export under it) or a glob pattern
+    (``"runs/*.csv"``) as the command line reads them (``ncu_roofline.files.expand_inputs``), except that a file
+    found there that is not an ncu export is an error here, where the command line skips it with a warning.
     Several files give one Report whose frames carry each launch's ``report`` (the file's short name).
     Raises a subclass of :class:`ncu_roofline.errors.InputError` naming the file, line and what was expected.
     """
-    if isinstance(paths, (str, PathLike)):
-        return read_one(paths)
-    plist = [Path(p) for p in paths]
-    if not plist:
+    given = [paths] if isinstance(paths, (str, PathLike)) else _path_list(paths)
+    if not given:
         raise InputError(None, "no input files given")
+    if len(given) == 1 and not _expands(Path(given[0])):
+        return read_one(given[0])
+    plist = expand_inputs(Path(x) for x in given)
     if len(plist) == 1:
         return read_one(plist[0])
     names = report_names(plist)
