@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     AnalysisError,
     DuplicateLaunchError,
+    EmptyExportError,
     FormatError,
     InputError,
     MissingExtraError,
@@ -48,6 +49,7 @@ __all__ = [
     "LAUNCH_KEY",
     "AnalysisError",
     "DuplicateLaunchError",
+    "EmptyExportError",
     "FormatError",
     "InputError",
     "MissingExtraError",

@@ -56,6 +56,7 @@ from .errors import (
     EXIT_OK,
     EXIT_USAGE,
     AnalysisError,
+    EmptyExportError,
     FormatError,
     NcuRooflineError,
     NoLaunchesError,
@@ -421,22 +422,23 @@ def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = (), progres
     """Read the input files into one Report, with a progress bar on a terminal when they are large.
 
     A file found in a folder (``in_folder``) that is not an ncu export (FormatError: no CSV header, binary,
-    empty, a capture of ncu's own error) is skipped with one warning; if no file is left, the first such error
-    is raised. A file named explicitly is always an error. ``progress``: the run's bar, moved to its reading mark
-    as the files are read (without one, a bar of the reading alone, as the other commands show)."""
+    empty, a capture of ncu's own error) or is one of no rows (EmptyExportError) is skipped with one warning; if
+    no file is left, the first such error is raised. A file named explicitly is always an error. ``progress``:
+    the run's bar, moved to its reading mark as the files are read (without one, a bar of the reading alone, as
+    the other commands show)."""
     from .io import merge, read_one, report_names
 
     names: list[str | None] = list(report_names(paths)) if len(paths) > 1 else [None]
     sizes = [uncompressed_size(p) for p in paths]
     parts: list[Report] = []
-    first: FormatError | None = None
+    first: FormatError | EmptyExportError | None = None
     with nullcontext(progress) if progress is not None else progress_for(paths) as bar:
         done, total = 0, max(sum(sizes), 1)
         for path, name, size in zip(paths, names, sizes, strict=True):
             bar.move(bar.READ_END * done // total, f"reading {STDIN_STEM if is_stdin(path) else path.name}")
             try:
                 parts.append(read_one(path, name))
-            except FormatError as exc:
+            except (FormatError, EmptyExportError) as exc:
                 if path not in in_folder:
                     raise
                 first = first or exc

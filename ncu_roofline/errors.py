@@ -63,6 +63,11 @@ class ParseError(InputError):
     """An ncu export that is damaged: a cut row, a wrong field count, a value that is not a number."""
 
 
+class EmptyExportError(ParseError):
+    """An export with its header and no rows under it (nothing profiled, or a page of nothing: e.g. ``--print-details
+    body`` of a report whose sections have no body): the command line skips such a file found in a folder."""
+
+
 class UnitError(ParseError):
     """A unit we cannot convert to base units."""
 

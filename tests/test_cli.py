@@ -277,6 +277,19 @@ def test_folder_and_glob_inputs(work: Path) -> None:
     assert by_folder.stdout == by_glob.stdout
 
 
+def test_an_export_of_no_rows_in_a_folder_is_skipped_and_named_alone_is_an_error(work: Path) -> None:
+    # ncu 2024.2's `--print-details body` page of gene_dzv: its header only (its sections have no body items);
+    # it ended the run of its folder (exit 3) where a file that is not an export is skipped with a warning
+    body = "gene_dzv.details-body.csv.gz"
+    shutil.copy(data(f"reexport/ncu-2024.2/{body}"), work / body)
+    r = run(work, "--format", "json")
+    assert r.exit_code == EXIT_OK, r.stderr
+    assert f"warning: skipped {work / body}: the export has a header but no rows" in r.stderr
+    assert [s["report"] for s in json.loads(r.stdout)["sources"]] == ["micro_full.raw", "micro_roof.raw"]
+    alone = run(body)
+    assert alone.exit_code == EXIT_INPUT and "the export has a header but no rows" in one_error_line(alone)
+
+
 def test_a_file_and_its_gzip_twin_in_one_folder_are_two_reports(work: Path) -> None:
     # both named micro_full.raw without their suffixes: the whole file names tell them apart (this was an error,
     # "the same file is given twice"); a hidden folder beside them is not searched

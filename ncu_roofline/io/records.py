@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..arrowpool import LIBC
-from ..errors import FormatError, ParseError
+from ..errors import EmptyExportError, FormatError, ParseError
 from ..units import detect_number_style, other_grouping, space_grouped, spaces_read
 from .sniff import PROF_LINE, Located, Skipped, classify_header, fields_of, line_of, lines_of
 
@@ -545,7 +545,7 @@ def categorical(arr: pa.Array, empty_as_na: bool = True) -> pd.Categorical:
 
 def check_nonempty(loc: Located, n_rows: int, what: str) -> None:
     if n_rows == 0:
-        raise ParseError(
+        raise EmptyExportError(
             loc.path,
             f"the export has a header but no {what} (expected at least one launch after line {loc.header_line})",
             line=loc.header_line,
