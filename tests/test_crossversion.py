@@ -25,6 +25,7 @@ from conftest import SHARED_ROOT, analysed
 from test_quantities import CELLS
 
 from ncu_roofline.analysis import Analysis
+from ncu_roofline.report.terminal import render_terminal
 
 SAMPLES = SHARED_ROOT / "ncu-samples" / "h200-micro"
 PUBLIC = SHARED_ROOT / "ncu-wild" / "public"
@@ -134,6 +135,10 @@ def test_a_details_page_of_picked_metrics_no_section_shows(ref: dict[str, pd.Dat
     assert got["limiter"].isna().all() and got["duration_ns"].isna().all()
     assert set(a.report.rules["launch_id"].astype(int)) == set(range(16))
     assert "SOLBottleneck" in set(a.report.rules["rule"])
+    # ncu's hints fired and none of ours could: the terminal says whose did not (it said "No hint fired" above a
+    # table whose First hint column shows ncu's)
+    text = " ".join(render_terminal(a).split())
+    assert "No hint of this tool fired (ncu's did: the First hint column), but some could not be checked" in text
 
 
 @pytest.mark.parametrize("flavour", ["summary-per-kernel", "summary-per-nvtx", "summary-per-gpu"])

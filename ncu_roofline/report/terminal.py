@@ -184,9 +184,10 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     if not ours and view.unchecked_launches:
         launches = fmt.counted(view.unchecked_launches, "launch", "launches")
         out.append("")
+        none = "No hint of this tool fired (ncu's did: the First hint column)" if view.findings else "No hint fired"
         out.extend(
             _wrap(
-                f"No hint fired, but some could not be checked on {launches}: their metrics were not collected "
+                f"{none}, but some could not be checked on {launches}: their metrics were not collected "
                 "(--format json: each launch's not_checked).",
                 w,
             )
