@@ -132,7 +132,9 @@ def analyze(
     """Analyse every launch of ``report``.
 
     ``device``: GPU name for the built-in peak table, used only for figures the report lacks (default: the
-    name the report carries). ``peaks``: overrides, figure -> value in base units (e.g. ``dram_bytes_per_s``).
+    name the report carries), for the launches of its compute capability or of none known (a merged report's
+    launches of another GPU keep theirs). ``peaks``: overrides, figure -> value in base units (e.g.
+    ``dram_bytes_per_s``).
     ``rules``: ncu rule rows to compare with and fall back on, for the launches that have none of their own
     (a raw page's): e.g. ``rules_for(read(details).rules, report_name)``; its rows of other launches are left
     out, and AnalysisError is raised where none is of a launch of ``report`` (``given_rules``).
@@ -144,7 +146,11 @@ def analyze(
     implied, implied_own = implied_dram_peaks(report.launches, values)
     ident = identify(report, implied_dram=implied)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
-    table = ident["device"] if device is None else pd.Series(given and given.name, index=index, dtype="string")
+    table, basis = ident["device"], ident["device_basis"]
+    if device is not None:  # the given GPU, for the launches of its CC (or of none known): not another GPU's
+        fits = _fits(report.launches["cc"], given.cc if given is not None else None)
+        table = table.where(~fits, pd.Series(given and given.name, index=index, dtype="string"))
+        basis = basis.where(~fits, pd.Series("--device", index=index, dtype="string"))
     points = chart_points(report.body_item_metrics)
     chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
     if np.isfinite(implied_own).any():
@@ -173,10 +179,7 @@ def analyze(
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
     launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)
     launches["device_table"] = _as_objects(table, launches.index)
-    launches["device_basis"] = _as_objects(
-        ident["device_basis"] if device is None else pd.Series("--device", index=index, dtype="string"),
-        launches.index,
-    )
+    launches["device_basis"] = _as_objects(basis, launches.index)
 
     frame = build_frame(
         launches,
@@ -208,6 +211,16 @@ def analyze(
         hints=hints,
         recipes=figure_recipes(values, roof, positions=roof_pos),
     )
+
+
+def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
+    """Per launch (positional), whether a GPU of compute capability ``device_cc`` can be the one it ran on: its
+    CC is that one or not known (every launch where the GPU is not known: an unknown ``--device`` name)."""
+    own = cc.astype("string").str.strip()
+    if device_cc is None:
+        return np.ones(len(cc), dtype=bool)
+    out: np.ndarray = (own.isna() | (own == device_cc.strip())).to_numpy(dtype=bool, na_value=True)
+    return out
 
 
 def _as_objects(texts: pd.Series, index: pd.Index) -> Any:

@@ -78,6 +78,7 @@ from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
 from .io import repeated_inputs
 from .model import Report
+from .report.fmt import counted
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
@@ -326,8 +327,8 @@ def analysis_options(f: F) -> F:
     )(f)  # fmt: skip
     f = click.option(
         "--device", metavar="NAME", callback=_device_name,
-        help="GPU of the built-in peak table for figures the report lacks (`ncu-roofline devices`); any "
-        "spelling: a100, A100-80GB, 'h100 sxm'.",
+        help="GPU of the built-in peak table for figures the report lacks (`ncu-roofline devices`), for the "
+        "launches of its compute capability; any spelling: a100, A100-80GB, 'h100 sxm'.",
     )(f)  # fmt: skip
     f = click.option(
         "--nvtx", multiple=True, metavar="RANGE",
@@ -488,6 +489,18 @@ def load(
     if progress is not None:
         progress.move(progress.READ_END, "analysing")
     analysis = filter_analysis(analyze(report, device=device, peaks=dict(peaks)), kernel, nvtx)
+    if device is not None and len(analysis.launches):
+        lv = analysis.launches
+        other = lv["device_basis"].astype(object).to_numpy() != "--device"
+        if other.any():
+            from .summary import launch_weights  # (a summary page's row: its invocations)
+
+            ccs = ", ".join(sorted({str(c) for c in lv["cc"][other].dropna()}))
+            n = round(float(launch_weights(lv)[other].sum()))
+            note(
+                f"warning: --device {device} is not used for {counted(n, 'launch', 'launches')} "
+                f"of another compute capability (CC {ccs}): they keep their own GPU's figures"
+            )
     if progress is not None:
         progress.move(progress.ANALYSE_END, "writing")
     return analysis

@@ -482,7 +482,11 @@ def test_without_any_bandwidth_peak_the_speed_of_light_still_stands(work: Path) 
 
 @pytest.mark.parametrize(
     ("given", "entry"),
-    [("a100", "NVIDIA A100-SXM4-80GB"), ("A100-80GB", "NVIDIA A100-SXM4-80GB"), ("h100 sxm", "NVIDIA H100 SXM")],
+    [
+        ("v100", "Tesla V100-SXM2-16GB"),
+        ("V100-PCIE-32GB", "Tesla V100-PCIE-32GB"),
+        ("v100 pcie", "Tesla V100-PCIE-16GB"),
+    ],
 )
 def test_device_option_forgives(given: str, entry: str) -> None:
     r = CliRunner().invoke(main, [str(V100_RAW), "--device", given, "--format", "json"])
@@ -490,8 +494,30 @@ def test_device_option_forgives(given: str, entry: str) -> None:
     doc = json.loads(r.stdout)
     assert doc["devices"][0]["table"] == entry and doc["devices"][0]["basis"] == "--device"
     assert doc["devices"][0]["name"] == "Tesla V100-SXM2-16GB"  # the report's own name stays
-    if given == "a100":
-        assert f"device 'a100' taken as {entry}" in r.stderr
+    if given == "v100":
+        assert f"device 'v100' taken as {entry}" in r.stderr
+
+
+def test_device_option_is_for_the_launches_of_its_cc() -> None:
+    # a V100's launches (gene_dzv, CC 7.0) and an H200's (micro_roof, CC 9.0) read together with --device a100
+    # (CC 8.0), then --device v100: the given GPU's figures are for the launches of its CC alone (the H200's were
+    # relabelled "Tesla V100-SXM2-16GB (CC 9.0)" and would have taken the V100's peaks for what they lack)
+    both = ncu_roofline.read([V100_RAW, data("micro_roof.raw.csv")])
+    h200 = both.launches["cc"].eq("9.0").to_numpy()
+    a = analyze(both, device="a100")  # each GPU identified by its name, as without --device
+    assert a.launches["device_basis"].ne("--device").all()
+    assert a.launches["device_table"].tolist() == analyze(both).launches["device_table"].tolist()
+    assert set(a.launches["device_table"][h200]) == {"NVIDIA H200"}
+    assert set(a.launches["device_table"][~h200]) == {"Tesla V100-SXM2-16GB"}
+    v = analyze(both, device="v100")
+    assert v.launches["device_basis"].eq("--device").to_numpy().tolist() == (~h200).tolist()
+    assert set(v.launches["device_name"][h200]) == {"NVIDIA H200"}
+    r = CliRunner().invoke(
+        main, [str(V100_RAW), str(data("micro_roof.raw.csv")), "--device", "v100", "--format", "json"]
+    )
+    assert r.exit_code == EXIT_OK
+    said = "warning: --device Tesla V100-SXM2-16GB is not used for 16 launches of another compute capability (CC 9.0)"
+    assert said in r.stderr
 
 
 def test_device_option_ambiguous_lists_candidates() -> None:
@@ -519,9 +545,9 @@ def test_analysis_frame_columns() -> None:
 
 def test_library_device_argument_forgives_and_never_fails() -> None:
     report = read_shared(V100_RAW)
-    a = analyze(report, device="a100 pcie")
-    assert set(a.launches["device_table"]) == {"NVIDIA A100 80GB PCIe"}
-    assert (a.peaks["source_fp64_flops"] == "table:NVIDIA A100 80GB PCIe").all()
+    a = analyze(report, device="v100 pcie")
+    assert set(a.launches["device_table"]) == {"Tesla V100-PCIE-16GB"}
+    assert (a.peaks["source_fp64_flops"] == "table:Tesla V100-PCIE-16GB").all()
     b = analyze(report, device="Voodoo 5")  # no such entry: no table fallback, no error
     assert b.launches["device_table"].isna().all()
     assert (b.peaks["source_fp64_flops"] == "missing").all()
