@@ -238,7 +238,7 @@ def common_options(f: F) -> F:
     )(f)  # fmt: skip
     f = click.option(
         "-q", "--quiet", is_flag=True, expose_value=False, is_eager=True, callback=_set_quiet,
-        help="Print nothing but errors (and output asked for with --format).",
+        help="Print nothing but errors (and the output a command writes to stdout).",
     )(f)  # fmt: skip
     f = click.option(
         "-v", "--verbose", count=True, expose_value=False, is_eager=True, callback=_set_verbose,
@@ -679,8 +679,8 @@ def analyze_command(
 
     Without --format: print the summary and write <input-stem>.roofline.html next to the (first) input
     (<stem>.merged.roofline.html for several inputs). json, csv, markdown and text go to stdout unless -o
-    names a file; parquet writes a folder (-o, default <input-stem>.roofline.parquet). Nothing is ever
-    overwritten without --force.
+    names a file; parquet writes a folder (-o, default <input-stem>.roofline.parquet). A file is overwritten
+    only with --force, unless it is an output of ncu-roofline's own (HTML, JSON, Markdown: a re-run replaces it).
     """
     fmt = _format_of(fmt, output, ANALYSIS.suffixes())
     _check_open(open_browser, fmt, output)
@@ -817,7 +817,7 @@ def diff_command(
     """Compare two reports of the same program: per kernel, the change in GPU time, limiter, regime, roofline
     position and hints, and the whole-program total.
 
-    Launches are matched by kernel name and NVTX range, then launch order (see the README); what cannot be
+    Launches are matched by kernel name and NVTX range, then launch order (docs/cli.md); what cannot be
     matched is listed. BEFORE and AFTER are each a file, a folder or a quoted glob.
     """
     from .diff import compare
@@ -888,7 +888,7 @@ def export_command(
 
     Each report is read, analysed and written by its own worker; one that fails is reported and the others
     carry on (the exit code is then the first failure's). Query the dataset with pyarrow.dataset, DuckDB,
-    Spark or Dask (README: Command line).
+    Spark or Dask (docs/cli.md).
     """
     from .campaign import ExportOptions, ExportResult, default_jobs, export
     from .io import report_names
