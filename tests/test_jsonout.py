@@ -40,10 +40,11 @@ def launches(doc: dict[str, object]) -> dict[int, dict[str, object]]:
 
 def test_keys(doc: dict[str, object]) -> None:
     assert set(doc) == {"schema", "tool", "sources", "launches", "devices", "summary"}
-    assert doc["schema"] == 5
+    assert doc["schema"] == 6
     assert doc["devices"] == [
         {
             "name": "NVIDIA H200",
+            "cc": "9.0",
             "table": "NVIDIA H200",
             "basis": "display_name",
             "launches": 16,
@@ -238,6 +239,7 @@ def test_devices_of_a_mixed_report() -> None:
     assert doc["devices"] == [
         {
             "name": "NVIDIA A100-SXM4-80GB",
+            "cc": "9.0",  # (the H200 launches' CC: only the names were changed)
             "table": None,
             "basis": "display_name",
             "launches": len(a100),
@@ -247,6 +249,7 @@ def test_devices_of_a_mixed_report() -> None:
         },
         {
             "name": "NVIDIA H200",
+            "cc": "9.0",
             "table": "NVIDIA H200",
             "basis": "display_name",
             "launches": n - len(a100),
@@ -254,6 +257,16 @@ def test_devices_of_a_mixed_report() -> None:
             "missing_peaks": ["l1_bytes_per_s", "dram_bytes_per_s", "l2_bytes_per_s"],  # launch 1, then 7
         },
     ]
+
+
+def test_two_gpus_named_by_neither_report_are_two_devices() -> None:
+    # an A100's capture without its device name (CC 8.0, 240 launches, no table entry) and the H200 run's
+    # per-kernel summary page (CC 9.0, 382 invocations, unidentified): one device {"name": null, launches: 622}
+    a = analyze(
+        ncu_roofline.read([data("wild/public/a100_opinsight_pooling.csv"), data("train_step.summary-per-kernel.csv")])
+    )
+    devices = to_dict(a)["devices"]
+    assert [(d["name"], d["cc"], d["launches"]) for d in devices] == [(None, "8.0", 240), (None, "9.0", 382)]
 
 
 @pytest.mark.parametrize("std", [False, True])

@@ -56,7 +56,7 @@ from ..vector import distinct_rows, few_distinct_rows, first_of_each, text_codes
 from . import fmt, gc_paused
 from .registry import FunctionRenderer, Options, Run
 
-SCHEMA = 5
+SCHEMA = 6
 #: Launch objects per piece of streamed JSON.
 CHUNK = 1024
 #: Kernels listed in ``summary.top_kernels``.
@@ -763,15 +763,16 @@ def launch_json(analysis: Analysis, chunk: int = CHUNK, *, keys: LaunchKeys | No
 
 
 def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
-    """One object per GPU the launches ran on (first-seen order): ``name`` (as the report names it, else the
-    table entry), ``table`` (the built-in entry that fills peaks the report lacks; null: none, the report's
+    """One object per GPU the launches ran on (first-seen order; per name, table entry, basis and compute
+    capability: two unknown GPUs of different CCs are two): ``name`` (as the report names it, else the table
+    entry), ``cc`` (the launches' compute capability, null: not in the export), ``table`` (the built-in entry that fills peaks the report lacks; null: none, the report's
     own peaks only), ``basis`` (how it was identified: display_name, display_name+attributes, attributes,
     --device; null), ``launches``, ``peak_source`` (per figure source summary: report, report+table:<gpu>,
     override, missing ...; the distinct values over its launches) and ``missing_peaks`` (the peak figures some
     launch's roofline needs that nobody gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
     lv = analysis.launches
     n = len(lv)
-    device = [_a_strs(_column(lv, c)) for c in ("device_name", "device_table", "device_basis")]
+    device = [_a_strs(_column(lv, c)) for c in ("device_name", "device_table", "device_basis", "cc")]
     per_launch = (  # no peaks per launch: no sources, no missing peaks
         [_a_strs(_column(analysis.peaks, c)) for c in ("peak_source", "missing_peaks")]
         if len(analysis.peaks) == n
@@ -785,9 +786,10 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     for row in distinct_rows(key, *(c.codes() for c in per_launch))[1].tolist():
         k = int(key[row])
         if k not in out:
-            name, table, basis = (c.python(row, row + 1)[0] for c in device)
+            name, table, basis, cc = (c.python(row, row + 1)[0] for c in device)
             out[k] = {
                 "name": name,
+                "cc": cc,
                 "table": table,
                 "basis": basis,
                 "launches": int(counts[k]),
