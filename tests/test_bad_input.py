@@ -463,3 +463,36 @@ def test_a_record_longer_than_the_readers_block_is_named(tmp_path: Path) -> None
     path.write_text("".join(lines))
     with pytest.raises(ncu_roofline.ParseError, match=r"long\.csv:3: a record longer than 4 MiB"):
         ncu_roofline.read(path)
+
+
+def _summary_columns(tmp_path: Path, edit: Any) -> Path:
+    """The H200 sample's per-kernel summary page with its columns edited (``edit``: header list -> header list of
+    the columns kept, by name; a name may be renamed by ``(old, new)``)."""
+    rows = list(
+        csv.reader(io.StringIO(gzip.decompress(data("micro_full.summary-per-kernel.csv").read_bytes()).decode()))
+    )
+    picks = edit(rows[0])
+    out = io.StringIO()
+    w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    w.writerow([p[1] if isinstance(p, tuple) else p for p in picks])
+    at = [rows[0].index(p[0] if isinstance(p, tuple) else p) for p in picks]
+    w.writerows([r[i] for i in at] for r in rows[1:])
+    return write(tmp_path, out.getvalue(), "summary.csv")
+
+
+def test_a_summary_page_with_a_column_twice_or_without_one_is_refused(tmp_path: Path) -> None:
+    # each was an internal error (KeyError: 'Field "Average" exists 2 times in schema'; 'Field "Kernel Name" does
+    # not exist'); a page of one kernel without its name is read (test_wild: a per-GPU page's shape)
+    twice = _summary_columns(tmp_path, lambda h: [*h, "Average"])
+    expect(FormatError, twice, r"header repeats column\(s\) \['Average'\]", line=1)
+    unnamed = _summary_columns(tmp_path, lambda h: [c for c in h if c != "Kernel Name"])
+    expect(FormatError, unnamed, r"summary page without column\(s\) \['Kernel Name'\], and a group has metric", line=1)
+
+
+def test_a_summary_page_of_labels_without_its_section_column_is_refused(tmp_path: Path) -> None:
+    # "Section Name" renamed: the page was taken for the raw page's summary (metrics by name) and each section
+    # for a kernel group: 13 kernels as 176 launches, none with a duration
+    renamed = _summary_columns(
+        tmp_path, lambda h: [("Section Name", "Section NamX") if c == "Section Name" else c for c in h]
+    )
+    expect(FormatError, renamed, r"without column\(s\) \['Section Name'\]: its metric names are labels", line=1)

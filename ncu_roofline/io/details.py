@@ -62,6 +62,7 @@ from .records import (
     OddRows,
     all_digits,
     categorical,
+    check_header,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -110,12 +111,7 @@ ROW_IDENTITY = ("Kernel Name", "Block Size", "Grid Size")
 def read_details(loc: Located, report: str) -> Page:
     """Launches, metrics (built on first use), rules, skipped lines and cells not understood of a details page."""
     header = loc.header
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise FormatError(loc.path, f"details page without column(s) {missing}", line=loc.header_line)
-    if len(set(header)) != len(header):
-        dup = sorted({c for c in header if header.count(c) > 1})
-        raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
+    check_header(loc, "details page", REQUIRED)
     vi = header.index("Metric Value")
     width = _metric_row_width(loc, vi)
     ragged = width in (vi + 1, vi + 2) and width != len(header)

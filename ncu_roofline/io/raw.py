@@ -24,6 +24,7 @@ from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
 from .page import Page
 from .records import (
     MAX_CHUNKS,
+    check_header,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -61,9 +62,7 @@ def read_raw(loc: Located, report: str) -> Page:
 
     A column in a unit we do not know keeps its text and has no values (NaN); ``not_understood`` names it."""
     header = loc.header
-    if len(set(header)) != len(header):
-        dup = sorted({c for c in header if header.count(c) > 1})
-        raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
+    check_header(loc, "raw page")
     units = _units_row(loc)
     identity = [c for c in header if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in IDENTITY_EXTRA]
     metric_cols = [c for c in header if c not in identity]

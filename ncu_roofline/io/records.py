@@ -12,7 +12,7 @@ import mmap
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -541,6 +541,17 @@ def categorical(arr: pa.Array, empty_as_na: bool = True) -> pd.Categorical:
         cats = cats[:e] + cats[e + 1 :]
         codes = np.where(codes == e, -1, np.where(codes > e, codes - 1, codes)).astype(np.int32)
     return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object), validate=False)
+
+
+def check_header(loc: Located, page: str, required: Sequence[str] = ()) -> None:
+    """FormatError where the header lacks a column of ``required`` (a ``page`` without it) or names one twice."""
+    header = loc.header
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise FormatError(loc.path, f"{page} without column(s) {missing}", line=loc.header_line)
+    if len(set(header)) != len(header):
+        dup = sorted({c for c in header if header.count(c) > 1})
+        raise FormatError(loc.path, f"header repeats column(s) {dup}", line=loc.header_line)
 
 
 def check_nonempty(loc: Located, n_rows: int, what: str) -> None:

@@ -24,6 +24,8 @@ one stream of fields and cut back into rows; each row without its metric is skip
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -37,6 +39,7 @@ from .page import Page
 from .records import (
     DICT,
     OddRows,
+    check_header,
     check_nonempty,
     classify_odd_rows,
     column,
@@ -52,12 +55,29 @@ REQUIRED = ("Invocations", "Metric Name", "Metric Unit", "Average")
 _PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
 
 
+#: A metric's name as ncu spells it (``dram__bytes.sum.per_second``, ``launch__grid_size``); a label has spaces.
+_METRIC_NAME = re.compile(r"^[a-z0-9_]+__\S+$")
+
+
+def _check_metric_names(loc: Located, names: pa.Array) -> None:
+    """A summary page without "Section Name" is the raw page's summary, whose Metric Name is each metric's name:
+    FormatError where most are labels (a details page's summary whose Section Name column was lost or renamed:
+    its sections were taken for kernel groups, 13 kernels as 176 launches)."""
+    distinct = [str(x) for x in (names.dictionary if isinstance(names.type, pa.DictionaryType) else names.unique())]
+    labels = [x for x in distinct if x and not _METRIC_NAME.match(x)]
+    if len(labels) * 2 > len(distinct):
+        raise FormatError(
+            loc.path,
+            f"summary page without column(s) ['Section Name']: its metric names are labels ({labels[0]!r}), as a "
+            "details page's summary writes them beside their section",
+            line=loc.header_line,
+        )
+
+
 def read_summary(loc: Located, report: str) -> Page:
     """Launches (= kernel or NVTX-range groups), metrics, skipped lines and cells not understood of a summary page."""
     header = loc.header
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise FormatError(loc.path, f"summary page without column(s) {missing}", line=loc.header_line)
+    check_header(loc, "summary page", REQUIRED)
     sections = "Section Name" in header  # not on the raw page's summary: metrics by name
     si = header.index("Section Name" if sections else "Metric Name")
     # every column before "Section Name" but the count names the group (per kernel, per NVTX range, per GPU)
@@ -71,6 +91,8 @@ def read_summary(loc: Located, report: str) -> Page:
         skipped = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None).skipped
     skipped += again
     check_nonempty(loc, table.num_rows, "rows")
+    if not sections:
+        _check_metric_names(loc, column(table, "Metric Name"))
     if "Process ID" in header:
         pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     else:  # per-NVTX pages have no process column
@@ -137,6 +159,13 @@ def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections
     twice = rows.duplicated().to_numpy()
     if twice.any():
         i = int(np.flatnonzero(twice)[0])
+        if "Kernel Name" not in table.column_names:  # a page of several kernels that lost its kernel column
+            raise FormatError(
+                loc.path,
+                f"summary page without column(s) ['Kernel Name'], and a group has metric {metric[0][i].as_py()!r} "
+                "twice: its kernels cannot be told apart",
+                line=loc.header_line,
+            )
         raise FormatError(
             loc.path,
             f"the group of {column(table, 'Kernel Name')[i].as_py()!r} has metric "

@@ -765,11 +765,12 @@ def launch_json(analysis: Analysis, chunk: int = CHUNK, *, keys: LaunchKeys | No
 def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     """One object per GPU the launches ran on (first-seen order; per name, table entry, basis and compute
     capability: two unknown GPUs of different CCs are two): ``name`` (as the report names it, else the table
-    entry), ``cc`` (the launches' compute capability, null: not in the export), ``table`` (the built-in entry that fills peaks the report lacks; null: none, the report's
-    own peaks only), ``basis`` (how it was identified: display_name, display_name+attributes, attributes,
-    --device; null), ``launches``, ``peak_source`` (per figure source summary: report, report+table:<gpu>,
-    override, missing ...; the distinct values over its launches) and ``missing_peaks`` (the peak figures some
-    launch's roofline needs that nobody gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
+    entry), ``cc`` (the launches' compute capability, null: not in the export), ``table`` (the built-in entry
+    that fills peaks the report lacks; null: none, the report's own peaks only), ``basis`` (how it was
+    identified: display_name, display_name+attributes, attributes, --device; null), ``launches``,
+    ``peak_source`` (per figure source summary: report, report+table:<gpu>, override, missing ...; the distinct
+    values over its launches) and ``missing_peaks`` (the peak figures some launch's roofline needs that nobody
+    gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
     lv = analysis.launches
     n = len(lv)
     device = [_a_strs(_column(lv, c)) for c in ("device_name", "device_table", "device_basis", "cc")]
