@@ -253,6 +253,12 @@ _SPACE_GROUPED = rf"^[-+]?[0-9]{{1,3}}(?:[{_SPACES}][0-9]{{3}})+(?:,[0-9]+)?$"
 _NUMBERISH = re.compile(rf"^[-+]?[0-9][0-9.,{_SPACES}]*([eE][-+]?[0-9]+)?$")
 
 NUMBER_STYLES = ("en", "dot-grouped")
+#: Per style, its grouping separator and a number it groups: one to three digits, then groups of three, the
+#: separator in the integer part only ("1,2,3", "12,34" and "1.5,000" are no number: a damaged cell, not 123).
+_GROUPED: dict[str, tuple[int, str]] = {
+    "en": (ord(","), r"^[-+]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$"),
+    "dot-grouped": (ord("."), r"^[-+]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?(?:[eE][-+]?[0-9]+)?$"),
+}
 
 
 def detect_number_style(samples: list[str]) -> str | None:
@@ -362,6 +368,12 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
         kept = np.where(kept == ord(","), np.uint8(ord(".")), kept)
     other = np.zeros(n, dtype=bool)  # cells with bytes of no plain number: the regex path reads them
     other[np.searchsorted(raw, np.flatnonzero(cls == 2), side="right") - 1] = True
+    if len(drop):  # cells with a separator: grouped as a number is, or the regex path (no number)
+        grouped = np.unique(np.searchsorted(raw, drop, side="right") - 1)
+        grouped = grouped[~other[grouped]]
+        if len(grouped):
+            ok = pc.match_substring_regex(text.take(pa.array(grouped)), _GROUPED[style][1])
+            other[grouped[~np.asarray(ok, dtype=bool)]] = True
     plain = (bounds[1:] > bounds[:-1]) & ~other  # the rest are empty (once separators are dropped): null
     if plain.all():
         cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept))
@@ -395,6 +407,10 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
     value; one of instances alone (``(49.39; 0; ...)``: ncu gives the metric no value) stays null."""
     if pc.any(pc.match_substring(text, " (")).as_py():
         text = pc.replace_substring_regex(text, _WITH_INSTANCES, r"\1")
+    separator, grouped = _GROUPED[style]
+    if pc.any(pc.match_substring(text, chr(separator))).as_py():  # a separator: in a grouped number only
+        bad = pc.and_(pc.match_substring(text, chr(separator)), pc.invert(pc.match_substring_regex(text, grouped)))
+        text = pc.if_else(bad, pa.scalar(None, pa.string()), text)
     if style == "en":
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text
     else:

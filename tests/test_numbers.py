@@ -63,3 +63,15 @@ def test_digits_grouped_by_a_space_are_read_only_as_groups_of_three() -> None:
     cells = ["23 982 976", "19,38", "1\u00a0234,5", "12\u202f345", "1 056 (0; 0; 16)", "1 2", "37 0890", "12  345"]
     got = parse_numbers(pa.array(cells), "dot-grouped").to_pylist()
     assert got == [23982976.0, 19.38, 1234.5, 12345.0, 1056.0, None, None, None]
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_digits_grouped_otherwise_than_by_three_are_no_number(large: bool) -> None:
+    """A separator groups digits by three, in the integer part: '1,2,3' (a damaged cell) was read as 123 and moved
+    a launch's duration from 189 us to 123 us, '12,34' as 1234; on both paths they are no number, and ncu's own
+    spellings ('370,890', '1,234,567.5', '-1,234', '1,056 (0; 0; 16)') read as before."""
+    en = ["1,2,3", "12,34", "1234,567", "1.5,000", ",123", "370,890", "1,234,567.5", "-1,234", "1,056 (0; 0; 16)", "5"]
+    got = parse_numbers(pa.array(en, pa.large_string() if large else pa.string()), "en").to_pylist()
+    assert got == [None, None, None, None, None, 370890.0, 1234567.5, -1234.0, 1056.0, 5.0]
+    dot = ["1.2.3", "12.34", "27.595.520", "1.234,5", "65,77"]
+    assert parse_numbers(pa.array(dot), "dot-grouped").to_pylist() == [None, None, 27595520.0, 1234.5, 65.77]
