@@ -175,7 +175,8 @@ def analyze(
     launches["duration_ns"] = seconds_to_ns(quant["duration"].to_numpy())  # as the reader's Report.launches
     for size in ("grid_size", "block_size"):  # a page whose launch lines carry no shape: Launch Statistics'
         if size in launches.columns and size in quant.columns and launches[size].isna().any():
-            measured = pd.array(np.round(quant[size].to_numpy(dtype=float)), dtype="Int64")
+            shape = quant[size].to_numpy(dtype=float)
+            measured = pd.array(np.round(np.where(np.isfinite(shape), shape, np.nan)), dtype="Int64")
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
     launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)
     launches["device_table"] = _as_objects(table, launches.index)

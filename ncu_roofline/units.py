@@ -329,7 +329,7 @@ def style_of(en: bool, dot: bool) -> str | None:
 
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
     """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists of instances
-    without a value).
+    without a value, a number beyond float64's range).
 
     A string column without nulls takes a byte-level path (grouping separators dropped, each cell's characters
     checked against those of a plain number, the plain cells cast at once); only the cells with other characters,
@@ -337,8 +337,18 @@ def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa
     if style not in NUMBER_STYLES:  # pragma: no cover - guarded by callers
         raise ValueError(style)
     if isinstance(text, pa.Array) and text.null_count == 0 and text.type in (pa.string(), pa.large_string()):
-        return _parse_plain_cells(text, style)
-    return _parse_numbers_regex(text, style)
+        out = _parse_plain_cells(text, style)
+    else:
+        out = _parse_numbers_regex(text, style)
+    return _finite(out)
+
+
+def _finite(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``values`` with a number beyond float64's range (``1e999``, cast to infinity) null, as ``inf`` is: no metric
+    ncu writes is infinite, and an infinity carried on made every launch's DRAM peak 0."""
+    if not len(values) or not pc.any(pc.is_inf(values)).as_py():
+        return values
+    return pc.if_else(pc.is_inf(values), pa.scalar(None, pa.float64()), values)
 
 
 #: Byte classes of number text: 0 a character of a plain number, 1 a grouping separator (dropped), 2 another.

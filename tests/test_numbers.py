@@ -75,3 +75,11 @@ def test_digits_grouped_otherwise_than_by_three_are_no_number(large: bool) -> No
     assert got == [None, None, None, None, None, 370890.0, 1234567.5, -1234.0, 1056.0, 5.0]
     dot = ["1.2.3", "12.34", "27.595.520", "1.234,5", "65,77"]
     assert parse_numbers(pa.array(dot), "dot-grouped").to_pylist() == [None, None, 27595520.0, 1234.5, 65.77]
+
+
+def test_a_number_beyond_float64s_range_is_no_number() -> None:
+    # '1e999' was cast to infinity: one such DRAM Throughput made every launch's DRAM peak 0 and its device unknown,
+    # one such launch__block_size an internal error (OverflowError); 'inf' was no number already
+    cells = ["1e999", "-1e999", "1.5e3", "inf", "1,234"]
+    assert parse_numbers(pa.array(cells), "en").to_pylist() == [None, None, 1500.0, None, 1234.0]
+    assert parse_numbers(pa.array([*cells, None]), "en").to_pylist() == [None, None, 1500.0, None, 1234.0, None]
