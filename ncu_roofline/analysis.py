@@ -176,7 +176,8 @@ def analyze(
     for size in ("grid_size", "block_size"):  # a page whose launch lines carry no shape: Launch Statistics'
         if size in launches.columns and size in quant.columns and launches[size].isna().any():
             shape = quant[size].to_numpy(dtype=float)
-            measured = pd.array(np.round(np.where(np.isfinite(shape), shape, np.nan)), dtype="Int64")
+            shape[~np.isfinite(shape)] = np.nan
+            measured = pd.array(np.round(shape), dtype="Int64")
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
     launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)
     launches["device_table"] = _as_objects(table, launches.index)
