@@ -175,7 +175,7 @@ def analyze(
     launches["duration_ns"] = seconds_to_ns(quant["duration"].to_numpy())  # as the reader's Report.launches
     for size in ("grid_size", "block_size"):  # a page whose launch lines carry no shape: Launch Statistics'
         if size in launches.columns and size in quant.columns and launches[size].isna().any():
-            shape = quant[size].to_numpy(dtype=float)
+            shape = quant[size].to_numpy(dtype=float, copy=True)
             shape[~np.isfinite(shape)] = np.nan
             measured = pd.array(np.round(shape), dtype="Int64")
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
