@@ -496,3 +496,17 @@ def test_a_summary_page_of_labels_without_its_section_column_is_refused(tmp_path
         tmp_path, lambda h: [("Section Name", "Section NamX") if c == "Section Name" else c for c in h]
     )
     expect(FormatError, renamed, r"without column\(s\) \['Section Name'\]: its metric names are labels", line=1)
+
+
+def test_a_summary_page_cut_after_a_section_name_is_cut_short(tmp_path: Path) -> None:
+    # ncu 2024.2 ends a row after its Section Name where a metric has no data, and goes on on the next line: such a
+    # row at the end of a file cut mid-line (no line break) was taken for one and the page read as whole
+    page = DATA / "reexport/ncu-2024.2/micro_roof.summary-per-kernel.csv.gz"
+    lines = gzip.decompress(page.read_bytes()).decode().splitlines()
+    fields = next(csv.reader([lines[-1]]))
+    cut = ",".join(f'"{f}"' for f in fields[:10]) + ","  # the last row up to its Section Name ("Occupancy")
+    assert fields[9] == "Occupancy"
+    expect(ParseError, write(tmp_path, "\n".join([*lines[:-1], cut])), "the file is cut short", line=len(lines))
+    whole = write(tmp_path, "\n".join([*lines[:-1], cut, lines[-1]]) + "\n", "whole.csv")  # ncu's row of no data
+    a, b = (ncu_roofline.read(p).values.reset_index("report", drop=True) for p in (whole, page))
+    assert a.equals(b)

@@ -194,7 +194,9 @@ def _reflow(loc: Located, header: list[str], dict_cols: set[str]) -> tuple[pa.Ta
     inv_i = header.index("Invocations")
     with loc.path.open("rb") as fh:
         fh.seek(loc.data_offset)
-        lines = fh.read().decode("utf-8", errors="replace").splitlines()
+        data = fh.read()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    cut_short = bool(data.strip()) and not data.endswith((b"\n", b"\r"))  # its last line has no line break
     parsed: list[tuple[int, str, list[str]]] = []
     skipped: list[Skipped] = []
     for k, text in enumerate(lines):
@@ -213,6 +215,14 @@ def _reflow(loc: Located, header: list[str], dict_cols: set[str]) -> tuple[pa.Ta
             continue
         parsed.append((number, text, fields))
     sections = {f[si] for _n, _t, f in parsed if len(f) == width and f[inv_i].replace(",", "").isdigit()}
+    last = loc.header_line + len(lines)  # the file's last line
+    if cut_short and parsed and parsed[-1][0] == last and len(parsed[-1][2]) != width:  # it stops mid-row
+        number, _text, fields = parsed[-1]
+        raise ParseError(
+            loc.path,
+            f"row has {len(fields)} fields, expected {width} - the file is cut short (its last line has no line break)",
+            line=number,
+        )
     records: list[list[str]] = []
     stream: list[str] = []
     start = 0  # line of the first field in the stream
