@@ -76,9 +76,7 @@ from .files import (
 )
 from .files import write_text as _write_text
 from .filters import compile_kernel_pattern, filter_analysis
-from .io import repeated_inputs
 from .model import Report
-from .report.fmt import counted
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
@@ -479,6 +477,9 @@ def load(
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
         if CUT_SHORT in unknown:  # not a detail: the launches after the cut are missing
             note(f"warning: {row.path}: {CUT_SHORT} (its last line has no line break); {row.launches} launches read")
+    from .io import repeated_inputs
+    from .report.fmt import counted
+
     for text in repeated_inputs(report):
         note(f"warning: {text}")
     if len(report.launches) == 0:

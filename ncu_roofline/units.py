@@ -337,10 +337,8 @@ def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa
     if style not in NUMBER_STYLES:  # pragma: no cover - guarded by callers
         raise ValueError(style)
     if isinstance(text, pa.Array) and text.null_count == 0 and text.type in (pa.string(), pa.large_string()):
-        out = _parse_plain_cells(text, style)
-    else:
-        out = _parse_numbers_regex(text, style)
-    return _finite(out)
+        return _parse_plain_cells(text, style)
+    return _parse_numbers_regex(text, style)
 
 
 def _finite(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
@@ -388,7 +386,7 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
     if plain.all():
         cells = pa.LargeStringArray.from_buffers(n, pa.py_buffer(bounds), pa.py_buffer(kept))
         try:
-            return pc.cast(cells, pa.float64())
+            return _finite(pc.cast(cells, pa.float64()))
         except pa.ArrowInvalid:  # plain-number characters that are no number ("1-2"): the regex path says
             return _parse_numbers_regex(text, style)
     valid = pa.py_buffer(np.packbits(plain, bitorder="little"))
@@ -400,7 +398,7 @@ def _parse_plain_cells(text: pa.Array, style: str) -> pa.Array:
     rest = np.flatnonzero(other)
     if len(rest):
         out[rest] = _parse_numbers_regex(text.take(pa.array(rest)), style).to_numpy(zero_copy_only=False)
-    return pa.array(out, pa.float64(), from_pandas=True)
+    return _finite(pa.array(out, pa.float64(), from_pandas=True))
 
 
 def with_instances(text: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -434,13 +432,13 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
         plain = pc.replace_substring(pc.replace_substring(text, ".", ""), ",", ".")
     try:
         if not pc.any(pc.match_substring_regex(plain, r"^\s|\s$|^$|[^0-9.eE+-]")).as_py():
-            return pc.cast(plain, pa.float64())
+            return _finite(pc.cast(plain, pa.float64()))
     except pa.ArrowInvalid:
         pass
     plain = pc.utf8_trim_whitespace(plain)
     ok = pc.match_substring_regex(plain, _PLAIN_NUMBER)
     numeric = pc.if_else(ok, plain, pa.scalar(None, pa.string()))
-    return pc.cast(numeric, pa.float64())
+    return _finite(pc.cast(numeric, pa.float64()))
 
 
 def parse_number(text: str, style: str = "en") -> float:

@@ -367,6 +367,7 @@ def test_b200_display_name_names_the_device(work: Path) -> None:
     [dev] = doc["devices"]
     assert dev == {
         "name": "NVIDIA B200",
+        "cc": "10.0",
         "table": "NVIDIA B200",
         "basis": "display_name",
         "launches": 16,

@@ -139,7 +139,8 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str
         if not inline and h is not None:
             msg = f"{h.label}: {h.message}" if h.message and h.source != "ncu" else h.label
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
-    for reason in sorted({k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no ")})[:2]:
+    unclassified = (k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no "))
+    for reason in list(dict.fromkeys(unclassified))[:2]:  # in the table's order, each once
         lines.append(fmt.shorten(f"  unclassified: {reason}", width))
     if any(k.partial and k.limiter for k in kernels):
         lines.append(
