@@ -593,3 +593,21 @@ def test_parsing_threads_follow_the_cpus_this_process_may_use() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[:2] == ["1", "1"] and int(out[2]) >= 2
     assert min(8, len(os.sched_getaffinity(0))) == records.MAX_CHUNKS
+
+
+def test_a_line_that_opens_a_quote_is_the_careful_readers_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `0","`: two quotes, the second opening a field the line does not close; the careful reader's CSV parse joins
+    # it with the next line (damage), the streamed one counted the quotes, took them for closed and skipped the line
+    lines = _page_lines("ragged")
+    path = tmp_path / "page.csv"
+    path.write_text(LINES[0] + '0","\n' + "".join(lines[1:]))
+    with monkeypatch.context() as small:
+        small.setattr(records, "STREAM_BLOCK", 4096)
+        fast = _answer(lambda: ncu_roofline.read(path))
+        slow = _answer(lambda: _careful(path, small))
+    assert fast == slow and fast[0] == "ParseError"
+    assert (
+        records.quote_left_open('0","')
+        and not records.quote_left_open('He said "hi')
+        and not records.quote_left_open('"a","b"')
+    )

@@ -70,6 +70,7 @@ from .records import (
     int_keys,
     loose_fields,
     number_style,
+    quote_left_open,
     read_records,
     release_memory,
     split_blocks,
@@ -856,6 +857,8 @@ def _skipped(loc: Located, odd: list[tuple[int, int, str]], record_width: int) -
         raise Fallback(str(exc)) from exc
     if classified.rules is not None and classified.rules.num_rows:
         raise Fallback("a rule row among the lines that are no row")
+    if any(quote_left_open(text) for _, _, text in odd):  # the careful reader's CSV parse joins such a line with
+        raise Fallback("a line with a quote left open")  # the next, and says whether that is damage
     return classified.skipped
 
 

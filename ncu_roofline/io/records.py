@@ -543,6 +543,13 @@ def categorical(arr: pa.Array, empty_as_na: bool = True) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object), validate=False)
 
 
+def quote_left_open(text: str) -> bool:
+    """Whether a line is no CSV record by itself: a field that opens a quote (``0,"x`` or ``0","``) not closed on
+    it, or other quoting no CSV record has; a quote inside a field that does not start with one (``He said "hi``)
+    is text. (A count of the quotes took ``0","``, two of them, for closed.)"""
+    return '"' in text and fields_of(text.strip()) is None
+
+
 def check_header(loc: Located, page: str, required: Sequence[str] = ()) -> None:
     """FormatError where the header lacks a column of ``required`` (a ``page`` without it) or names one twice."""
     header = loc.header
@@ -870,7 +877,7 @@ def _block(
             rule_table = parsed(is_rule, rules, odd)[0]  # rows of another width: tables ncu embeds
         if any(width == len(metric[0]) for _, width, _ in odd):  # (never a rule row's: those were parsed)
             raise Fallback("a line of a metric row's width that is not one")
-        if any(text.count('"') % 2 for _, _, text in odd):  # read whole, its field runs on into the next line
+        if any(quote_left_open(text) for _, _, text in odd):  # read whole, its field runs on into the next line
             raise Fallback("a line with a quote that is not closed")
         odd.sort()
     heads = None
