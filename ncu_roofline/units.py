@@ -224,6 +224,42 @@ def in_base_units(units: Iterable[Unit]) -> bool:
     return all(u.factor == 1.0 or u.text.strip() in ("ns", "nsecond") for u in units)
 
 
+#: The counters whose unit :func:`unit_misfit` checks: the duration, the Speed Of Light throughputs, the bytes and
+#: the clocks a verdict and a roofline are made of, whose units every ncu writes alike. (Others vary: ncu writes
+#: ``lts__d_decomp_input_sectors.avg.pct_of_peak_sustained_elapsed`` in ``sector``, a derived byte rate in Tbyte.)
+CHECKED_COUNTERS = frozenset(
+    {
+        "gpu__time_duration", "dram__throughput", "gpu__dram_throughput", "gpu__compute_memory_throughput",
+        "sm__throughput", "lts__throughput", "l1tex__throughput", "dram__bytes", "dram__bytes_read",
+        "dram__bytes_write", "lts__t_bytes", "l1tex__t_bytes", "sm__cycles_elapsed", "smsp__cycles_elapsed",
+        "dram__cycles_elapsed", "gpc__cycles_elapsed", "lts__cycles_elapsed", "l1tex__cycles_elapsed",
+    }
+)  # fmt: skip
+
+
+def unit_misfit(metric: str, base: str) -> str | None:
+    """What kind of unit ``metric`` (one of CHECKED_COUNTERS') is written in, where ``base`` (a parsed unit's base)
+    is of another kind: "a percentage" for ``dram__throughput.avg.pct_of_peak_sustained_elapsed`` in ``Gbyte``;
+    else None (the unit fits, or the metric is not checked). A cell in a unit of the wrong kind is damage: read
+    as its unit says, a DRAM throughput of 86.58 "Gbyte" was 86,580,000 % of its peak."""
+    counter, _, rest = metric.partition(".")
+    if not base or counter not in CHECKED_COUNTERS:
+        return None
+    if rest.endswith("peak_sustained") or ".per_cycle" in rest:  # per cycle: not checked
+        return None
+    if ".pct" in rest or rest.endswith("pct"):
+        return None if base == "%" else "a percentage"
+    if rest.endswith("per_second"):
+        return None if base.endswith("/s") or base == "hz" else "a rate per second"
+    if counter == "gpu__time_duration":
+        return None if base == "s" else "a time"
+    if counter.endswith("bytes") or counter.endswith("__bytes_read") or counter.endswith("__bytes_write"):
+        return None if base == "byte" else "bytes"
+    if counter.endswith("__cycles_elapsed"):
+        return None if base == "cycle" else "cycles"
+    return None
+
+
 def unit_or_none(unit: str) -> Unit | None:
     """:func:`parse_unit`, or None for a unit it does not know (readers keep such cells as text)."""
     try:

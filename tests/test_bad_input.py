@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ncu_roofline
-from ncu_roofline.errors import DuplicateLaunchError, FormatError, InputError, ParseError
+from ncu_roofline.errors import DuplicateLaunchError, FormatError, InputError, ParseError, UnitError
+from ncu_roofline.io.records import Fallback
 
 DETAILS = data("micro_full.details.csv").read_text()
 RAW = data("micro_full.raw.csv").read_text()
@@ -510,3 +511,53 @@ def test_a_summary_page_cut_after_a_section_name_is_cut_short(tmp_path: Path) ->
     whole = write(tmp_path, "\n".join([*lines[:-1], cut, lines[-1]]) + "\n", "whole.csv")  # ncu's row of no data
     a, b = (ncu_roofline.read(p).values.reset_index("report", drop=True) for p in (whole, page))
     assert a.equals(b)
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "careful"])
+def test_a_unit_of_another_kind_than_its_metric_is_refused(tmp_path: Path, streamed: bool, monkeypatch: Any) -> None:
+    # DRAM Throughput (a percentage) in Gbyte: read as its unit said, 86.58 "Gbyte" was 86,580,000 % of the DRAM
+    # roof and every launch HBM-bound; the line that shows it is named
+    if not streamed:
+        from ncu_roofline.io import details
+
+        monkeypatch.setattr(details, "_read_streamed", lambda *a, **k: (_ for _ in ()).throw(Fallback("test")))
+    text = data("micro_full.details.csv").read_text()
+    edited = text.replace('"DRAM Throughput","%","86.58"', '"DRAM Throughput","Gbyte","86.58"', 1)
+    assert edited != text
+    err = expect(
+        UnitError, write(tmp_path, edited), r"unit 'Gbyte' for DRAM Throughput \(\S+\): expected a percentage", line=6
+    )
+    assert err.column == "Metric Unit"
+
+
+@pytest.mark.parametrize(
+    ("metric", "kind"),
+    [
+        ("gpu__time_duration.sum", "a time"),
+        ("dram__bytes.sum.per_second", "a rate per second"),
+        ("dram__bytes_read.sum", "bytes"),
+    ],
+)
+def test_a_raw_column_in_a_unit_of_another_kind_is_refused(tmp_path: Path, metric: str, kind: str) -> None:
+    # gpu__time_duration.sum in Gbyte was a duration of 1.9e17 ns; the raw page names the column and its units row
+    rows = list(csv.reader(io.StringIO(data("micro_full.raw.csv").read_text())))
+    rows[1][rows[0].index(metric)] = "Gbyte/cycle" if kind == "bytes" else "Gbyte"
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    err = expect(UnitError, write(tmp_path, out.getvalue()), f"unit '.*': expected {kind}$", line=2)
+    assert err.column == metric
+
+
+def test_units_ncu_writes_its_own_way_are_taken() -> None:
+    # ncu's own spellings of the checked counters' units pass (ms, usecond, Ghz, cycle/nsecond, Tbyte/s, Kbyte, %,
+    # peaks per cycle), and counters ncu writes in an odd unit are not checked
+    from ncu_roofline.units import parse_unit, unit_misfit
+
+    fits = [("gpu__time_duration.sum", "usecond"), ("gpu__time_duration.sum", "ms"),
+            ("sm__cycles_elapsed.avg.per_second", "Ghz"), ("dram__cycles_elapsed.avg.per_second", "cycle/nsecond"),
+            ("dram__bytes.sum.per_second", "Tbyte/s"), ("dram__bytes.sum", "Kbyte"),
+            ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "%"),
+            ("dram__bytes.sum.peak_sustained", "Kbyte/cycle"), ("sm__cycles_elapsed.avg", "cycle"),
+            ("lts__d_decomp_input_sectors.avg.pct_of_peak_sustained_elapsed", "sector"),
+            ("derived__lts__lts2xbar_bytes.sum.per_second", "Tbyte")]  # fmt: skip
+    assert [m for m, u in fits if unit_misfit(m, parse_unit(u).base)] == []

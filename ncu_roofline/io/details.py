@@ -45,7 +45,9 @@ from ..units import number_evidence, other_grouping, parse_numbers, space_groupe
 from ..vector import key_runs
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
+    check_unit_kinds,
     check_units,
+    distinct_rows,
     label_not_understood,
     long_metrics,
     resolve_names,
@@ -193,6 +195,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     cc = main_cc(launches)
     body = column(table, "Body Item Label") if "Body Item Label" in header else None
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
+    check_unit_kinds(loc, distinct_rows(section, field, unit), cc)
 
     def build() -> pd.DataFrame:
         return long_metrics(
@@ -457,6 +460,7 @@ class _Prepared:
     header_pairs: np.ndarray  # ... of the rows outside body items
     pair_of_row: np.ndarray  # each row's pair as a dense index: (section + 1) * (fields + 1) + field + 1
     pair_slots: int  # the dense indices there can be
+    pair_units: np.ndarray  # distinct (pair, unit): pair dense index * (units + 1) + unit + 1
     in_body: np.ndarray
     value: pa.Array  # Metric Value as written
     base: np.ndarray  # ... as a number in base units, read in the "en" style
@@ -512,6 +516,8 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
     seen = np.bincount(pair, minlength=(len(local["Section Name"][0]) + 1) * n_field)
     in_header = np.bincount(pair[~in_body], minlength=len(seen)) if in_body.any() else seen
     unit_words, unit = local["Metric Unit"]
+    n_unit = len(unit_words) + 1
+    pair_units = np.flatnonzero(np.bincount(pair * n_unit + (unit + 1), minlength=len(seen) * n_unit))
     factors = np.array([_factor(u) for u in unit_words] + [1.0])
     value = column(table, "Metric Value")
     base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
@@ -524,7 +530,7 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
     return _Prepared(
         lid, pid, (uniq, first, inverse), _first_rest(block, first, *first_spec), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
-        len(seen), in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
+        len(seen), pair_units, in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
     )  # fmt: skip
 
 
@@ -620,6 +626,7 @@ class _Stream:
         self.section, self.field, self.body, self.unit = _Words(), _Words(), _Words(), _Words()
         self.pair_id: dict[int, int] = {}  # (section, field) _pair code over the file's dictionaries -> pair id
         self.header_pairs: set[int] = set()
+        self.pair_units: set[tuple[int, int]] = set()  # (pair code over the file's dictionaries, unit code)
         self.has_body = False
         self.rows = 0
         self.rules: list[pa.Table] = []
@@ -684,6 +691,10 @@ class _Stream:
         slot = np.full(pre.pair_slots, -1, dtype=np.int32)
         slot[_dense_index(pre.pairs, len(pre.local["Metric Name"][0]) + 1)] = pair_ids
         self.header_pairs.update(_map_pairs(pre.header_pairs, *pair_maps))
+        n_unit = len(pre.local["Metric Unit"][0]) + 1
+        pairs = _map_pairs(_dense_pairs(pre.pair_units // n_unit, len(pre.local["Metric Name"][0]) + 1), *pair_maps)
+        units = maps["unit"][pre.pair_units % n_unit - 1].tolist()  # (-1, no unit: the mapping's last slot, -1)
+        self.pair_units.update(zip(pairs, units, strict=True))
         self.rows += n
         if self.style is None:
             take = min(n, STYLE_SAMPLE - self.sampled)
@@ -812,6 +823,16 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
             said = label_not_understood(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)
             if said is not None:
                 not_understood.append(said)
+        unit_words = stream.unit.words
+        check_unit_kinds(
+            loc,
+            (
+                (sections[(p >> 32) - 1] if p >> 32 else "", fields[(p & 0xFFFFFFFF) - 1], unit_words[u])
+                for p, u in sorted(stream.pair_units)
+                if u >= 0 and p & 0xFFFFFFFF
+            ),
+            cc,
+        )
 
         # metric name per (section, field) pair, categories in the order the long frame gives them
         pair_keys: list[int] = []

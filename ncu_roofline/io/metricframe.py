@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..errors import UnitError
 from ..labels import is_source_view_label, is_tensor_table_label, resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
-from ..units import parse_numbers, unit_or_none
+from ..units import parse_numbers, unit_misfit, unit_or_none
 from .records import categorical
 from .sniff import Located, line_of
 
@@ -23,6 +26,47 @@ def check_units(loc: Located, unit: pa.Array) -> list[str]:
     for u in unknown:
         line = line_of(loc.path, f'"{u}",', start=loc.data_offset)
         out.append(f"unit {u!r}" + (f" (line {line})" if line is not None else ""))
+    return out
+
+
+def check_unit_kinds(
+    loc: Located, rows: Iterable[tuple[str, str, str]], cc: str | None, *, line: int | None = None
+) -> None:
+    """UnitError for the first (section, Metric Name field, unit) of ``rows`` whose metric (the field, or the
+    metric its label stands for) is written in a unit of another kind than the metric is (``units.unit_misfit``):
+    a damaged or edited cell, whose value read as its unit says would be wrong by orders of magnitude. ``line``:
+    the line to name (a raw page's units row), else the first line that shows the field and unit."""
+    for section, field, unit in rows:
+        parsed = unit_or_none(unit) if unit else None
+        if parsed is None:
+            continue
+        metric = resolve(section, field, cc)[0]
+        kind = unit_misfit(metric, parsed.base) if metric else None
+        if kind is None:
+            continue
+        at = line if line is not None else line_of(loc.path, f'"{field}","{unit}",', start=loc.data_offset)
+        if line is not None:  # a raw page's units row: the column is the metric
+            raise UnitError(loc.path, f"unit {unit!r}: expected {kind}", line=at, column=field)
+        what = field if metric == field else f"{field} ({metric})"
+        raise UnitError(loc.path, f"unit {unit!r} for {what}: expected {kind}", line=at, column="Metric Unit")
+
+
+def distinct_rows(section: pa.Array | None, field: pa.Array, unit: pa.Array) -> list[tuple[str, str, str]]:
+    """The distinct (section, field, unit) of a page's metric rows (``section`` None: none, as on the raw page's
+    summary), in the order of their codes, for :func:`check_unit_kinds`."""
+    fld, uni = categorical(field), categorical(unit)
+    sec = categorical(section) if section is not None else None
+    n_f, n_u = len(fld.categories) + 1, len(uni.codes) and len(uni.categories) + 1
+    key = (fld.codes.astype(np.int64) + 1) * n_u + (uni.codes.astype(np.int64) + 1)
+    if sec is not None:
+        key += (sec.codes.astype(np.int64) + 1) * (n_f * n_u)
+    out = []
+    for k in np.unique(key).tolist():
+        s_i, rest = divmod(k, n_f * n_u)
+        f_i, u_i = divmod(rest, n_u)
+        if f_i and u_i:
+            section_name = str(sec.categories[s_i - 1]) if sec is not None and s_i else ""
+            out.append((section_name, str(fld.categories[f_i - 1]), str(uni.categories[u_i - 1])))
     return out
 
 

@@ -21,6 +21,7 @@ from ..errors import DuplicateLaunchError, FormatError
 from ..model import WideMetrics
 from ..units import Unit, in_base_units, parse_numbers, scaled_per_value, unit_or_none, with_instances
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
+from .metricframe import check_unit_kinds
 from .page import Page
 from .records import (
     MAX_CHUNKS,
@@ -64,6 +65,7 @@ def read_raw(loc: Located, report: str) -> Page:
     header = loc.header
     check_header(loc, "raw page")
     units = _units_row(loc)
+    check_unit_kinds(loc, (("", c, u) for c, u in zip(header, units, strict=True)), None, line=loc.header_line + 1)
     identity = [c for c in header if c in IDENTITY_COLUMNS or is_nvtx_column(c) or c in IDENTITY_EXTRA]
     metric_cols = [c for c in header if c not in identity]
     table, odd = read_records(loc, list(header), string_columns(list(header), set(identity)), skip_rows=1)
