@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
+from conftest import data
 
+import ncu_roofline
+from ncu_roofline.analysis import analyze
 from ncu_roofline.report import fmt
 from ncu_roofline.report.viewmodel import NOT_COLLECTED, build_view
 from ncu_roofline.vocabulary import LIMITERS, REGIMES
@@ -344,3 +347,15 @@ def test_an_ncu_rule_leads_a_kernel_only_with_an_estimate() -> None:
     assert all((r.estimated_speedup or 0.0) < 0.01 for r in fp32.ncu_rules[:1])
     triad = by_name["stream_triad"].first_hint
     assert triad is not None and triad.hint == "ncu:CPIStall" and (triad.estimated_speedup or 0.0) >= 0.01
+
+
+def test_a_kernel_name_of_several_reports_says_its_report() -> None:
+    # micro_roof's details and raw pages read together: each kernel twice, told apart as "wmma_bf16" and
+    # "wmma_bf16 (2)" (which file is "(2)"?); a kernel name of one report alone stays as it is
+    a = analyze(ncu_roofline.read([data("micro_roof.details.csv"), data("micro_roof.raw.csv")]))
+    names = {k.display_name for k in build_view(a).kernels}
+    assert {"wmma_bf16 [micro_roof.details]", "wmma_bf16 [micro_roof.raw]"} <= names
+    assert not any(n.endswith(" (2)") for n in names)
+    assert "wmma_bf16" in {
+        k.display_name for k in build_view(analyze(ncu_roofline.read(data("micro_roof.raw.csv")))).kernels
+    }
