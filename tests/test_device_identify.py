@@ -553,3 +553,19 @@ def test_library_device_argument_forgives_and_never_fails() -> None:
     assert b.launches["device_table"].isna().all()
     assert (b.peaks["source_fp64_flops"] == "missing").all()
     assert set(b.launches["device_name"]) == {"Tesla V100-SXM2-16GB"}
+
+
+def test_a_chart_of_two_gpus_names_each_gpus_memory_roofs(work: Path) -> None:
+    # the H200 sample and a copy of it named B200: each precision's chart draws both GPUs' roofs; the compute
+    # roofs were named per GPU and the DRAM, L2 and L1 roofs were not (the second GPU's left out of the legend)
+    from ncu_roofline.report.figures import roofline_figure
+
+    page = as_gpu(data("micro_full.raw.csv"), work / "b200.raw.csv", "NVIDIA B200")
+    view = build_view(analyze(ncu_roofline.read([data("micro_full.raw.csv"), page])))
+    panel = next(p for p in view.rooflines if p.precision == "fp32")
+    assert [r.gpu for r in panel.roofs] == ["NVIDIA H200", "NVIDIA B200"]
+    names = {str(t.name) for t in roofline_figure(panel, view).data if t.showlegend is not False}
+    for gpu in ("NVIDIA H200", "NVIDIA B200"):
+        assert any(n.startswith("DRAM ") and f"· {gpu} · ridge" in n for n in names), (gpu, names)
+    one = build_view(analyze(ncu_roofline.read(data("micro_full.raw.csv"))))
+    assert all(r.gpu is None for p in one.rooflines for r in p.roofs)

@@ -219,7 +219,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
         )
         for m in roof.memory:
             ridge = m.ridge_intensity or roof.peak_flops / m.peak_bytes_per_s
-            bw_text = f"{m.label} {fmt.si(m.peak_bytes_per_s, 'B/s')}"
+            bw_text = f"{m.label} {fmt.si(m.peak_bytes_per_s, 'B/s')}" + (f" · {roof.gpu}" if roof.gpu else "")
             traces.append(
                 dict(
                     type="scatter",
@@ -230,7 +230,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                     name=_e(f"{bw_text} · ridge {fmt.si(ridge)}"),
                     legendgroup="roofs",
                     legendrank=2000,
-                    showlegend=ri == 0 or len(panel.roofs) == 1,
+                    showlegend=ri == 0 or len(panel.roofs) == 1 or roof.gpu is not None,  # each GPU's roofs
                     hovertemplate=_e(bw_text) + "<extra></extra>",
                 )
             )

@@ -332,6 +332,8 @@ class ComputeRoof:
     #: The range of peak FLOP/s over the plotted launches (peaks follow each launch's clocks).
     peak_flops_min: float | None
     peak_flops_max: float | None
+    #: The GPU whose roofs these are, where the chart has several GPUs' (their memory roofs are named after it).
+    gpu: str | None = None
 
 
 @dataclass(frozen=True)
@@ -861,6 +863,7 @@ def _roofline_panel(
                     report=launches[launch].report,
                     peak_flops_min=fmt.number(peaks[theirs].min()),
                     peak_flops_max=fmt.number(peaks[theirs].max()),
+                    gpu=None if len(on_gpus) == 1 else gpu or "unknown GPU",
                 )
             )
     return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None)
