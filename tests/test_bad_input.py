@@ -561,3 +561,21 @@ def test_units_ncu_writes_its_own_way_are_taken() -> None:
             ("lts__d_decomp_input_sectors.avg.pct_of_peak_sustained_elapsed", "sector"),
             ("derived__lts__lts2xbar_bytes.sum.per_second", "Tbyte")]  # fmt: skip
     assert [m for m, u in fits if unit_misfit(m, parse_unit(u).base)] == []
+
+
+def test_a_negative_throughput_or_byte_rate_is_refused(tmp_path: Path) -> None:
+    # none of the counters verdicts are made of is negative: a DRAM byte rate of -5 Tbyte/s made a launch's DRAM
+    # roof fraction -1.04, a Memory Throughput of -5 % a utilisation of -0.05; the launch and metric are named
+    rows = list(csv.reader(io.StringIO(data("micro_full.raw.csv").read_text())))
+    rows[3][rows[0].index("dram__bytes.sum.per_second")] = "-5"  # launch 1 (strided_read)
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    said = (
+        r"launch ID 1 of process 663 \(strided_read.*\): dram__bytes.sum.per_second is -5e\+12 \(expected zero or more"
+    )
+    expect(ParseError, write(tmp_path, out.getvalue()), said)
+    text = data("micro_full.details.csv").read_text()
+    edited = text.replace('"Memory Throughput","%","86.58"', '"Memory Throughput","%","-5"', 1)
+    assert edited != text
+    said = r"launch ID 0 .*: gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed is -5 \(expected zero"
+    expect(ParseError, write(tmp_path, edited, "details.csv"), said)

@@ -33,7 +33,8 @@ from ..model import (
     merged_columns,
     repeated_reports,
 )
-from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns
+from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns, metric_names
+from ..units import CHECKED_COUNTERS
 from .details import read_details
 from .ncurep import read_ncurep
 from .page import Page, describe_not_understood
@@ -277,6 +278,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     )
     launches = with_cc(with_duration(page.launches, sources), sources)
     _check_durations(shown, launches)
+    _check_signs(shown, launches, sources)
     return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
 
 
@@ -292,6 +294,26 @@ def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
             f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): its duration is "
             f"{d[bad[0]]:g} ns (expected a duration of zero or more: the cell is damaged or edited)",
         )
+
+
+def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSource]) -> None:
+    """ParseError naming the first launch and metric where a counter verdicts are made of (``CHECKED_COUNTERS``:
+    throughputs, bytes, byte rates, clocks) is negative: none is, and one such cell (a DRAM byte rate of -5) made
+    a roof fraction negative."""
+    names = sorted(m for m in metric_names() if m.partition(".")[0] in CHECKED_COUNTERS)
+    columns = merged_columns(sources, launch_index(launches), names)
+    for name in names:
+        if name not in columns:
+            continue
+        values = np.asarray(columns[name], dtype=np.float64)
+        bad = np.flatnonzero(values < 0)
+        if len(bad):
+            row = launches.iloc[int(bad[0])]
+            raise ParseError(
+                shown,
+                f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): {name} is "
+                f"{values[bad[0]]:g} (expected zero or more: the cell is damaged or edited)",
+            )
 
 
 _Read = TypeVar("_Read")

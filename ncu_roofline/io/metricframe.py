@@ -11,6 +11,7 @@ import pyarrow as pa
 from ..errors import UnitError
 from ..labels import is_source_view_label, is_tensor_table_label, resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
+from ..quantities import metric_names
 from ..units import parse_numbers, unit_misfit, unit_or_none
 from .records import categorical
 from .sniff import Located, line_of
@@ -36,12 +37,13 @@ def check_unit_kinds(
     metric its label stands for) is written in a unit of another kind than the metric is (``units.unit_misfit``):
     a damaged or edited cell, whose value read as its unit says would be wrong by orders of magnitude. ``line``:
     the line to name (a raw page's units row), else the first line that shows the field and unit."""
+    read = metric_names()  # (a column named like no metric the analysis reads is not judged by its name)
     for section, field, unit in rows:
         parsed = unit_or_none(unit) if unit else None
         if parsed is None:
             continue
         metric = resolve(section, field, cc)[0]
-        kind = unit_misfit(metric, parsed.base) if metric else None
+        kind = unit_misfit(metric, parsed.base) if metric in read else None
         if kind is None:
             continue
         at = line if line is not None else line_of(loc.path, f'"{field}","{unit}",', start=loc.data_offset)
