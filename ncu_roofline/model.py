@@ -664,37 +664,45 @@ SAME_DURATION = 0.005
 
 def repeated_reports(launches: pd.DataFrame) -> list[tuple[str, str, int]]:
     """Pairs of reports of ``launches`` (LAUNCH_COLUMNS) that hold the same launches: the same number, the same
-    launch IDs and kernel names in the same order, and each duration within SAME_DURATION of the other's where
-    both measured it: one report given twice (two pages of it, two ncu versions' exports) or one program profiled
-    twice (e.g. with two ``--metrics`` lists), whose launches a merged analysis counts twice. Each pair (first
-    report, second, launches) once, in the order the reports come. Two timed runs of one program differ in some
-    duration; a summary page's rows are not launches (never paired)."""
+    process, launch IDs, devices and kernel names in the same order, and each duration within SAME_DURATION of
+    the other's where both measured it: one report given twice (two pages of it, two ncu versions' exports),
+    whose launches a merged analysis counts twice. Each report that repeats an earlier one, paired with the
+    first it repeats: (that report, this one, launches), in the order the reports come. Another process (an MPI
+    rank's capture) or device is another report's; a summary page's rows are groups (invocations), not launches.
+    Reports are compared only where those keys are alike (a hash of each report's), durations at once."""
     if not len(launches) or "report" not in launches:
         return []
     names = launches["report"].astype(object).to_numpy()
     order = list(dict.fromkeys(names.tolist()))
     if len(order) < 2:
         return []
-    groups = {name: np.flatnonzero(names == name) for name in order}
-    ids = launches["launch_id"].to_numpy(dtype=np.float64, na_value=np.nan)
-    kernels = launches["kernel_name"].astype(object).to_numpy()
+    columns = ("process_id", "launch_id", "device", "kernel_name", "invocations")
+    blank = np.full(len(launches), "", dtype=object)
+    keys = {c: launches[c].astype(str).to_numpy(dtype=object) if c in launches else blank for c in columns}
     durations = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
-    grouped = (
-        launches["invocations"].to_numpy(dtype=np.float64, na_value=np.nan)
-        if "invocations" in launches
-        else np.full(len(launches), np.nan)
-    )
+    rows: dict[object, list[int]] = {}
+    for i, name in enumerate(names.tolist()):
+        rows.setdefault(name, []).append(i)
+    by_key: dict[int, list[object]] = {}
+    for name in order:
+        at = rows[name]
+        if any(v not in ("1", "<NA>", "nan", "None", "") for v in keys["invocations"][at]):
+            continue  # a summary page's groups
+        key = hash(tuple(tuple(keys[c][at]) for c in columns[:4]))
+        by_key.setdefault(key, []).append(name)
     out = []
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:
-            x, y = groups[a], groups[b]
-            if len(x) != len(y) or (grouped[x] > 1).any() or (grouped[y] > 1).any():
-                continue
-            if not (np.array_equal(ids[x], ids[y], equal_nan=True) and (kernels[x] == kernels[y]).all()):
-                continue
-            dx, dy = durations[x], durations[y]
-            both = ~np.isnan(dx) & ~np.isnan(dy)
-            close = np.abs(dx[both] - dy[both]) <= SAME_DURATION * np.maximum(np.abs(dx[both]), np.abs(dy[both]))
-            if close.all():
-                out.append((str(a), str(b), len(x)))
+    for bucket in by_key.values():
+        if len(bucket) < 2:
+            continue
+        first = [rows[a] for a in bucket]
+        same = [all(np.array_equal(keys[c][first[0]], keys[c][x]) for c in columns[:4]) for x in first]
+        alike = [a for a, ok in zip(bucket, same, strict=True) if ok]  # (a hash collision is left out)
+        d = np.vstack([durations[rows[a]] for a in alike])  # reports x launches
+        for i in range(1, len(alike)):
+            mine = d[i]
+            tol = SAME_DURATION * np.fmax(np.abs(d[:i]), np.abs(mine))
+            close = np.isnan(d[:i]) | np.isnan(mine) | (np.abs(d[:i] - mine) <= tol)
+            earlier = np.flatnonzero(close.all(axis=1))
+            if len(earlier):  # the first report this one repeats
+                out.append((str(alike[int(earlier[0])]), str(alike[i]), len(rows[alike[i]])))
     return out
