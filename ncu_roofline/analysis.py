@@ -176,7 +176,7 @@ def analyze(
     for size in ("grid_size", "block_size"):  # a page whose launch lines carry no shape: Launch Statistics'
         if size in launches.columns and size in quant.columns and launches[size].isna().any():
             shape = quant[size].to_numpy(dtype=float, copy=True)
-            shape[~np.isfinite(shape)] = np.nan
+            shape[~(np.abs(shape) < 2.0**53)] = np.nan  # none beyond an exact integer, NaN and infinities too
             measured = pd.array(np.round(shape), dtype="Int64")
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
     launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)

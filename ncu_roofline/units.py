@@ -292,8 +292,8 @@ NUMBER_STYLES = ("en", "dot-grouped")
 #: Per style, its grouping separator and a number it groups: one to three digits, then groups of three, the
 #: separator in the integer part only ("1,2,3", "12,34" and "1.5,000" are no number: a damaged cell, not 123).
 _GROUPED: dict[str, tuple[int, str]] = {
-    "en": (ord(","), r"^[-+]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$"),
-    "dot-grouped": (ord("."), r"^[-+]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?(?:[eE][-+]?[0-9]+)?$"),
+    "en": (ord(","), r"^\s*[-+]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
+    "dot-grouped": (ord("."), r"^\s*[-+]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
 }
 
 

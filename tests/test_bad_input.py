@@ -75,7 +75,13 @@ def test_directory(tmp_path: Path) -> None:
 def test_a_folder_or_a_pattern_reads_what_the_command_line_reads(tmp_path: Path) -> None:
     for name in ("micro_full.raw.csv", "micro_metrics.raw.csv"):
         shutil.copy(data(name), tmp_path / name)
-    for paths in (tmp_path, str(tmp_path / "*.raw.csv"), [tmp_path / "micro_full.raw.csv", str(tmp_path / "m*")]):
+    series = pd.Series([str(tmp_path / "micro_full.raw.csv"), str(tmp_path / "micro_metrics.raw.csv")])  # of paths
+    for paths in (
+        tmp_path,
+        str(tmp_path / "*.raw.csv"),
+        [tmp_path / "micro_full.raw.csv", str(tmp_path / "m*")],
+        series,
+    ):
         assert ncu_roofline.read(paths).source["report"].tolist() == ["micro_full.raw", "micro_metrics.raw"]
 
 
@@ -579,3 +585,18 @@ def test_a_negative_throughput_or_byte_rate_is_refused(tmp_path: Path) -> None:
     assert edited != text
     said = r"launch ID 0 .*: gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed is -5 \(expected zero"
     expect(ParseError, write(tmp_path, edited, "details.csv"), said)
+
+
+def test_a_launch_shape_beyond_an_integer_is_not_measured(tmp_path: Path) -> None:
+    # a page whose launch lines carry no shape takes Launch Statistics'; a block size of 1e30 was an internal error
+    # ("cannot safely cast non-equivalent float64 to int64"), 1e999 one too before it was no number
+    from ncu_roofline.analysis import analyze
+
+    rows = list(csv.reader(io.StringIO(data("micro_full.raw.csv").read_text())))
+    header = rows[0]
+    rows[2][header.index("Block Size")] = ""
+    rows[2][header.index("launch__block_size")] = "1e30"
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    a = analyze(ncu_roofline.read(write(tmp_path, out.getvalue())))
+    assert a.launches["block_size"].isna().iloc[0] and a.launches["block_size"].notna().iloc[1:].all()

@@ -73,6 +73,12 @@ def test_digits_grouped_otherwise_than_by_three_are_no_number(large: bool) -> No
     en = ["1,2,3", "12,34", "1234,567", "1.5,000", ",123", "370,890", "1,234,567.5", "-1,234", "1,056 (0; 0; 16)", "5"]
     got = parse_numbers(pa.array(en, pa.large_string() if large else pa.string()), "en").to_pylist()
     assert got == [None, None, None, None, None, 370890.0, 1234567.5, -1234.0, 1056.0, 5.0]
+    padded = [" 1,024", "1,024 ", " 1024"]  # (a hand-made page's padding: read, as an ungrouped number is)
+    assert (
+        parse_numbers(pa.array(padded), "en").to_pylist()
+        == parse_numbers(pa.array([*padded, None]), "en").to_pylist()[:3]
+    )
+    assert parse_numbers(pa.array(padded), "en").to_pylist() == [1024.0, 1024.0, 1024.0]
     dot = ["1.2.3", "12.34", "27.595.520", "1.234,5", "65,77"]
     assert parse_numbers(pa.array(dot), "dot-grouped").to_pylist() == [None, None, 27595520.0, 1234.5, 65.77]
 

@@ -291,7 +291,7 @@ def test_formatting() -> None:
     assert fmt.percent(0.4247) == "42.5%" and fmt.percent(float("nan")) == fmt.MISSING
     assert fmt.percent(pd.NA) == fmt.MISSING and fmt.text(pd.NA) is None and fmt.integer(np.int64(3)) == 3
     # above zero but under the least step shown: not "0%", which reads as nothing at all
-    assert fmt.percent(0.004, 0) == "<1%" and fmt.percent(0.0004) == "<0.1%" and fmt.percent(0.005, 0) == "0%"
+    assert fmt.percent(0.004, 0) == "<1%" and fmt.percent(0.0004) == "<0.1%" and fmt.percent(0.005, 0) == "<1%"
     assert fmt.percent(0.006, 0) == "1%" and fmt.percent(0.0, 0) == "0%" and fmt.percent(0.00051) == "0.1%"
 
 

@@ -409,8 +409,8 @@ def _not_a_path(value: object) -> str | None:
         return "bytes: write them to a file and pass its path"
     if hasattr(value, "read"):
         return f"an open file or stream ({type(value).__name__}): pass its path (a file's .name), or write it to a file"
-    if isinstance(value, (pd.DataFrame, pd.Series)):
-        return f"a pandas {type(value).__name__}: pass the path of the export it was read from"
+    if isinstance(value, pd.DataFrame):  # (a Series of paths is a list of them)
+        return "a pandas DataFrame: pass the path of the export it was read from"
     return None
 
 

@@ -101,10 +101,10 @@ def percent(value: Any, decimals: int = 1) -> str:
     v = number(value)
     if v is None:
         return MISSING
-    step = 10.0**-decimals
-    if 0 < v * 100 < step / 2:
-        return f"<{step:.{decimals}f}%"
-    return f"{v * 100:.{decimals}f}%"
+    text = f"{v * 100:.{decimals}f}"
+    if v > 0 and float(text) == 0:
+        return f"<{10.0**-decimals:.{decimals}f}%"
+    return f"{text}%"
 
 
 def count(value: Any) -> str:

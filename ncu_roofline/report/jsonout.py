@@ -763,9 +763,10 @@ def launch_json(analysis: Analysis, chunk: int = CHUNK, *, keys: LaunchKeys | No
 
 
 def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
-    """One object per GPU the launches ran on (first-seen order; per name, table entry, basis and compute
-    capability: two unknown GPUs of different CCs are two): ``name`` (as the report names it, else the table
-    entry), ``cc`` (the launches' compute capability, null: not in the export), ``table`` (the built-in entry
+    """One object per GPU the launches ran on (first-seen order; per name, table entry and basis, and per compute
+    capability where it has no name: two unknown GPUs of different CCs are two): ``name`` (as the report names
+    it, else the table entry), ``cc`` (its first launch's compute capability, null: not in the export), ``table``
+    (the built-in entry
     that fills peaks the report lacks; null: none, the report's own peaks only), ``basis`` (how it was
     identified: display_name, display_name+attributes, attributes, --device; null), ``launches``,
     ``peak_source`` (per figure source summary: report, report+table:<gpu>, override, missing ...; the distinct
@@ -779,7 +780,10 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
         if len(analysis.peaks) == n
         else []
     )
-    key = distinct_rows(*(c.codes() for c in device))[0]
+    name_codes, table_codes, basis_codes, cc_codes = (c.codes() for c in device)
+    # a GPU without a name is told apart by its CC (two unnamed GPUs were one); a named one is one whatever its CCs
+    unnamed_cc = np.where(np.asarray(name_codes) < 0, np.asarray(cc_codes), -2)
+    key = distinct_rows(name_codes, table_codes, basis_codes, unnamed_cc)[0]
     counts = np.bincount(key, weights=launch_weights(lv)).round().astype(np.int64)  # a summary group: its count
     out: dict[int, dict[str, Any]] = {}
     # each distinct (device, source, missing peaks) once, at its first launch: devices in first-seen order, and

@@ -61,9 +61,9 @@
   }
   function pct(f, d) {
     if (f === null || f === undefined) return DASH;
-    var dec = d === undefined ? 1 : d, step = Math.pow(10, -dec);
-    if (f * 100 > 0 && f * 100 < step / 2) return "<" + step.toFixed(dec) + "%";  // above zero: not "0%"
-    return (f * 100).toFixed(dec) + "%";
+    var dec = d === undefined ? 1 : d, text = (f * 100).toFixed(dec);
+    if (f > 0 && Number(text) === 0) return "<" + Math.pow(10, -dec).toFixed(dec) + "%";  // above zero: not "0%"
+    return text + "%";
   }
   function num(v) {
     if (v === null || v === undefined) return DASH;
