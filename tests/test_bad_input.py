@@ -600,3 +600,16 @@ def test_a_launch_shape_beyond_an_integer_is_not_measured(tmp_path: Path) -> Non
     csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
     a = analyze(ncu_roofline.read(write(tmp_path, out.getvalue())))
     assert a.launches["block_size"].isna().iloc[0] and a.launches["block_size"].notna().iloc[1:].all()
+
+
+def test_a_launch_id_grouped_otherwise_than_by_three_is_no_integer(tmp_path: Path) -> None:
+    # "1,0,2,4" (a damaged cell) was launch 1024; "1,024" is ncu's own grouping of 1024
+    rows = list(csv.reader(io.StringIO(data("micro_full.raw.csv").read_text())))
+    rows[3][0] = "1,0,2,4"
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    expect(ParseError, write(tmp_path, out.getvalue()), r"ID '1,0,2,4' is not an integer")
+    rows[3][0] = "1,024"
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
+    assert 1024 in ncu_roofline.read(write(tmp_path, out.getvalue(), "grouped.csv")).launches["launch_id"].tolist()

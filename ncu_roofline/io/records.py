@@ -35,6 +35,8 @@ _INT = re.compile(r"^\d+$")
 #: An integer key as ncu writes it, or as pandas writes it back from a float column ("663.0": a column with an
 #: empty cell, the raw page's units row, is read as floats by ``pd.read_csv``).
 _KEY = re.compile(r"^(\d+)(?:\.0+)?$")
+#: A key written with its thousands grouped ("1,024"): groups of three after the first.
+_GROUPED_KEY = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.0+)?$")
 
 
 def usable_cpus() -> int:
@@ -520,7 +522,8 @@ def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
     words = arr.dictionary.to_pylist()
     ints = np.empty(len(words), dtype=np.int64)
     for i, w in enumerate(words):
-        m = _KEY.match(w.replace(",", "").strip())
+        text = w.strip()  # thousands grouped by three ("1,024"), or no key ("1,0,2,4" was read as 1024)
+        m = _KEY.match(text.replace(",", "") if _GROUPED_KEY.match(text) else text)
         if not m:
             line = _find_line(loc, f'"{w}"')
             raise ParseError(loc.path, f"{column} {w!r} is not an integer", line=line, column=column)
