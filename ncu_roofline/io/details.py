@@ -517,7 +517,14 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
     in_header = np.bincount(pair[~in_body], minlength=len(seen)) if in_body.any() else seen
     unit_words, unit = local["Metric Unit"]
     n_unit = len(unit_words) + 1
-    pair_units = np.flatnonzero(np.bincount(pair * n_unit + (unit + 1), minlength=len(seen) * n_unit))
+    # the distinct (pair, unit): each pair's first unit, and the rows of another (few: a metric keeps its unit)
+    first_unit = np.full(len(seen), -2, dtype=np.int64)
+    first_unit[pair[::-1]] = unit[::-1]  # (the last write wins: each pair's first row)
+    present = np.flatnonzero(seen)
+    pair_units = present * n_unit + (first_unit[present] + 1)
+    other = unit != first_unit[pair]
+    if other.any():
+        pair_units = np.union1d(pair_units, pair[other] * n_unit + (unit[other] + 1))
     factors = np.array([_factor(u) for u in unit_words] + [1.0])
     value = column(table, "Metric Value")
     base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
