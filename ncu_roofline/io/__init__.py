@@ -286,14 +286,7 @@ def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
     """ParseError naming the first launch whose GPU time is negative (no GPU time is: a damaged or edited cell,
     which would subtract from every sum of GPU time)."""
     d = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = np.flatnonzero(d < 0)
-    if len(bad):
-        row = launches.iloc[int(bad[0])]
-        raise ParseError(
-            shown,
-            f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): its duration is "
-            f"{d[bad[0]]:g} ns (expected a duration of zero or more: the cell is damaged or edited)",
-        )
+    _refuse_negative(shown, launches, d, "its duration is {value:g} ns (expected a duration of zero or more")
 
 
 def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSource]) -> None:
@@ -303,17 +296,23 @@ def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSo
     names = sorted(m for m in metric_names() if m.partition(".")[0] in CHECKED_COUNTERS)
     columns = merged_columns(sources, launch_index(launches), names)
     for name in names:
-        if name not in columns:
-            continue
-        values = np.asarray(columns[name], dtype=np.float64)
-        bad = np.flatnonzero(values < 0)
-        if len(bad):
-            row = launches.iloc[int(bad[0])]
-            raise ParseError(
-                shown,
-                f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): {name} is "
-                f"{values[bad[0]]:g} (expected zero or more: the cell is damaged or edited)",
-            )
+        if name in columns:
+            values = np.asarray(columns[name], dtype=np.float64)
+            _refuse_negative(shown, launches, values, f"{name} is {{value:g}} (expected zero or more")
+
+
+def _refuse_negative(shown: Path, launches: pd.DataFrame, values: np.ndarray, said: str) -> None:
+    """ParseError naming the first launch (row of ``launches``) whose value is negative: ``said`` with its
+    ``{value}``, then that the cell is damaged or edited."""
+    bad = np.flatnonzero(values < 0)
+    if len(bad):
+        row = launches.iloc[int(bad[0])]
+        raise ParseError(
+            shown,
+            f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): "
+            + said.format(value=values[bad[0]])
+            + ": the cell is damaged or edited)",
+        )
 
 
 _Read = TypeVar("_Read")
