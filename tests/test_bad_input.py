@@ -613,3 +613,15 @@ def test_a_launch_id_grouped_otherwise_than_by_three_is_no_integer(tmp_path: Pat
     out = io.StringIO()
     csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(rows)
     assert 1024 in ncu_roofline.read(write(tmp_path, out.getvalue(), "grouped.csv")).launches["launch_id"].tolist()
+
+
+def test_a_summary_rows_invocations_grouped_otherwise_than_by_three_is_refused(tmp_path: Path) -> None:
+    # "1,2" (a damaged cell) was 12 launches of the group, its GPU time counted 12 times
+    page = _summary_columns(tmp_path, lambda h: h)
+    text = page.read_text()
+    first = text.splitlines()[1]
+    fields = next(csv.reader([first]))
+    at = next(csv.reader([text.splitlines()[0]])).index("Invocations")
+    fields[at] = "1,2"
+    edited = text.replace(first, ",".join(f'"{f}"' for f in fields), 1)
+    expect(ParseError, write(tmp_path, edited, "bad.csv"), r"Invocations '1,2' is not a count of launches", line=2)

@@ -49,12 +49,14 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import PROF_LINE, Located, Skipped, fields_of
+from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of
 
 REQUIRED = ("Invocations", "Metric Name", "Metric Unit", "Average")
 _PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
 
 
+#: A summary row's Invocations: a whole number, its thousands grouped by three ("1,024") or not ("1,2" is damage).
+_COUNT = re.compile(r"^(?:\d+|\d{1,3}(?:,\d{3})+)$")
 #: A metric's name as ncu spells it (``dram__bytes.sum.per_second``, ``launch__grid_size``); a label has spaces.
 _METRIC_NAME = re.compile(r"^[a-z0-9_]+__\S+$")
 
@@ -118,6 +120,14 @@ def read_summary(loc: Located, report: str) -> Page:
     if "Process ID" not in header:
         ident["Process ID"] = "0"
     ident["Invocations"] = column(table, "Invocations").take(pa.array(rows)).cast(pa.string()).to_pylist()
+    for count in dict.fromkeys(ident["Invocations"]):  # a count, its thousands grouped by three at most
+        if count is None or not _COUNT.match(count.strip()):
+            raise ParseError(
+                loc.path,
+                f"Invocations {count!r} is not a count of launches",
+                line=line_of(loc.path, f'"{count}"', start=loc.data_offset),
+                column="Invocations",
+            )
     launches = build_launches(ident, report)
     style = number_style(loc, column(table, "Average"))
     unit = column(table, "Metric Unit")
