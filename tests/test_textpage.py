@@ -635,3 +635,15 @@ def test_a_section_heading_off_its_indent_by_a_space_is_its_section(tmp_path: Pa
 def _unnamed(values: pd.DataFrame) -> pd.DataFrame:
     """``values`` without the report's name (the file's) in its index."""
     return values.reset_index("report", drop=True)
+
+
+def test_a_table_whose_header_row_was_left_out_is_read(tmp_path: Path) -> None:
+    """A page pasted without a table's header row ("Metric Name  Metric Unit  Metric Value"): the two dashed lines
+    meet, and the rows under them are the table's (the second dashed line closed the table, and its rows were taken
+    for body item titles: the launch lost its duration and every throughput, said nowhere)."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    header = next(i for i, x in enumerate(lines) if x.strip().startswith("Metric Name") and "Metric Value" in x)
+    (tmp_path / "cut.txt").write_text("\n".join(lines[:header] + lines[header + 1 :]) + "\n", encoding="utf-8")
+    (tmp_path / "page.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    a, b = ncu_roofline.read(tmp_path / "cut.txt"), ncu_roofline.read(tmp_path / "page.txt")
+    pd.testing.assert_frame_equal(_unnamed(a.values), _unnamed(b.values))

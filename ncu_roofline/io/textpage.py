@@ -485,6 +485,8 @@ class _Parser:
             if METRIC_TABLE_HEADER.match(text) or not self.table_ok:
                 self.header_rule = True
                 return
+            if DASHES.match(text):  # the rule under a header left out (a paste without it): the rows follow
+                return
         dashes = DASHES.match(text)
         if dashes is not None:
             if self.header_rule:  # the rule under the header: the rows follow
