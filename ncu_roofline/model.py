@@ -669,34 +669,35 @@ def repeated_reports(launches: pd.DataFrame) -> list[tuple[str, str, int]]:
     whose launches a merged analysis counts twice. Each report that repeats an earlier one, paired with the
     first it repeats: (that report, this one, launches), in the order the reports come. Another process (an MPI
     rank's capture) or device is another report's; a summary page's rows are groups (invocations), not launches.
-    Reports are compared only where those keys are alike (a hash of each report's), durations at once."""
+    Reports are compared only where those keys are alike (grouped by them), durations at once."""
     if not len(launches) or "report" not in launches:
         return []
     names = launches["report"].astype(object).to_numpy()
     order = list(dict.fromkeys(names.tolist()))
     if len(order) < 2:
         return []
-    columns = ("process_id", "launch_id", "device", "kernel_name", "invocations")
+    columns = ("process_id", "launch_id", "device", "kernel_name")
     blank = np.full(len(launches), "", dtype=object)
-    keys = {c: launches[c].astype(str).to_numpy(dtype=object) if c in launches else blank for c in columns}
+    keys = [launches[c].astype(str).to_numpy(dtype=object) if c in launches else blank for c in columns]
+    groups = (
+        launches["invocations"].to_numpy(dtype=np.float64, na_value=np.nan) > 1
+        if "invocations" in launches
+        else np.zeros(len(launches), dtype=bool)
+    )
     durations = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
     rows: dict[object, list[int]] = {}
     for i, name in enumerate(names.tolist()):
         rows.setdefault(name, []).append(i)
-    by_key: dict[int, list[object]] = {}
+    alike_reports: dict[tuple[tuple[str, ...], ...], list[object]] = {}
     for name in order:
         at = rows[name]
-        if any(v not in ("1", "<NA>", "nan", "None", "") for v in keys["invocations"][at]):
+        if groups[at].any():
             continue  # a summary page's groups
-        key = hash(tuple(tuple(keys[c][at]) for c in columns[:4]))
-        by_key.setdefault(key, []).append(name)
+        alike_reports.setdefault(tuple(tuple(k[at]) for k in keys), []).append(name)
     out = []
-    for bucket in by_key.values():
-        if len(bucket) < 2:
+    for alike in alike_reports.values():
+        if len(alike) < 2:
             continue
-        first = [rows[a] for a in bucket]
-        same = [all(np.array_equal(keys[c][first[0]], keys[c][x]) for c in columns[:4]) for x in first]
-        alike = [a for a, ok in zip(bucket, same, strict=True) if ok]  # (a hash collision is left out)
         d = np.vstack([durations[rows[a]] for a in alike])  # reports x launches
         for i in range(1, len(alike)):
             mine = d[i]

@@ -447,7 +447,7 @@ def repeated_inputs(report: Report) -> list[str]:
     path = dict(zip(report.source["report"].astype(object), report.source["path"].astype(object), strict=True))
     return [
         f"{path.get(a, a)} and {path.get(b, b)} hold the same {n} launches (one report given twice, as two pages or "
-        "two ncu versions' exports, or one program profiled twice?): each launch is counted twice; give one of them"
+        "two ncu versions' exports?): each launch is counted twice; give one of them"
         for a, b, n in repeated_reports(report.launches)
     ]
 
