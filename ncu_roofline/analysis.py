@@ -218,9 +218,9 @@ def analyze(
 def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
     """Per launch (positional), whether a GPU of compute capability ``device_cc`` can be the one it ran on: its
     CC is that one or not known (every launch where the GPU is not known: an unknown ``--device`` name)."""
-    own = cc.astype("string").str.strip()
     if device_cc is None:
         return np.ones(len(cc), dtype=bool)
+    own = cc.astype("string").str.strip()
     out: np.ndarray = (own.isna() | (own == device_cc.strip())).to_numpy(dtype=bool, na_value=True)
     return out
 

@@ -291,9 +291,9 @@ _NUMBERISH = re.compile(rf"^[-+]?[0-9][0-9.,{_SPACES}]*([eE][-+]?[0-9]+)?$")
 NUMBER_STYLES = ("en", "dot-grouped")
 #: Per style, its grouping separator and a number it groups: one to three digits, then groups of three, the
 #: separator in the integer part only ("1,2,3", "12,34" and "1.5,000" are no number: a damaged cell, not 123).
-_GROUPED: dict[str, tuple[int, str]] = {
-    "en": (ord(","), r"^\s*[-+]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
-    "dot-grouped": (ord("."), r"^\s*[-+]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
+_GROUPED: dict[str, tuple[str, str]] = {
+    "en": (",", r"^\s*[-+]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
+    "dot-grouped": (".", r"^\s*[-+]?[0-9]{1,3}(?:\.[0-9]{3})+(?:,[0-9]*)?(?:[eE][-+]?[0-9]+)?\s*$"),
 }
 
 
@@ -452,8 +452,8 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
     if pc.any(pc.match_substring(text, " (")).as_py():
         text = pc.replace_substring_regex(text, _WITH_INSTANCES, r"\1")
     separator, grouped = _GROUPED[style]
-    if pc.any(pc.match_substring(text, chr(separator))).as_py():  # a separator: in a grouped number only
-        bad = pc.and_(pc.match_substring(text, chr(separator)), pc.invert(pc.match_substring_regex(text, grouped)))
+    if pc.any(pc.match_substring(text, separator)).as_py():  # a separator: in a grouped number only
+        bad = pc.and_(pc.match_substring(text, separator), pc.invert(pc.match_substring_regex(text, grouped)))
         text = pc.if_else(bad, pa.scalar(None, pa.string()), text)
     if style == "en":
         plain = pc.replace_substring(text, ",", "") if pc.any(pc.match_substring(text, ",")).as_py() else text

@@ -47,9 +47,9 @@ from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
     check_unit_kinds,
     check_units,
-    distinct_rows,
     label_not_understood,
     long_metrics,
+    metric_units,
     resolve_names,
     resolved_names,
     unit_columns,
@@ -195,7 +195,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     cc = main_cc(launches)
     body = column(table, "Body Item Label") if "Body Item Label" in header else None
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
-    check_unit_kinds(loc, distinct_rows(section, field, unit), cc)
+    check_unit_kinds(loc, metric_units(section, field, unit), cc)
 
     def build() -> pd.DataFrame:
         return long_metrics(

@@ -39,11 +39,9 @@ def check_unit_kinds(
     the line to name (a raw page's units row), else the first line that shows the field and unit."""
     read = metric_names()  # (a column named like no metric the analysis reads is not judged by its name)
     for section, field, unit in rows:
-        parsed = unit_or_none(unit) if unit else None
-        if parsed is None:
-            continue
         metric = resolve(section, field, cc)[0]
-        kind = unit_misfit(metric, parsed.base) if metric in read else None
+        parsed = unit_or_none(unit) if unit and metric in read else None
+        kind = unit_misfit(metric, parsed.base) if parsed is not None and metric is not None else None
         if kind is None:
             continue
         at = line if line is not None else line_of(loc.path, f'"{field}","{unit}",', start=loc.data_offset)
@@ -53,12 +51,12 @@ def check_unit_kinds(
         raise UnitError(loc.path, f"unit {unit!r} for {what}: expected {kind}", line=at, column="Metric Unit")
 
 
-def distinct_rows(section: pa.Array | None, field: pa.Array, unit: pa.Array) -> list[tuple[str, str, str]]:
+def metric_units(section: pa.Array | None, field: pa.Array, unit: pa.Array) -> list[tuple[str, str, str]]:
     """The distinct (section, field, unit) of a page's metric rows (``section`` None: none, as on the raw page's
     summary), in the order of their codes, for :func:`check_unit_kinds`."""
     fld, uni = categorical(field), categorical(unit)
     sec = categorical(section) if section is not None else None
-    n_f, n_u = len(fld.categories) + 1, len(uni.codes) and len(uni.categories) + 1
+    n_f, n_u = len(fld.categories) + 1, len(uni.categories) + 1
     key = (fld.codes.astype(np.int64) + 1) * n_u + (uni.codes.astype(np.int64) + 1)
     if sec is not None:
         key += (sec.codes.astype(np.int64) + 1) * (n_f * n_u)

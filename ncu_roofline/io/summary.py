@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 from ..errors import FormatError, ParseError
 from ..model import LongMetrics
 from .identity import build_launches, main_cc
-from .metricframe import check_unit_kinds, check_units, distinct_rows, long_metrics, unknown_labels
+from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels
 from .page import Page
 from .records import (
     DICT,
@@ -134,7 +134,7 @@ def read_summary(loc: Located, report: str) -> Page:
     not_understood = check_units(loc, unit)
     cc = main_cc(launches)
     check_unit_kinds(
-        loc, distinct_rows(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
+        loc, metric_units(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
     )
     section = (
         column(table, "Section Name")

@@ -766,9 +766,8 @@ def device_rows(analysis: Analysis) -> list[dict[str, Any]]:
     """One object per GPU the launches ran on (first-seen order; per name, table entry and basis, and per compute
     capability where it has no name: two unknown GPUs of different CCs are two): ``name`` (as the report names
     it, else the table entry), ``cc`` (its first launch's compute capability, null: not in the export), ``table``
-    (the built-in entry
-    that fills peaks the report lacks; null: none, the report's own peaks only), ``basis`` (how it was
-    identified: display_name, display_name+attributes, attributes, --device; null), ``launches``,
+    (the built-in entry that fills peaks the report lacks; null: none, the report's own peaks only), ``basis``
+    (how it was identified: display_name, display_name+attributes, attributes, --device; null), ``launches``,
     ``peak_source`` (per figure source summary: report, report+table:<gpu>, override, missing ...; the distinct
     values over its launches) and ``missing_peaks`` (the peak figures some launch's roofline needs that nobody
     gave: give them with ``--peak KEY=VALUE`` or ``--device NAME``)."""
