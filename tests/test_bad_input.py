@@ -625,3 +625,17 @@ def test_a_summary_rows_invocations_grouped_otherwise_than_by_three_is_refused(t
     fields[at] = "1,2"
     edited = text.replace(first, ",".join(f'"{f}"' for f in fields), 1)
     expect(ParseError, write(tmp_path, edited, "bad.csv"), r"Invocations '1,2' is not a count of launches", line=2)
+
+
+@pytest.mark.parametrize("fmt", ["html", "json", "markdown"])
+def test_a_report_this_tool_wrote_is_named_as_such(tmp_path: Path, fmt: str) -> None:
+    # a page written next to its input (gene_dzv.raw.merged.roofline.html in a folder of exports) was "no ncu CSV
+    # header found", as if it were some other file
+    from click.testing import CliRunner
+
+    from ncu_roofline.cli import main
+
+    out = tmp_path / f"report.roofline.{fmt}"
+    r = CliRunner().invoke(main, [str(data("micro_full.raw.csv")), "--format", fmt, "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    expect(FormatError, out, "^.*: a report ncu-roofline wrote, not an ncu export: give the export it was made from$")

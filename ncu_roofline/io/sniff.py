@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, InputError, NcuError, ParseError
+from ..files import written_by_us
 from ..vocabulary import DETAILS_EXPORT, RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
@@ -543,6 +544,8 @@ def locate(path: Path) -> Located:
     _raise_other_separator(path, preamble)
     if preamble and all(s.reason == "ncu message" for s in preamble):
         raise FormatError(path, "only ncu messages, no CSV records (did ncu profile any kernel?)")
+    if written_by_us(path):  # (its HTML, JSON or Markdown, by the marks a re-run looks for)
+        raise FormatError(path, "a report ncu-roofline wrote, not an ncu export: give the export it was made from")
     encoding = f" ({not_utf8} line(s) are not UTF-8 text)" if not_utf8 else ""
     raise FormatError(
         path,
