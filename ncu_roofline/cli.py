@@ -80,7 +80,7 @@ from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
-from .vocabulary import CUT_SHORT
+from .vocabulary import CUT_SHORT, NOT_UNDERSTOOD_LEAD, TWO_VALUES
 
 PROG = "ncu-roofline"
 DEFAULT_COMMAND = "analyze"
@@ -477,6 +477,9 @@ def load(
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
         if CUT_SHORT in unknown:  # not a detail: the launches after the cut are missing
             note(f"warning: {row.path}: {CUT_SHORT} (its last line has no line break); {row.launches} launches read")
+        if TWO_VALUES in unknown:  # not a detail either: damage, or an edit, of a metric the analysis reads
+            first = next(item for item in unknown.split("; ") if TWO_VALUES in item)
+            note(f"warning: {row.path}: {first.split(NOT_UNDERSTOOD_LEAD)[-1]}")
     from .io import repeated_inputs
     from .report.fmt import counted
 

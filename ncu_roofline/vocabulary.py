@@ -79,6 +79,11 @@ NVTX_SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-nvtx > su
 #: What ``source.not_understood`` says of a page ncu printed without ``--csv`` whose last line has no line break
 #: (``head -c``, a copy stopped mid-way); the command line warns of it.
 CUT_SHORT = "the page may be cut short"
+#: ... of a metric a launch has twice in one section with different values (neither is taken); the command line
+#: warns of it.
+TWO_VALUES = "with different values"
+#: What ``source.not_understood`` says between the count and the items.
+NOT_UNDERSTOOD_LEAD = "not understood, kept as text and left out of the analysis: "
 
 
 # The same, as plain strings in their order (for frames, column names and JSON keys).

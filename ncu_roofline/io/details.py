@@ -43,6 +43,7 @@ from ..model import (
 )
 from ..units import number_evidence, other_grouping, parse_numbers, space_grouped, spaces_read, style_of, unit_or_none
 from ..vector import key_runs
+from ..vocabulary import TWO_VALUES
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
     check_unit_kinds,
@@ -197,17 +198,108 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
     check_unit_kinds(loc, metric_units(section, field, unit), cc)
 
+    twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, style, cc)
+    not_understood += notes
+
     def build() -> pd.DataFrame:
-        return long_metrics(
+        frame = long_metrics(
             report, process_id=pid, launch_id=lid, section=section, body_item=body, metric_field=field,
             unit=unit, value=value, style=style, cc=cc,
         )  # fmt: skip
+        if len(twice):  # a metric a launch has twice with two values: not measured (its texts kept)
+            measured = frame["value"].to_numpy(dtype=np.float64, copy=True)
+            measured[twice] = np.nan
+            frame["value"] = measured
+        return frame
 
     not_understood += unknown_labels(section, field, body, cc)
     rules = _rules(loc, report, rule_table, style, launches)
     has_body = body is not None and bool((categorical(body).codes >= 0).any())
     lazy = LazyMetrics(table.num_rows, build, body_items=has_body, names=resolved_names(section, field, cc))
     return Page(launches, lazy, rules, classified.skipped, not_understood)
+
+
+def _two_values(
+    loc: Located,
+    pid: np.ndarray,
+    lid: np.ndarray,
+    section: pa.Array,
+    field: pa.Array,
+    body: pa.Array | None,
+    unit: pa.Array,
+    value: pa.Array,
+    style: str,
+    cc: str | None,
+) -> tuple[np.ndarray, list[str]]:
+    """The rows of a metric that a launch has twice with two values (the same label in the same section, outside
+    body items, a metric the analysis reads), and one note per such metric naming the launch, both values and
+    their lines: ncu writes a label once per section, so one of them is damage (or an edit), and neither is
+    taken (the first was, silently). Values are compared in base units; the same value written twice is kept."""
+    sec, fld = categorical(section), categorical(field)
+    name, _label = resolve_names(sec, fld, cc)
+    named = name.codes >= 0
+    if body is not None:
+        named &= categorical(body).codes < 0
+    rows = np.flatnonzero(named)
+    nothing: tuple[np.ndarray, list[str]] = (np.zeros(0, dtype=np.int64), [])
+    if len(rows) < 2:
+        return nothing
+    keys = pd.DataFrame({"p": pid[rows], "l": lid[rows], "s": sec.codes[rows], "f": fld.codes[rows]})
+    again = keys.duplicated(keep=False).to_numpy()
+    if not again.any():
+        return nothing
+    rows, keys = rows[again], keys.loc[again]
+    taken = pa.array(rows)
+    factor, _base = unit_columns(categorical(unit.take(taken)))
+    number = parse_numbers(value.take(taken), style).to_numpy(zero_copy_only=False) * factor
+    keys = keys.assign(v=np.where(np.isnan(number), np.inf, number))  # a cell without a number: a value of its own
+    kinds = keys.groupby(["p", "l", "s", "f"], sort=False)["v"].transform("nunique").to_numpy()
+    rows, keys = rows[kinds > 1], keys.loc[kinds > 1].reset_index(drop=True)
+    if not len(rows):
+        return nothing
+    texts = value.take(pa.array(rows)).to_pylist()
+    units = unit.take(pa.array(rows)).to_pylist()
+    found = _lines_of_rows(loc, keys, sec, fld)
+    group = keys.groupby(["p", "l", "s", "f"], sort=False).ngroup().to_numpy()
+    notes = []
+    for g in range(int(group.max()) + 1):
+        at = np.flatnonzero(group == g).tolist()
+        p, lnch, s, f = (int(x) for x in keys.iloc[at[0]][["p", "l", "s", "f"]])
+        shown = " and ".join(f"{texts[i]} {units[i] or ''}".rstrip() for i in at[:2]) + (" ..." if len(at) > 2 else "")
+        label, where_in = str(fld.categories[f]), str(sec.categories[s])
+        lines = found.get((p, lnch, where_in, label), [])
+        where = f", lines {' and '.join(map(str, lines[:2]))}{' ...' if len(lines) > 2 else ''}" if lines else ""
+        notes.append(
+            f"launch ID {lnch} of process {p} has {label!r} of section {where_in!r} "
+            f"{len(at)} times {TWO_VALUES} ({shown}{where}): not measured"
+        )
+    return rows, notes
+
+
+def _lines_of_rows(
+    loc: Located, keys: pd.DataFrame, sec: pd.Categorical, fld: pd.Categorical
+) -> dict[tuple[int, int, str, str], list[int]]:
+    """The 1-based lines of the metric rows of ``keys`` (process, launch, section code, field code), each row
+    outside a body item: one pass over the file, reading only the lines of those launches."""
+    wanted = {
+        (int(p), int(lnch), str(sec.categories[s]), str(fld.categories[f]))
+        for p, lnch, s, f in keys[["p", "l", "s", "f"]].itertuples(index=False)
+    }
+    prefixes = {f'"{lnch}","{p}",' for p, lnch, _s, _f in wanted}
+    header = loc.header
+    at = {c: header.index(c) for c in ("Section Name", "Metric Name", "Body Item Label") if c in header}
+    found: dict[tuple[int, int, str, str], list[int]] = {}
+    with loc.path.open("r", encoding="utf-8", errors="replace", newline="") as fh:
+        for n, line in enumerate(fh, start=1):
+            if n <= loc.header_line or line[: line.find(",", line.find(",") + 1) + 1] not in prefixes:
+                continue
+            fields = loose_fields(line.rstrip("\r\n"))
+            if len(fields) <= at["Metric Name"] or ("Body Item Label" in at and fields[at["Body Item Label"]]):
+                continue
+            key = (int(fields[1]), int(fields[0]), fields[at["Section Name"]], fields[at["Metric Name"]])
+            if key in wanted:
+                found.setdefault(key, []).append(n)
+    return found
 
 
 def _parse_fast(loc: Located, names: list[str], identity: list[str]) -> tuple[pa.Table, OddRows] | None:
@@ -890,6 +982,16 @@ def _skipped(loc: Located, odd: list[tuple[int, int, str]], record_width: int) -
     return classified.skipped
 
 
+def _two_values_in_a_pair(
+    key: np.ndarray, pair: np.ndarray, value: np.ndarray, in_body: np.ndarray, suspects: np.ndarray
+) -> bool:
+    """Whether a (launch, metric) of ``suspects`` has two values from one (section, field) pair outside body
+    items (two pairs of one metric may differ by their rounding: the first is taken, as ever)."""
+    look = np.isin(key, suspects) & ~in_body
+    cells = pd.DataFrame({"k": key[look], "p": pair[look], "v": value[look]})
+    return bool((cells.groupby(["k", "p"], sort=False)["v"].nunique() > 1).any())
+
+
 #: Largest metrics x launches matrix whose repeated cells are found by counting (beyond: by sorting).
 WIDE_COUNTS = 1 << 26
 
@@ -898,17 +1000,19 @@ def _wide(
     stream: _Stream, code_of_pair: np.ndarray, n_launch: int, categories: list[str]
 ) -> tuple[list[str], np.ndarray]:
     """(names, matrix metrics x launches): per launch and metric, the first numeric cell outside body items,
-    else the first in a body item (as ``model.long_to_wide`` picks from the long frame)."""
+    else the first in a body item (as ``model.long_to_wide`` picks from the long frame). A label a launch has
+    twice in one section with two values is a Fallback: the careful reader says which (``_two_values``)."""
     n_code = len(categories)
     if not stream.cells or not n_code:
         return [], np.zeros((0, n_launch))
-    keys, bodies, values = [], [], []
+    keys, pairs, bodies, values = [], [], [], []
     for row, pair, body, number in stream.cells:  # (launch, metric) per cell: a launch's cells lie together
         code = code_of_pair[pair]
         key = row.astype(np.int64) * n_code + code
         named = code >= 0
         whole = named.all()  # else: cells of no metric we name, left out
         keys.append(key if whole else key[named])
+        pairs.append(pair if whole else pair[named])
         bodies.append(body if whole else body[named])
         values.append(number if whole else number[named])
     stream.cells = []
@@ -917,7 +1021,8 @@ def _wide(
         return [], np.zeros((0, n_launch))
     if in_body.any():
         order = np.lexsort((np.arange(len(key)), in_body))  # header rows first, then file order
-        key, value = key[order], value[order]
+        key, value, in_body = key[order], value[order], in_body[order]
+        pairs = [np.concatenate(pairs)[order]]
     if n_launch * n_code <= WIDE_COUNTS:  # a count per (launch, metric): repeats found without a sort
         counts = np.bincount(key, minlength=n_launch * n_code)
         used = np.flatnonzero(counts.reshape(n_launch, n_code).any(axis=0))
@@ -932,6 +1037,10 @@ def _wide(
         _, f = np.unique(key[repeats], return_index=True)
         first_of = repeats[f]
         flat[key[first_of]] = value[first_of]
+        other = repeats[(value[repeats] != flat[key[repeats]]) & ~in_body[repeats]]
+        if len(other) and _two_values_in_a_pair(key, np.concatenate(pairs), value, in_body, key[other]):
+            raise Fallback("a launch with one label of a section twice, with two values")  # the careful reader
+            # tells which and where
     # metrics x launches, C order; metrics without a number left out
     matrix = np.ascontiguousarray(by_launch.T) if len(used) == n_code else by_launch.T[used]
     return [categories[c] for c in used.tolist()], matrix
