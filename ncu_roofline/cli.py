@@ -475,11 +475,13 @@ def load(
         skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
         unknown = f"; {row.not_understood}" if isinstance(row.not_understood, str) else ""
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
-        if CUT_SHORT in unknown:  # not a detail: the launches after the cut are missing
-            note(f"warning: {row.path}: {CUT_SHORT} (its last line has no line break); {row.launches} launches read")
-        if TWO_VALUES in unknown:  # not a detail either: damage, or an edit, of a metric the analysis reads
-            first = next(item for item in unknown.split("; ") if TWO_VALUES in item)
-            note(f"warning: {row.path}: {first.split(NOT_UNDERSTOOD_LEAD)[-1]}")
+        items = [item.split(NOT_UNDERSTOOD_LEAD)[-1] for item in unknown.split("; ")]
+        cut = next((item for item in items if item.startswith(CUT_SHORT)), None)
+        if cut is not None:  # not a detail: the launches after the cut are missing
+            note(f"warning: {row.path}: {cut}; {row.launches} launches read")
+        two = next((item for item in items if TWO_VALUES in item), None)
+        if two is not None:  # not a detail either: damage, or an edit, of a metric the analysis reads
+            note(f"warning: {row.path}: {two}")
     from .io import repeated_inputs
     from .report.fmt import counted
 

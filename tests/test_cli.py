@@ -818,5 +818,6 @@ def test_a_page_cut_short_is_warned_of(work: Path) -> None:
     assert r.exit_code == EXIT_OK
     warning = [line for line in r.stderr.splitlines() if "warning:" in line]
     assert warning == [
-        "ncu-roofline: warning: cut.txt: the page may be cut short (its last line has no line break); 8 launches read"
+        "ncu-roofline: warning: cut.txt: the page may be cut short: its last line has no line break (ncu ends every "
+        "line it prints); 8 launches read"
     ]

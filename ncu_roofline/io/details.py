@@ -43,7 +43,7 @@ from ..model import (
 )
 from ..units import number_evidence, other_grouping, parse_numbers, space_grouped, spaces_read, style_of, unit_or_none
 from ..vector import key_runs
-from ..vocabulary import TWO_VALUES
+from ..vocabulary import CUT_SHORT, TWO_VALUES
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
     check_unit_kinds,
@@ -200,6 +200,8 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
 
     twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, style, cc)
     not_understood += notes
+    short = _last_launch_short(*_last_two_of_rows(pid, lid, column(table, "Kernel Name"), section, field, body))
+    not_understood += [short] if short else []
 
     def build() -> pd.DataFrame:
         frame = long_metrics(
@@ -946,6 +948,8 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
         code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
         wide = _wide(stream, code_of_pair, len(lid), categories)
+        short = _last_launch_short(*_last_two_of_a_kernel(stream, len(lid)), lid, pid)
+        not_understood += [short] if short else []
         launches, rules, keys = frames.result()
 
     words = {"section": sections, "field": fields, "body": stream.body.words, "unit": stream.unit.words}
@@ -961,6 +965,70 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     )
     release_memory()  # what the blocks' parsing left in the allocators, before the analysis needs memory
     return Page(launches, lazy, rules, skipped, not_understood)
+
+
+def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """(the last launch's row, the row of the launch of its kernel before it or -1, and the (section, field) codes
+    of each one's metric rows outside body items, in file order): from the blocks that hold their rows."""
+    last = n_launch - 1
+    kernel = stream.ident["Kernel Name"]
+    same = np.flatnonzero(kernel[:last] == kernel[last]) if last > 0 else np.zeros(0, dtype=np.int64)
+    earlier = int(same[-1]) if len(same) else -1
+    none = np.zeros((0, 2), dtype=np.int64)
+    if earlier < 0:
+        return last, -1, none, none
+    parts: dict[int, list[np.ndarray]] = {last: [], earlier: []}
+    for kept in reversed(stream.kept):  # a launch's rows lie together; launch rows number them in file order
+        if not len(kept.row_of_key):
+            continue
+        lo, hi = int(kept.row_of_key.min()), int(kept.row_of_key.max())
+        if hi < earlier:
+            break
+        if lo > last or not (lo <= earlier <= hi or lo <= last <= hi):
+            continue
+        row, section, field, _unit, body = kept.file_codes()
+        for target, found in parts.items():
+            at = (row == target) & (body < 0)
+            found.insert(0, np.stack([section[at], field[at]], axis=1).astype(np.int64))
+    joined = {t: np.concatenate(p) if p else none for t, p in parts.items()}
+    return last, earlier, joined[last], joined[earlier]
+
+
+def _last_two_of_rows(
+    pid: np.ndarray, lid: np.ndarray, kernel: pa.Array, section: pa.Array, field: pa.Array, body: pa.Array | None
+) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_last_two_of_a_kernel`` from a page's metric rows (the careful reader's table), with each launch row's
+    launch ID and process ID: (last, earlier, mine, theirs, lid, pid)."""
+    key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
+    _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # launch rows in file order
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    row = rank[np.asarray(inverse).reshape(-1)]
+    heads = first[order]  # each launch row's first table row
+    kernels = categorical(kernel, empty_as_na=False).codes[heads]
+    last = len(order) - 1
+    same = np.flatnonzero(kernels[:last] == kernels[last]) if last > 0 else np.zeros(0, dtype=np.int64)
+    earlier = int(same[-1]) if len(same) else -1
+    codes = np.stack([categorical(section).codes, categorical(field).codes], axis=1).astype(np.int64)
+    outside = np.ones(len(row), dtype=bool) if body is None else categorical(body).codes < 0
+    mine, theirs = (codes[(row == r) & outside] for r in (last, earlier))
+    return last, earlier, mine, theirs, lid[heads], pid[heads]
+
+
+def _last_launch_short(last: int, earlier: int, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
+                       pid: np.ndarray) -> str | None:  # fmt: skip
+    """CUT_SHORT's note where the page's last launch (row ``last``) has fewer metric rows than the launch of its
+    kernel before it (row ``earlier``) and they are the first of that launch's (``mine``, ``theirs``: each one's
+    (section, field) codes in file order): a page cut at a line break (``head -n``), which no field count shows.
+    A launch whose rows differ otherwise is not said to be cut."""
+    n = len(mine)
+    if earlier < 0 or not n or n >= len(theirs) or not (theirs[:n] == mine).all():
+        return None
+    return (
+        f"{CUT_SHORT}: its last launch (ID {lid[last]} of process {pid[last]}) ends after {n} of the "
+        f"{len(theirs)} metric rows of launch ID {lid[earlier]} of its kernel"
+    )
 
 
 def _skipped(loc: Located, odd: list[tuple[int, int, str]], record_width: int) -> list[Skipped]:

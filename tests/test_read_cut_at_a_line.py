@@ -1,0 +1,97 @@
+"""A details page cut at a line break (``head -n``, a copy stopped between lines): no field count shows it, so the
+reader compares the last launch with the launch of its kernel before it; where the last one's metric rows are the
+first of the other's, the page may be cut short, and ``source.not_understood`` and the command line say so. Built
+from the real H200 details page (``micro_full.details.csv``: launches 14 and 15 are one kernel); the golden
+counts are the page's own rows, counted here."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import data
+
+import ncu_roofline
+from ncu_roofline import cli
+from ncu_roofline.vocabulary import CUT_SHORT
+
+SOURCE = "micro_full.details.csv"
+
+
+def _fields(line: str) -> list[str]:
+    return next(csv.reader(io.StringIO(line)))
+
+
+def page() -> tuple[list[str], list[int], dict[int, int]]:
+    """The page's lines, each record's launch ID (-1 for the header) and each launch's metric row count."""
+    lines = data(SOURCE).read_text().splitlines()
+    header = _fields(lines[0])
+    name = header.index("Metric Name")
+    launch = [-1] + [int(_fields(line)[0]) for line in lines[1:]]
+    metric_rows: dict[int, int] = {}
+    for line, lid in zip(lines[1:], launch[1:], strict=True):
+        if _fields(line)[name]:
+            metric_rows[lid] = metric_rows.get(lid, 0) + 1
+    return lines, launch, metric_rows
+
+
+def cut(tmp_path: Path, keep_of_last: int, *, padded: bool = False) -> Path:
+    """The page up to the ``keep_of_last``-th metric row of its last launch (15), cut after that line's break.
+    ``padded``: metric rows filled to the header's width, as ncu 2021 wrote them (the careful reader's page)."""
+    lines, launch, _rows = page()
+    header = _fields(lines[0])
+    name, value = header.index("Metric Name"), header.index("Metric Value")
+    out, seen = [lines[0]], 0
+    for line, lid in zip(lines[1:], launch[1:], strict=True):
+        fields = _fields(line)
+        if lid == 15 and fields[name]:
+            if seen == keep_of_last:
+                break
+            seen += 1
+        if padded and fields[name]:
+            fields = fields[: value + 1] + [""] * (len(header) - value - 1)
+            out.append(",".join('"' + f.replace('"', '""') + '"' for f in fields))
+        else:
+            out.append(line)
+    path = tmp_path / f"cut-{keep_of_last}{'-padded' if padded else ''}.csv"
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["ragged", "padded"])
+@pytest.mark.parametrize("keep", [1, 40])
+def test_a_last_launch_cut_at_a_line_is_said(tmp_path: Path, keep: int, padded: bool) -> None:
+    _lines, _launch, rows = page()
+    assert rows[14] == rows[15]  # one kernel, the same sections
+    report = ncu_roofline.read(cut(tmp_path, keep, padded=padded))
+    assert len(report.launches) == 16  # the cut launch is read, with what it has
+    note = report.source["not_understood"].iloc[0]
+    assert (
+        f"{CUT_SHORT}: its last launch (ID 15 of process 663) ends after {keep} of the {rows[14]} metric rows of "
+        "launch ID 14 of its kernel"
+    ) in note
+
+
+def test_a_page_cut_between_launches_is_not_said(tmp_path: Path) -> None:
+    """Cut after launch 14's rows (before 15's first metric row): nothing tells it from a page of 15 launches."""
+    report = ncu_roofline.read(cut(tmp_path, 0))
+    assert len(report.launches) == 15
+    assert report.source["not_understood"].isna().all()
+
+
+def test_the_whole_page_is_not_said_to_be_cut() -> None:
+    assert ncu_roofline.read(data(SOURCE)).source["not_understood"].isna().all()
+
+
+def test_the_command_line_warns_of_a_cut_at_a_line(tmp_path: Path) -> None:
+    _lines, _launch, rows = page()
+    path = cut(tmp_path, 40)
+    r = CliRunner().invoke(cli.main, [str(path), "--format", "json", "-o", str(tmp_path / "out.json")])
+    assert r.exit_code == 0
+    assert [w for w in r.stderr.splitlines() if "warning:" in w] == [
+        f"ncu-roofline: warning: {path}: {CUT_SHORT}: its last launch (ID 15 of process 663) ends after 40 of the "
+        f"{rows[14]} metric rows of launch ID 14 of its kernel; 16 launches read"
+    ]
