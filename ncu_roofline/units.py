@@ -313,6 +313,22 @@ def detect_number_style(samples: list[str]) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
+def style_examples(samples: list[str]) -> tuple[str, str] | None:
+    """The first sample that is evidence for the "en" style and the first for "dot-grouped" (as
+    :func:`detect_number_style` weighs them), where there are both."""
+    en = dot = None
+    for s in samples:
+        if not _NUMBERISH.match(s):
+            continue
+        if _EN_EVIDENCE.match(s):
+            en = en or s
+        elif _DOT_GROUPED_EVIDENCE.match(s):
+            dot = dot or s
+        if en and dot:
+            return en, dot
+    return None
+
+
 #: A number grouped by an apostrophe (ASCII, or U+2019 as glibc's de_CH writes it), or by a space with a decimal
 #: point: spellings no ncu export shows (its groups are ',', and in comma-decimal locales '.' or a space).
 _OTHER_GROUPING = (

@@ -120,7 +120,9 @@ def test_csv_not_from_ncu(tmp_path: Path) -> None:
 
 
 def test_binary_garbage(tmp_path: Path) -> None:
-    expect(FormatError, write(tmp_path, bytes(range(256)) * 40), "binary data")
+    expect(FormatError, write(tmp_path, bytes(range(256)) * 40), "binary data", line=1)
+    nul = "".join(LINES[:4]) + "\x00" + "".join(LINES[4:])  # a NUL byte at the start of line 5
+    expect(FormatError, write(tmp_path, nul, "nul.csv"), "binary data", line=5)
     expect(FormatError, write(tmp_path, b"\xff\xfe" + "ID,x".encode("utf-16-le"), "utf16.csv"), "no ncu CSV header")
     expect(FormatError, write(tmp_path, b'"ID","Process ID"\n\xc3\x28\n', "bad-utf8.csv"), "1 line.s. are not UTF-8")
 
@@ -209,10 +211,19 @@ def test_same_launch_id_in_two_processes_is_two_launches(tmp_path: Path) -> None
 def test_duplicate_launch_key_with_two_identities(tmp_path: Path) -> None:
     # ID 0 of process 663 claimed by two different kernels: refuse rather than merge them.
     extra = "".join(LINES[1:3]).replace("stream_triad", "other_kernel")
-    expect(DuplicateLaunchError, write(tmp_path, DETAILS + extra), "launch ID 0 of process 663 appears with two")
-    raw_lines = RAW.splitlines(keepends=True)
+    # the line of the first row that gives the other identity: the first appended one
     expect(
-        DuplicateLaunchError, write(tmp_path, RAW + raw_lines[2], "raw.csv"), "launch ID 0 of process 663 has 2 rows"
+        DuplicateLaunchError,
+        write(tmp_path, DETAILS + extra),
+        "launch ID 0 of process 663 appears with two",
+        line=len(LINES) + 1,
+    )
+    raw_lines = RAW.splitlines(keepends=True)
+    expect(  # the second row of the launch: the one appended
+        DuplicateLaunchError,
+        write(tmp_path, RAW + raw_lines[2], "raw.csv"),
+        "launch ID 0 of process 663 has 2 rows",
+        line=len(raw_lines) + 1,
     )
 
 
@@ -418,6 +429,7 @@ def test_a_negative_duration_is_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(ncu_roofline.ParseError, match=r"launch ID 0 of process \d+ \(stream_triad.*duration is -") as e:
         ncu_roofline.read(path)
     assert "\n" not in str(e.value)
+    assert e.value.line == at + 1  # the line of the cell made negative (lines count from 1)
 
 
 @pytest.mark.parametrize(
@@ -639,3 +651,26 @@ def test_a_report_this_tool_wrote_is_named_as_such(tmp_path: Path, fmt: str) -> 
     r = CliRunner().invoke(main, [str(data("micro_full.raw.csv")), "--format", fmt, "-o", str(out), "-q"])
     assert r.exit_code == 0, r.output
     expect(FormatError, out, "^.*: a report ncu-roofline wrote, not an ncu export: give the export it was made from$")
+
+
+def test_a_line_that_opens_a_quote_is_named(tmp_path: Path) -> None:
+    """A line of garbage that opens a quote (a byte-damaged line, program output) joins the next lines into one
+    field in a CSV parse: the error names the line that opened it."""
+    text = "".join(LINES[:9]) + '"8","663","micro\n' + "".join(LINES[9:])
+    expect(ParseError, write(tmp_path, text), "line break inside", line=10)
+
+
+def test_a_summary_row_written_twice_is_named(tmp_path: Path) -> None:
+    """A summary page whose group has a metric twice (two captures appended): refused at the second row."""
+    lines = gzip.decompress(data("micro_full.summary-per-kernel.csv.gz").read_bytes()).decode().splitlines(True)
+    text = "".join(lines[:5]) + lines[4] + "".join(lines[5:])  # line 5 again, as line 6
+    expect(FormatError, write(tmp_path, text, "summary.csv"), "has metric .* twice", line=6)
+
+
+def test_numbers_in_two_styles_are_named(tmp_path: Path) -> None:
+    """A page of '3.20' (a decimal point) with one cell '3,25' (a decimal comma): two locales, refused at the
+    cell that disagrees, both shown."""
+    at = next(i for i, line in enumerate(LINES) if '"DRAM Frequency","Ghz","3.20"' in line)
+    lines = list(LINES)
+    lines[at] = lines[at].replace('"3.20"', '"3,25"')
+    expect(ParseError, write(tmp_path, "".join(lines)), r"numbers in two styles \('[^']+' and '3,25'\)", line=at + 1)

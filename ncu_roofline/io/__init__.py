@@ -48,6 +48,7 @@ from .sniff import (
     check_path,
     decompressed,
     is_gzip,
+    lines_starting,
     locate,
     requoted,
     utf16_encoding,
@@ -307,11 +308,15 @@ def _refuse_negative(shown: Path, launches: pd.DataFrame, values: np.ndarray, sa
     bad = np.flatnonzero(values < 0)
     if len(bad):
         row = launches.iloc[int(bad[0])]
+        lid, pid = row["launch_id"], row["process_id"]
+        # the launch's first line with a negative cell (a CSV page's records begin with the launch's key)
+        line = lines_starting(shown, f'"{lid}","{pid}",', containing=',"-', limit=1) if shown.is_file() else []
         raise ParseError(
             shown,
-            f"launch ID {row['launch_id']} of process {row['process_id']} ({row['kernel_name']}): "
+            f"launch ID {lid} of process {pid} ({row['kernel_name']}): "
             + said.format(value=values[bad[0]])
             + ": the cell is damaged or edited)",
+            line=line[0] if line else None,
         )
 
 

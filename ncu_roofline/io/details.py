@@ -80,7 +80,7 @@ from .records import (
     string_columns,
     text_of,
 )
-from .sniff import Located, Skipped, fields_of, lines_of
+from .sniff import Located, Skipped, fields_of, lines_starting
 
 REQUIRED = ("ID", "Process ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value")
 
@@ -346,8 +346,8 @@ def _launches(
             i = int(mismatch[0])
             j = int(first[inverse[i]])
             a, b = arr[j].as_py(), arr[i].as_py()
-            lines = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
-            line = next(iter(lines.values()), [None])
+            quoted = '"' + str(b).replace('"', '""') + '"'
+            line = lines_starting(loc.path, f'"{lid[i]}","{pid[i]}",', loc.data_offset, 1, quoted)
             raise DuplicateLaunchError(
                 loc.path,
                 f"launch ID {lid[i]} of process {pid[i]} appears with two different {col!r} values "

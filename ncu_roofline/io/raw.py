@@ -35,7 +35,7 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import Located, fields_of, lines_of
+from .sniff import Located, fields_of, lines_starting
 
 IDENTITY_EXTRA = ("Kernel Time",)
 
@@ -80,8 +80,7 @@ def read_raw(loc: Located, report: str) -> Page:
     if repeated.any():
         i = int(np.flatnonzero(repeated)[0])
         count = int(((pid == pid[i]) & (lid == lid[i])).sum())
-        found = lines_of(loc.path, [f'"{lid[i]}","{pid[i]}"'], start=loc.data_offset)
-        lines = next(iter(found.values()), [])
+        lines = lines_starting(loc.path, f'"{lid[i]}","{pid[i]}",', start=loc.data_offset)
         appended = "; the header repeats: two captures of one process appended? export each to a file of its own"
         raise DuplicateLaunchError(
             loc.path,

@@ -26,7 +26,7 @@ import pyarrow.csv as pacsv
 
 from ..arrowpool import LIBC
 from ..errors import EmptyExportError, FormatError, ParseError
-from ..units import detect_number_style, other_grouping, space_grouped, spaces_read
+from ..units import detect_number_style, other_grouping, space_grouped, spaces_read, style_examples
 from .sniff import PROF_LINE, Located, Skipped, classify_header, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
@@ -140,6 +140,7 @@ def read_records(
         raise ParseError(
             loc.path,
             "a line break inside a quoted field (a damaged row): the records do not add up to the file's lines",
+            line=_first_open_quote(loc),
         )
     return table, odd
 
@@ -158,6 +159,17 @@ def _count_lines(buf: pa.Buffer, start: int) -> tuple[int, int]:
     blank += int(np.count_nonzero(data[two + 1] == 13))
     blank += int(len(data) > 0 and data[0] == 10)
     return lines, blank
+
+
+def _first_open_quote(loc: Located) -> int | None:
+    """The 1-based line of the first record line that opens a quote it does not close (``quote_left_open``):
+    where a CSV parse joins lines. Read only on damage."""
+    with loc.path.open("rb") as fh:
+        before = fh.read(loc.data_offset).count(b"\n")
+        for n, raw in enumerate(fh, start=before + 1):
+            if quote_left_open(raw.decode("utf-8", errors="replace").rstrip("\r\n")):
+                return n
+    return None
 
 
 def _no_line_breaks(loc: Located, table: pa.Table) -> None:
@@ -484,7 +496,8 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
     cell = other_grouping(head)
     if cell is not None:
         raise _grouped(loc, cell, ": ncu groups digits by ',' (by '.' or a space where the decimal mark is ',')")
-    style = detect_number_style([s for s in head.unique().to_pylist() if s])
+    samples = [s for s in head.unique().to_pylist() if s]
+    style = detect_number_style(samples)
     spaced = space_grouped(head)
     if not spaces_read(style, spaced):
         assert spaced is not None
@@ -495,9 +508,12 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
             "commas ('19,38')",
         )
     if style is None:
+        both = style_examples(samples)
+        shown = f"{both[0]!r} and {both[1]!r}" if both else "e.g. '1,234.5' and '1.234,5'"
         raise ParseError(
             loc.path,
-            "numbers in two styles (e.g. '1,234.5' and '1.234,5'): expected one locale per file",
+            f"numbers in two styles ({shown}): expected one locale per file",
+            line=line_of(loc.path, f'"{both[1]}"', start=loc.data_offset) if both else None,
         )
     return style
 

@@ -465,7 +465,8 @@ def locate(path: Path) -> Located:
         if magic.match(head):
             raise FormatError(path, f"{archive}, not an ncu export: {_ARCHIVE_ADVICE}")
     if b"\x00" in head:
-        raise FormatError(path, "binary data, not an ncu CSV export (and not an .ncu-rep report)")
+        line = head.count(b"\n", 0, head.index(b"\x00")) + 1  # (its first NUL byte's)
+        raise FormatError(path, "binary data, not an ncu CSV export (and not an .ncu-rep report)", line=line)
     text_page = _text_page_at_once(path, head)
     if text_page is not None:
         return text_page
@@ -634,6 +635,28 @@ def line_of(path: Path, needle: str, start: int = 0) -> int | None:
     if pos < 0:
         return None
     return data.count(b"\n", 0, pos) + 1
+
+
+def lines_starting(
+    path: Path, prefix: str, start: int = 0, limit: int = 2, containing: str | tuple[str, ...] = ""
+) -> list[int]:
+    """The first ``limit`` 1-based line numbers, at or after byte ``start`` (a line's first byte), of lines that
+    begin with ``prefix`` (a launch's key, ``"0","663",``) and hold ``containing`` (each of them)."""
+    data = path.read_bytes()
+    b = prefix.encode("utf-8")
+    inside = [t.encode("utf-8") for t in ((containing,) if isinstance(containing, str) else containing)]
+    found: list[int] = []
+    line, last = 1, 0
+    pos = start if data.startswith(b, start) else data.find(b"\n" + b, max(start - 1, 0))
+    while pos >= 0 and len(found) < limit:
+        at = pos if data.startswith(b, pos) and (pos == 0 or data[pos - 1 : pos] == b"\n") else pos + 1
+        end = data.find(b"\n", at)
+        if all(data.find(t, at, len(data) if end < 0 else end) >= 0 for t in inside):
+            line += data.count(b"\n", last, at)
+            last = at
+            found.append(line)
+        pos = data.find(b"\n" + b, at)
+    return found
 
 
 def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[int]]:

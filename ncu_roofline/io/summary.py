@@ -49,7 +49,7 @@ from .records import (
     read_records,
     string_columns,
 )
-from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of
+from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_starting
 
 REQUIRED = ("Invocations", "Metric Name", "Metric Unit", "Average")
 _PARTIAL = "summary row without its metric (ncu 2024.2 writes one for a metric without data)"
@@ -179,11 +179,15 @@ def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections
                 "twice: its kernels cannot be told apart",
                 line=loc.header_line,
             )
+        kernel, name = column(table, "Kernel Name")[i].as_py(), metric[0][i].as_py()
+        pid = column(table, "Process ID")[i].as_py() if "Process ID" in table.column_names else None
+        quoted = tuple('"' + str(t).replace('"', '""') + '"' for t in (kernel, name))
+        lines = lines_starting(loc.path, f'"{pid}",' if pid is not None else '"', loc.data_offset, 2, quoted)
         raise FormatError(
             loc.path,
-            f"the group of {column(table, 'Kernel Name')[i].as_py()!r} has metric "
-            f"{metric[0][i].as_py()!r} twice: two captures of one process appended into one file? export each "
-            "capture to a file of its own",
+            f"the group of {kernel!r} has metric {name!r} twice: two captures of one process appended into one "
+            "file? export each capture to a file of its own",
+            line=lines[1] if len(lines) > 1 else None,
         )
 
 
