@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from _analyses import sample
 
+from ncu_roofline.diff import compare
+from ncu_roofline.report.diffout import SCHEMA as DIFF_SCHEMA
+from ncu_roofline.report.diffout import render_diff_json
 from ncu_roofline.report.jsonout import SCHEMA, to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +72,47 @@ def test_the_schema_rejects_an_undocumented_key() -> None:
     doc = to_dict(sample("micro_full.raw.csv"))
     doc["launches"][0]["new_key"] = 1
     assert not jsonschema.Draft202012Validator(schema).is_valid(json.loads(json.dumps(doc)))
+
+
+#: BEFORE -> AFTER pairs whose diff JSON is checked against docs/diff-schema.json: two runs of one program both
+#: ways (each launch matched, hints that appear and go with what a side collected), a summary page against its raw
+#: page (groups against launches: partly matched kernels), a details page against a raw page, two programs
+#: (nothing matched).
+DIFFS = [
+    ("micro_roof.raw.csv.gz", "micro_full.raw.csv"),
+    ("micro_full.raw.csv", "micro_roof.raw.csv.gz"),
+    ("train_step.summary-per-kernel.csv.gz", "train_step.raw.csv.gz"),
+    ("llm_full.details.csv.gz", "llm_full.raw.csv.gz"),
+    ("micro_full.raw.csv", "train_step.raw.csv.gz"),
+]
+
+
+def _diff_schema() -> dict[str, object]:
+    schema: dict[str, object] = json.loads((ROOT / "docs" / "diff-schema.json").read_text(encoding="utf-8"))
+    return schema
+
+
+@pytest.mark.parametrize(("before", "after"), DIFFS, ids=[f"{b}->{a}" for b, a in DIFFS])
+def test_diff_json_follows_its_schema(before: str, after: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = _diff_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["schema"]["const"] == DIFF_SCHEMA  # type: ignore[index]
+    doc = json.loads(render_diff_json(compare(sample(before), sample(after))))
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, [f"{'/'.join(map(str, e.path))}: {e.message[:200]}" for e in errors[:5]]
+
+
+def test_the_diff_schema_rejects_an_undocumented_key_or_status() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(_diff_schema())
+    doc = json.loads(render_diff_json(compare(sample(DIFFS[0][0]), sample(DIFFS[0][1]))))
+    assert validator.is_valid(doc)
+    for where, key, value in (("kernels", "new_key", 1), ("pairs", "status", "renamed"), ("total", "x", 0)):
+        changed = json.loads(json.dumps(doc))
+        target = changed[where][0] if isinstance(changed[where], list) else changed[where]
+        target[key] = value
+        assert not validator.is_valid(changed), (where, key)
 
 
 @pytest.mark.docs

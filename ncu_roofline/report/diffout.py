@@ -1,10 +1,11 @@
 """Text, Markdown, CSV and JSON of a diff (``ncu-roofline diff``); the HTML is ``diff_html``.
 
-JSON layout (``schema`` 1, sorted keys): ``before``/``after`` ({name, sources: [{report, path, flavour}]}),
-``total`` (before_ns, after_ns, delta_ns, change, speedup, launches, matched, before_only, after_only,
-matched_before_ns, matched_after_ns, matched_change), ``matched_by`` ({pass: launches}), ``kernels`` (one object
-per row of ``Diff.kernels``, keys as its columns), ``hints`` (``Diff.hints``), ``pairs`` (``Diff.pairs``),
-``caveats`` (strings). Missing numbers are ``null``. The CSV is ``Diff.kernels``, one row per kernel.
+JSON layout (``schema`` 1, sorted keys; every key in docs/diff-schema.json): ``before``/``after`` ({name,
+sources: [{report, path, flavour, ncu_version, launches}]}), ``total`` (before_ns, after_ns, delta_ns, change,
+speedup, before_launches, after_launches, matched, before_only, after_only, matched_before_ns, matched_after_ns,
+matched_change), ``matched_by`` ({pass: launches}), ``kernels`` (one object per row of ``Diff.kernels``, keys as
+its columns), ``hints`` (``Diff.hints``), ``pairs`` (``Diff.pairs``), ``caveats`` (strings). Missing numbers are
+``null``. The CSV is ``Diff.kernels``, one row per kernel.
 """
 
 from __future__ import annotations
