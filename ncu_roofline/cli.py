@@ -80,7 +80,6 @@ from .model import Report
 from .report.jsonout import CHUNK as JSON_CHUNK
 from .report.registry import ANALYSIS, DIFF, Options, Registry, Run
 from .units import PREFIXES
-from .vocabulary import CUT_SHORT, NOT_UNDERSTOOD_LEAD, TWO_VALUES
 
 PROG = "ncu-roofline"
 DEFAULT_COMMAND = "analyze"
@@ -475,17 +474,10 @@ def load(
         skipped = f"; skipped {row.skipped}" if isinstance(row.skipped, str) else ""
         unknown = f"; {row.not_understood}" if isinstance(row.not_understood, str) else ""
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
-        items = [item.split(NOT_UNDERSTOOD_LEAD)[-1] for item in unknown.split("; ")]
-        cut = next((item for item in items if item.startswith(CUT_SHORT)), None)
-        if cut is not None:  # not a detail: the launches after the cut are missing
-            note(f"warning: {row.path}: {cut}; {row.launches} launches read")
-        two = next((item for item in items if TWO_VALUES in item), None)
-        if two is not None:  # not a detail either: damage, or an edit, of a metric the analysis reads
-            note(f"warning: {row.path}: {two}")
-    from .io import repeated_inputs
+    from .io import read_warnings
     from .report.fmt import counted
 
-    for text in repeated_inputs(report):
+    for text in read_warnings(report):  # not details: a page cut short, a value given twice, an input twice
         note(f"warning: {text}")
     if len(report.launches) == 0:
         names = ", ".join(str(p) for p in paths)

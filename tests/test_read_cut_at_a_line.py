@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,9 @@ from conftest import data
 
 import ncu_roofline
 from ncu_roofline import cli
+from ncu_roofline.analysis import analyze
+from ncu_roofline.report.html import render_html
+from ncu_roofline.report.viewmodel import build_view
 from ncu_roofline.vocabulary import CUT_SHORT
 
 SOURCE = "micro_full.details.csv"
@@ -95,3 +99,15 @@ def test_the_command_line_warns_of_a_cut_at_a_line(tmp_path: Path) -> None:
         f"ncu-roofline: warning: {path}: {CUT_SHORT}: its last launch (ID 15 of process 663) ends after 40 of the "
         f"{rows[14]} metric rows of launch ID 14 of its kernel; 16 launches read"
     ]
+
+
+def test_the_html_report_shows_what_the_command_line_warns_of(tmp_path: Path) -> None:
+    """The report people share carries the warning too: a page cut short at the top of the page; none on a whole
+    page."""
+    _lines, _launch, rows = page()
+    path = cut(tmp_path, 40)
+    said = f"{path}: {CUT_SHORT}: its last launch (ID 15 of process 663) ends after 40 of the {rows[14]} metric rows"
+    assert build_view(analyze(ncu_roofline.read(path))).header.warnings[0].startswith(said)
+    html = render_html(analyze(ncu_roofline.read(path)))
+    assert 'id="read-warnings"' in html and html_escape(said) in html
+    assert 'id="read-warnings"' not in render_html(analyze(ncu_roofline.read(data(SOURCE))))

@@ -16,6 +16,7 @@ from ncu_roofline import cli
 from ncu_roofline.analysis import analyze
 from ncu_roofline.diff import compare
 from ncu_roofline.model import repeated_reports
+from ncu_roofline.report.viewmodel import build_view
 
 ROOF_2024 = DATA / "reexport/ncu-2024.2/micro_roof.raw.csv.gz"
 
@@ -47,6 +48,8 @@ def test_the_command_line_warns_and_the_diff_says_it(tmp_path: Path) -> None:
     d = compare(before, analyze(ncu_roofline.read(raw)))
     assert [c for c in d.caveats if c.startswith(f"BEFORE: {details} and {raw} hold the same 16 launches")]
     assert not [c for c in d.caveats if c.startswith("AFTER:")]
+    # and the HTML report, which people share without the command line's stderr, says it at its top
+    assert [w for w in build_view(before).header.warnings if w.startswith(f"{details} and {raw} hold the same 16")]
 
 
 def test_another_process_is_another_report(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from ..model import (
 )
 from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns, metric_names
 from ..units import CHECKED_COUNTERS
+from ..vocabulary import CUT_SHORT, NOT_UNDERSTOOD_LEAD, TWO_VALUES
 from .details import read_details
 from .ncurep import read_ncurep
 from .page import Page, describe_not_understood
@@ -58,7 +59,7 @@ from .textpage import as_details_csv
 from .textsession import as_session_csv
 from .textsummary import as_summary_csv
 
-__all__ = ["STDIN", "is_stdin", "read", "read_one", "report_names"]
+__all__ = ["STDIN", "is_stdin", "read", "read_one", "read_warnings", "report_names"]
 
 PathArg = str | PathLike[str]
 
@@ -444,6 +445,24 @@ def read(paths: PathArg | Iterable[PathArg]) -> Report:
         return read_one(plist[0])
     names = report_names(plist)
     return merge([read_one(p, n) for p, n in zip(plist, names, strict=True)])
+
+
+def read_warnings(report: Report) -> list[str]:
+    """What a reader of the results must know of the inputs, one line each (the command line warns of each, the
+    HTML report shows them): a page that may be cut short (``CUT_SHORT``: the launches after the cut are
+    missing), a metric a launch has twice with different values (``TWO_VALUES``: not measured), inputs that
+    hold the same launches (``repeated_inputs``). Each line begins with the file it is about."""
+    out: list[str] = []
+    for row in report.source.itertuples():
+        unknown = row.not_understood if isinstance(row.not_understood, str) else ""
+        items = [item.split(NOT_UNDERSTOOD_LEAD)[-1] for item in unknown.split("; ")] if unknown else []
+        cut = next((item for item in items if item.startswith(CUT_SHORT)), None)
+        if cut is not None:
+            out.append(f"{row.path}: {cut}; {row.launches} launches read")
+        two = next((item for item in items if TWO_VALUES in item), None)
+        if two is not None:
+            out.append(f"{row.path}: {two}")
+    return out + repeated_inputs(report)
 
 
 def repeated_inputs(report: Report) -> list[str]:

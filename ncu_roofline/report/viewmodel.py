@@ -19,6 +19,7 @@ from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
 from ..device import peaks_note
 from ..hints import read_evidence
+from ..io import read_warnings
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
 from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywhere
@@ -152,6 +153,9 @@ class Header:
     #: Each distinct GPU with its compute capability, "NVIDIA H200 (CC 9.0)" ("unknown device (CC 9.0)", no
     #: "(CC ...)" where not known), in order of first appearance.
     gpus: tuple[str, ...] = ()
+    #: What a reader must know of the inputs (``io.read_warnings``: a page cut short, a value given twice, an
+    #: input given twice), one line each; the command line warns of the same.
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -556,6 +560,7 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         untimed_launches=summary.untimed_launches,
         missing_peaks=peaks_note(analysis.peaks, launch_weights(analysis.launches)),
         gpus=tuple(dict.fromkeys(gpu(name, cc) for name, cc in pairs)),
+        warnings=tuple(read_warnings(analysis.report)),
     )
 
 
