@@ -510,6 +510,10 @@ class Report:
     rules: pd.DataFrame
     source: pd.DataFrame
     session: pd.DataFrame = field(default_factory=lambda: empty_frame(SESSION_COLUMNS))
+    #: What a reader of the results must know of the files, one line each beginning with the file: a page that
+    #: may be cut short, a metric a launch has twice with different values (``io.read_warnings`` adds inputs
+    #: that hold the same launches). ``source.not_understood`` lists them too, among the rest.
+    warnings: tuple[str, ...] = ()
     _sources: tuple[MetricSource, ...] = field(default=(), repr=False)
 
     @functools.cached_property
@@ -576,6 +580,7 @@ class Report:
             rules=keep(self.rules),
             source=self.source,
             session=self.session,
+            warnings=self.warnings,
             _sources=tuple(s.subset(keys) for s in self._sources),
         )
 

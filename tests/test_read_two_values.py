@@ -6,6 +6,7 @@ after itself with another value; the golden values are the page's own numbers an
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from pathlib import Path
 
@@ -103,3 +104,54 @@ def test_the_command_line_warns_of_two_values(tmp_path: Path) -> None:
         f"ncu-roofline: warning: {path}: launch ID 0 of process 663 has {LABEL!r} of section {SECTION!r} 2 times "
         f"{TWO_VALUES} ({text} Ghz and 10.60 Ghz, lines {line} and {line + 1}): not measured"
     ]
+
+
+def test_a_metric_another_section_also_gives_is_not_measured_either(tmp_path: Path) -> None:
+    """On a --print-details all page, Duration is in Speed Of Light and again under PM Sampling: with two values
+    of the first, the launch's duration is not measured at all (PM Sampling's was taken, under a note saying
+    "not measured")."""
+    lines = gzip.decompress(data("llm_full.details-all.csv.gz").read_bytes()).decode().splitlines(keepends=True)
+    header = _rows(lines[0])[0]
+    name, section, at = header.index("Metric Name"), header.index("Section Name"), header.index("Metric Value")
+    target = next(
+        i for i, line in enumerate(lines) if line.startswith('"1",')
+        and (f := _rows(line)[0])[name] == "Duration" and f[section] == SECTION
+    )  # fmt: skip
+    others = [i for i, line in enumerate(lines) if line.startswith('"1",') and _rows(line)[0][name] == "Duration"]
+    assert len(others) > 1  # the page gives launch 1's duration in another section too
+    fields = _rows(lines[target])[0]
+    copy = lines[target].replace(f'"{fields[at]}"', f'"1{fields[at]}"')
+    path = tmp_path / "all.csv"
+    path.write_text("".join([*lines[: target + 1], copy, *lines[target + 1 :]]))
+    report = ncu_roofline.read(path)
+    durations = report.values["gpu__time_duration.sum"]
+    launch = report.values.index.get_level_values("launch_id")
+    assert np.isnan(durations[launch == 1]).all()
+    original = ncu_roofline.read(data("llm_full.details-all.csv.gz")).values["gpu__time_duration.sum"]
+    assert (durations.to_numpy()[launch != 1] == original.to_numpy()[launch != 1]).all()
+    assert f"lines {target + 1} and {target + 2}" in report.warnings[0]
+
+
+def test_every_warning_is_kept_however_many_notes_a_page_has(tmp_path: Path) -> None:
+    """A page with more notes than ``source.not_understood`` shows (five) keeps its warnings whole: the first
+    metric written twice with how many more, and the page being cut short (the command line warned of neither
+    where the notes were many: it read them from the shortened text)."""
+    lines = data(SOURCE).read_text().splitlines()
+    header = _rows(lines[0])[0]
+    at, name = header.index("Metric Value"), header.index("Metric Name")
+    out = [lines[0]]
+    for text in lines[1:]:
+        out.append(text)
+        fields = _rows(text)[0]
+        if fields[0] in ("0", "1", "2") and fields[name] in ("Duration", "Elapsed Cycles", "DRAM Throughput"):
+            out.append(text.replace(f'"{fields[at]}",', f'"9{fields[at]}",'))  # nine labels twice, two values
+    path = tmp_path / "many.csv"
+    path.write_text("\n".join(out[:-20]) + "\n")  # and cut inside the last launch
+    report = ncu_roofline.read(path)
+    assert report.source["not_understood"].iloc[0].startswith("10 not understood")
+    cut, two = report.warnings
+    assert cut.startswith(f"{path}: the page may be cut short: its last launch (ID 15 of process 663) ends after")
+    assert two.startswith(f"{path}: launch ID 0 of process 663 has 'Elapsed Cycles' of section {SECTION!r} 2 times")
+    assert two.endswith("; and 8 more such metrics")
+    r = CliRunner().invoke(cli.main, [str(path), "--format", "json", "-o", str(tmp_path / "out.json")])
+    assert [w.removeprefix("ncu-roofline: warning: ") for w in r.stderr.splitlines() if "warning:" in w] == [cut, two]

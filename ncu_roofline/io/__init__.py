@@ -35,7 +35,7 @@ from ..model import (
 )
 from ..quantities import DEVICE_ATTRIBUTES, duration_metrics, duration_ns, metric_names
 from ..units import CHECKED_COUNTERS
-from ..vocabulary import CUT_SHORT, NOT_UNDERSTOOD_LEAD, TWO_VALUES
+from ..vocabulary import CUT_SHORT, TWO_VALUES
 from .details import read_details
 from .ncurep import read_ncurep
 from .page import Page, describe_not_understood
@@ -272,7 +272,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
                     "rule_rows": len(page.rules),
                     "skipped_lines": len(skipped),
                     "skipped": describe_skipped(skipped) or None,
-                    "not_understood": describe_not_understood([*notes, *page.not_understood]),
+                    "not_understood": describe_not_understood(items := [*notes, *page.not_understood]),
                 }
             ]
         ),
@@ -281,7 +281,22 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     launches = with_cc(with_duration(page.launches, sources), sources)
     _check_durations(shown, launches)
     _check_signs(shown, launches, sources)
-    return Report(launches=launches, rules=page.rules, source=source, session=session, _sources=sources)
+    warnings = _warnings(shown, items, len(launches))
+    return Report(
+        launches=launches, rules=page.rules, source=source, session=session, warnings=warnings, _sources=sources
+    )
+
+
+def _warnings(shown: Path, items: Sequence[str], launches: int) -> tuple[str, ...]:
+    """``Report.warnings`` of one file from its notes (``source.not_understood``'s items, all of them): that the
+    page may be cut short (``CUT_SHORT``: the launches after the cut are missing), and the first metric a launch
+    has twice with different values (``TWO_VALUES``: not measured), with how many more there are."""
+    out = [f"{shown}: {item}; {launches} launches read" for item in items if item.startswith(CUT_SHORT)][:1]
+    two = [item for item in items if TWO_VALUES in item]
+    if two:
+        more = len(two) - 1
+        out.append(f"{shown}: {two[0]}" + (f"; and {more} more such metric{'s' * (more > 1)}" if more else ""))
+    return tuple(out)
 
 
 def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
@@ -449,20 +464,9 @@ def read(paths: PathArg | Iterable[PathArg]) -> Report:
 
 def read_warnings(report: Report) -> list[str]:
     """What a reader of the results must know of the inputs, one line each (the command line warns of each, the
-    HTML report shows them): a page that may be cut short (``CUT_SHORT``: the launches after the cut are
-    missing), a metric a launch has twice with different values (``TWO_VALUES``: not measured), inputs that
-    hold the same launches (``repeated_inputs``). Each line begins with the file it is about."""
-    out: list[str] = []
-    for row in report.source.itertuples():
-        unknown = row.not_understood if isinstance(row.not_understood, str) else ""
-        items = [item.split(NOT_UNDERSTOOD_LEAD)[-1] for item in unknown.split("; ")] if unknown else []
-        cut = next((item for item in items if item.startswith(CUT_SHORT)), None)
-        if cut is not None:
-            out.append(f"{row.path}: {cut}; {row.launches} launches read")
-        two = next((item for item in items if TWO_VALUES in item), None)
-        if two is not None:
-            out.append(f"{row.path}: {two}")
-    return out + repeated_inputs(report)
+    HTML report shows them): ``Report.warnings`` (a page that may be cut short, a metric a launch has twice with
+    different values) and inputs that hold the same launches (``repeated_inputs``)."""
+    return [*report.warnings, *repeated_inputs(report)]
 
 
 def repeated_inputs(report: Report) -> list[str]:
@@ -492,5 +496,6 @@ def merge(reports: Sequence[Report]) -> Report:
         rules=cat([r.rules for r in reports], RULE_COLUMNS),
         source=cat([r.source for r in reports], SOURCE_COLUMNS),
         session=cat([r.session for r in reports], SESSION_COLUMNS),
+        warnings=tuple(w for r in reports for w in r.warnings),
         _sources=tuple(x for r in reports for x in r._sources),
     )

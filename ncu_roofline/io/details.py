@@ -233,10 +233,11 @@ def _two_values(
     style: str,
     cc: str | None,
 ) -> tuple[np.ndarray, list[str]]:
-    """The rows of a metric that a launch has twice with two values (the same label in the same section, outside
-    body items, a metric the analysis reads), and one note per such metric naming the launch, both values and
-    their lines: ncu writes a label once per section, so one of them is damage (or an edit), and neither is
-    taken (the first was, silently). Values are compared in base units; the same value written twice is kept."""
+    """Where a launch has a label twice with two values (the same label in the same section, outside body items,
+    a metric the analysis reads): every row of that launch's metric (in any section, body items too: none is
+    taken, so the metric is not measured for the launch), and one note per such label naming the launch, both
+    values and their lines. ncu writes a label once per section, so one of them is damage (or an edit); the
+    first was taken, silently. Values are compared in base units; the same value written twice is kept."""
     sec, fld = categorical(section), categorical(field)
     name, _label = resolve_names(sec, fld, cc)
     named = name.codes >= 0
@@ -275,7 +276,14 @@ def _two_values(
             f"launch ID {lnch} of process {p} has {label!r} of section {where_in!r} "
             f"{len(at)} times {TWO_VALUES} ({shown}{where}): not measured"
         )
-    return rows, notes
+    # every row of each such launch's metric: the one label's, and the metric's in other sections and body items
+    launch = pd.MultiIndex.from_arrays([pid, lid])
+    flagged = pd.MultiIndex.from_arrays([keys["p"].to_numpy(), keys["l"].to_numpy()])
+    metric = name.codes[rows]
+    of = np.zeros(len(pid), dtype=bool)
+    for code in np.unique(metric).tolist():
+        of |= (name.codes == code) & launch.isin(flagged[metric == code])
+    return np.flatnonzero(of), notes
 
 
 def _lines_of_rows(
