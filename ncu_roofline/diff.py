@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .analysis import Analysis
-from .io import repeated_inputs
+from .io import read_warnings
 from .model import launch_index
 from .summary import dominant, launch_weights
 from .vocabulary import PRECISIONS, Level
@@ -562,8 +562,8 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             "launches), the other side launches: launches are paired row by row, so compare the kernels' GPU time, "
             "not the matched launches; export the same page of both for a launch-by-launch comparison"
         )
-    for side, a in (("BEFORE", before), ("AFTER", after)):
-        out.extend(f"{side}: {text}" for text in repeated_inputs(a.report))
+    for side, a in (("BEFORE", before), ("AFTER", after)):  # a page cut short, a value twice, an input twice
+        out.extend(f"{side}: {text}" for text in read_warnings(a.report))
     vb = sorted({str(x) for x in before.report.source["ncu_version"].dropna()})
     va = sorted({str(x) for x in after.report.source["ncu_version"].dropna()})
     if vb and va and vb != va:

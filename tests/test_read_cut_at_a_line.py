@@ -18,6 +18,7 @@ from conftest import data
 import ncu_roofline
 from ncu_roofline import cli
 from ncu_roofline.analysis import analyze
+from ncu_roofline.diff import compare
 from ncu_roofline.report.html import render_html
 from ncu_roofline.report.viewmodel import build_view
 from ncu_roofline.vocabulary import CUT_SHORT
@@ -111,3 +112,11 @@ def test_the_html_report_shows_what_the_command_line_warns_of(tmp_path: Path) ->
     html = render_html(analyze(ncu_roofline.read(path)))
     assert 'id="read-warnings"' in html and html_escape(said) in html
     assert 'id="read-warnings"' not in render_html(analyze(ncu_roofline.read(data(SOURCE))))
+
+
+def test_a_diff_lists_the_warning_among_its_caveats(tmp_path: Path) -> None:
+    """A diff against a page cut short says so in its caveats (every format shows them: its HTML page too)."""
+    path = cut(tmp_path, 40)
+    d = compare(analyze(ncu_roofline.read(path)), analyze(ncu_roofline.read(data(SOURCE))))
+    assert [c for c in d.caveats if c.startswith(f"BEFORE: {path}: {CUT_SHORT}: its last launch (ID 15")]
+    assert not [c for c in d.caveats if c.startswith("AFTER:")]
