@@ -73,6 +73,16 @@ class DeviceSpec:
     notes: str = ""
     tensor_cores: bool = True  # False for a chip without them though its CC has them (TU116/TU117)
 
+    @property
+    def hbm(self) -> bool | None:
+        """Whether the GPU's DRAM is HBM (``memory`` names HBM2/HBM3...), not GDDR or LPDDR: what the DRAM
+        limiter is called on its reports. None where ``memory`` names neither."""
+        if "HBM" in self.memory:
+            return True
+        if "GDDR" in self.memory or "LPDDR" in self.memory:
+            return False
+        return None
+
     def figures(self) -> dict[str, Figure | None]:
         """Every figure by name: the peaks frame column (and ``--peak`` key) it fills."""
         return {

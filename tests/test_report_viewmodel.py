@@ -12,7 +12,7 @@ from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 from conftest import data
 
 import ncu_roofline
-from ncu_roofline.analysis import analyze
+from ncu_roofline.analysis import Analysis, analyze
 from ncu_roofline.report import fmt
 from ncu_roofline.report.viewmodel import NOT_COLLECTED, build_view
 from ncu_roofline.vocabulary import LIMITERS, REGIMES
@@ -359,3 +359,52 @@ def test_a_kernel_name_of_several_reports_says_its_report() -> None:
     assert "wmma_bf16" in {
         k.display_name for k in build_view(analyze(ncu_roofline.read(data("micro_roof.raw.csv")))).kernels
     }
+
+
+def _on(base: Analysis, tables: list[str | None]) -> Analysis:
+    """``base`` with its launches' GPU table entries replaced, in turn, by ``tables`` (what identifies a GPU: the
+    label follows the entry's memory)."""
+    launches = base.launches.copy()
+    launches["device_table"] = pd.array([tables[i % len(tables)] for i in range(len(launches))], dtype="string")
+    return replace(base, launches=launches)
+
+
+@pytest.mark.parametrize(
+    ("tables", "label"),
+    [
+        (["NVIDIA H200"], "HBM"),  # HBM3e
+        ([None], "HBM"),  # no table entry: as ever
+        (["Tesla T4"], "DRAM"),  # GDDR6 (Colab's GPU)
+        (["Tesla T4", "NVIDIA GeForce RTX 4090"], "DRAM"),
+        (["Tesla T4", "NVIDIA H200"], "HBM/DRAM"),
+        (["Tesla T4", None], "HBM/DRAM"),  # a GPU of unknown memory beside a GDDR one
+    ],
+)
+def test_the_dram_limiter_is_called_after_the_gpus_memory(tables: list[str | None], label: str) -> None:
+    """ "HBM" on a T4 or a GeForce card said what it does not have: the DRAM limiter (``hbm`` in the frames and the
+    JSON, unchanged) is named after the memory the device table gives its GPUs, in every rendering."""
+    from ncu_roofline.devices import DEVICES
+
+    specs = {d.name: d for d in DEVICES}
+    assert all(t is None or t in specs for t in tables)
+    assert specs["Tesla T4"].hbm is False and specs["NVIDIA H200"].hbm is True
+    view = build_view(_on(sample("micro_full.raw.csv"), tables))
+    assert view.limiter_labels["hbm"] == label
+    assert next(t.label for t in view.by_limiter if t.key == "hbm") == label
+    assert all(view.limiter_label(k.limiter) == label for k in view.kernels if k.limiter == "hbm")
+    stream = next(k for k in view.kernels if k.display_name == "stream_triad")
+    assert stream.limiter == "hbm"  # the key stays
+    uses = {u.label for k in view.kernels for u in k.utilization}
+    assert f"score as limiter: {label}" in uses
+
+
+def test_every_rendering_of_a_gddr_report_says_dram() -> None:
+    from ncu_roofline.report.exports import render_markdown
+    from ncu_roofline.report.html import render_html
+    from ncu_roofline.report.terminal import render_terminal
+
+    t4 = _on(sample("micro_full.raw.csv"), ["Tesla T4"])
+    for text in (render_terminal(t4, width=120), render_markdown(t4), render_html(t4)):
+        assert "DRAM" in text and "HBM" not in text
+    assert '"limiter":{"compute":"Compute","hbm":"DRAM"' in render_html(t4)  # the page's script labels
+    assert "HBM" in render_terminal(sample("micro_full.raw.csv"), width=120)

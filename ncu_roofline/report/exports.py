@@ -16,7 +16,7 @@ from ..model import LAUNCH_KEY
 from ..summary import NCU_SOURCE
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import ReportView, TimeShare, build_view, limiter_label
+from .viewmodel import ReportView, TimeShare, build_view
 
 #: Launch columns that lead each CSV row (then every verdict column, then the hints).
 CSV_LAUNCH_COLUMNS = ("kernel_name", "display_name", "nvtx_path", "grid_size", "block_size", "duration_ns")
@@ -81,7 +81,7 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
         for i, k in enumerate(kernels, 1):
             hint = k.first_hint
             hint_text = "–" if hint is None else md_text(hint.label)
-            lim = limiter_label(k.limiter) + (
+            lim = view.limiter_label(k.limiter) + (
                 f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else ""
             )
             if k.regime in ("latency", "launch") and k.limiter:

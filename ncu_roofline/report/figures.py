@@ -31,7 +31,6 @@ from .viewmodel import (
     RooflinePanel,
     TimeShare,
     limiter_color,
-    limiter_label,
 )
 
 #: Above this many points on one chart the launches are drawn with WebGL: SVG stays responsive to a few
@@ -315,7 +314,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                         x=np.array([pts.intensity[i] for i in idx]),
                         y=np.array([pts.flops[i] for i in idx]),
                         mode="markers",
-                        name=_e(f"{limiter_label(key)} ({launches:,})"),
+                        name=_e(f"{view.limiter_label(key)} ({launches:,})"),
                         legendgroup=f"limiter-{key or 'none'}",
                         showlegend=first,
                         marker={
@@ -344,7 +343,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                         hovertemplate=(
                             f"<b>%{{text}}</b><br>{_e(level_label)} · launch %{{customdata[1]}} · "
                             "%{customdata[2]:.3~s}s<br>%{customdata[3]:.1%} of roof · limiter "
-                            f"{_e(limiter_label(key))}<br>%{{x:.3~s}} FLOP/byte · %{{y:.3~s}}FLOP/s<extra></extra>"
+                            f"{_e(view.limiter_label(key))}<br>%{{x:.3~s}} FLOP/byte · %{{y:.3~s}}FLOP/s<extra></extra>"
                         ),
                     )
                 )

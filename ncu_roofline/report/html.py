@@ -24,7 +24,6 @@ from plotly.offline import get_plotlyjs
 
 from .. import __version__
 from ..analysis import Analysis
-from ..vocabulary import LIMITER_LABELS
 from . import fmt, gc_paused
 from . import viewmodel as vm
 from .figures import CONFIG, figures_json
@@ -182,7 +181,7 @@ def page_data(view: ReportView) -> dict[str, Any]:
         "kernels": kernels,
         "launches": launches,
         "labels": {
-            "limiter": LIMITER_LABELS,
+            "limiter": dict(view.limiter_labels),
             "limiter_colors": vm.LIMITER_COLORS,
             "regime_colors": vm.REGIME_COLORS,
             "missing_color": vm.MISSING_COLOR,

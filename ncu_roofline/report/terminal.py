@@ -14,7 +14,7 @@ from ..quantities import DURATION_METRIC, ROOFLINE_SET
 from ..vocabulary import RAW_EXPORT, Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import NO_DURATION, NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view, limiter_label
+from .viewmodel import NO_DURATION, NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view
 
 #: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
 DEFAULT_WIDTH = 120
@@ -72,13 +72,13 @@ def _hint_text(k: KernelRow) -> str:
     return h.label
 
 
-def _kernel_table(kernels: list[KernelRow], width: int, color: bool) -> list[str]:
+def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: ReportView) -> list[str]:
     """The top-kernels table, fitted to ``width``: the first hint is a column when the names still fit beside
     it, else a line under each kernel; on narrow terminals the launch count and then the time go first (the
     share stays)."""
     rank_w = max(1, len(str(len(kernels))))
     limiters = [
-        limiter_label(k.limiter)
+        view.limiter_label(k.limiter)
         + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
         + (PARTIAL_MARK if k.partial and k.limiter else "")
         for k in kernels
@@ -177,7 +177,7 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     if kernels:
         out.append("")
         out.append(f"Top {len(kernels)} kernel{'s' if len(kernels) != 1 else ''} by GPU time")
-        out.extend(_kernel_table(kernels, w, color))
+        out.extend(_kernel_table(kernels, w, color, view))
         more = len(view.kernels) - len(kernels)
         if more > 0:
             out.append(f"  … and {more:,} more kernel{'s' if more != 1 else ''}")

@@ -8,7 +8,8 @@ become None; strings from the input are kept as they are (escaping is the render
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -17,7 +18,7 @@ import pandas as pd
 
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS
-from ..device import peaks_note
+from ..device import find_device, peaks_note
 from ..hints import read_evidence
 from ..io import read_warnings
 from ..io.identity import display_name as short_name
@@ -83,8 +84,31 @@ TOP_FINDINGS = 8
 LEAD_MIN_SHARE = 0.05
 
 
-def limiter_label(value: str | None) -> str:
-    return LIMITER_LABELS.get(value, UNBOUND_LABELS.get(value, value)) if value else UNCLASSIFIED
+def limiter_label(value: str | None, labels: Mapping[str, str] = LIMITER_LABELS) -> str:
+    """A limiter's label (``labels``: a report's own, ``ReportView.limiter_labels``), an unbound regime's, or
+    "unclassified"."""
+    return labels.get(value, UNBOUND_LABELS.get(value, value)) if value else UNCLASSIFIED
+
+
+#: The DRAM limiter's label on a report whose GPUs' DRAM is not HBM (GDDR, LPDDR: a T4, a GeForce card; ncu's
+#: own word), and on one of GPUs of both kinds.
+DRAM_LABEL, HBM_OR_DRAM_LABEL = "DRAM", "HBM/DRAM"
+
+
+def limiter_labels(analysis: Analysis) -> dict[str, str]:
+    """LIMITER_LABELS for a report: its DRAM limiter (``hbm`` in the frames and the JSON) is called "HBM" where
+    its GPUs have HBM or are not in the built-in table, "DRAM" where every launch ran on a GPU the table gives
+    GDDR or LPDDR, "HBM/DRAM" where both kinds (or GDDR and a GPU of unknown memory) ran."""
+    lv = analysis.launches
+    if not len(lv) or "device_table" not in lv.columns:
+        return dict(LIMITER_LABELS)
+    tables = lv["device_table"]
+    kinds = {spec.hbm if spec is not None else None for spec in map(find_device, tables.dropna().unique())}
+    if tables.isna().any():
+        kinds.add(None)
+    if False not in kinds:
+        return dict(LIMITER_LABELS)
+    return {**LIMITER_LABELS, "hbm": DRAM_LABEL if kinds == {False} else HBM_OR_DRAM_LABEL}
 
 
 def regime_label(value: str | None) -> str:
@@ -117,7 +141,10 @@ def hint_label(hint: str) -> str:
     return words[0].upper() + words[1:]
 
 
-def unit_label(unit: str) -> str:
+def unit_label(unit: str, labels: Mapping[str, str] = LIMITER_LABELS) -> str:
+    """A unit's label; a per-limiter score's with the report's limiter ``labels``."""
+    if unit.startswith("limiter_") and unit[len("limiter_") :] in labels:
+        return f"score as limiter: {labels[unit[len('limiter_') :]]}"
     if unit in UNIT_LABELS:
         return UNIT_LABELS[unit]
     q = BY_NAME.get(unit)
@@ -392,6 +419,12 @@ class ReportView:
     max_duration_ns: float | None
     #: Launches some hint could not be checked on for want of its metrics (their ``not_checked``).
     unchecked_launches: int = 0
+    #: Each limiter's label on this report (``limiter_labels``: the DRAM limiter's follows its GPUs' memory).
+    limiter_labels: Mapping[str, str] = field(default_factory=lambda: dict(LIMITER_LABELS))
+
+    def limiter_label(self, value: str | None) -> str:
+        """A limiter's label on this report (``limiter_label`` with ``limiter_labels``)."""
+        return limiter_label(value, self.limiter_labels)
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -565,7 +598,11 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
 
 
 def _time_shares(
-    t: pd.DataFrame, column: str, known: Sequence[str], unmeasured: frozenset[str] = frozenset()
+    t: pd.DataFrame,
+    column: str,
+    known: Sequence[str],
+    unmeasured: frozenset[str] = frozenset(),
+    labels: Mapping[str, str] = LIMITER_LABELS,
 ) -> tuple[TimeShare, ...]:
     """The rows of ``Summary.by_limiter`` or ``by_regime``: the known values first (in their order, with 0
     where absent, or no time where no launch has a duration or, ``unmeasured``, where no launch measured that
@@ -575,7 +612,10 @@ def _time_shares(
     # any value (every launch unclassified: no regime is 0 % of the time, none was told)
     timed = any(fmt.number(r["share"]) is not None for r in rows.values())
     absent = 0.0 if timed and any(k is not None for k in rows) else None
-    label, color = (limiter_label, limiter_color) if column == "limiter" else (regime_label, regime_color)
+    label: Callable[[str | None], str] = functools.partial(limiter_label, labels=labels)
+    color = limiter_color
+    if column != "limiter":
+        label, color = regime_label, regime_color
     order = [*known, *sorted(k for k in rows if k is not None and k not in known)]
     if None in rows:
         order.append(None)  # type: ignore[arg-type]
@@ -663,13 +703,15 @@ def _kernel_hint_items(hints: pd.DataFrame) -> dict[int, tuple[tuple[HintItem, .
 _UNIT_RANK = {u: i for i, u in enumerate(UNIT_ORDER)}
 
 
-def _kernel_utilization(util: pd.DataFrame) -> dict[tuple[str | None, str | None], tuple[UnitUse, ...]]:
+def _kernel_utilization(
+    util: pd.DataFrame, limiters: Mapping[str, str] = LIMITER_LABELS
+) -> dict[tuple[str | None, str | None], tuple[UnitUse, ...]]:
     """Per (report, kernel name) of the ``Summary.kernel_utilization`` rows, their UnitUse in UNIT_ORDER: the
     rows with a unit and a finite value, less the idle pipes. Each column is formatted as a whole."""
     if not len(util):
         return {}
     units = _texts(util, "unit")
-    labels = {u: unit_label(u) for u in dict.fromkeys(units) if u is not None}
+    labels = {u: unit_label(u, limiters) for u in dict.fromkeys(units) if u is not None}
     of: dict[tuple[str | None, str | None], list[UnitUse]] = {}
     for key, unit, source, v in zip(
         zip(_texts(util, "report"), _texts(util, "kernel_name"), strict=True),
@@ -996,7 +1038,8 @@ def build_view(
 
     # kernels: the summary's rows, with their utilisation and hints, every column formatted as a whole
     gkey = list(zip(_texts(sk, "report"), _texts(sk, "kernel_name"), strict=True))
-    util_of = _kernel_utilization(summary.kernel_utilization)
+    limiters = limiter_labels(analysis)
+    util_of = _kernel_utilization(summary.kernel_utilization, limiters)
     hints_of = _kernel_hint_items(summary.kernel_hints)
     base_names = [
         name or (short_name(kname) if kname else None) or "(unnamed kernel)"
@@ -1044,7 +1087,7 @@ def build_view(
 
     # time
     never = _never_measured(analysis.verdicts)
-    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS), never)
+    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS), never, limiters)
     by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
     header = _header(analysis, summary)
 
@@ -1135,4 +1178,5 @@ def build_view(
         regime_help=_regime_help(),
         max_duration_ns=max(durations) if durations else None,
         unchecked_launches=_unchecked(analysis),
+        limiter_labels=limiters,
     )
