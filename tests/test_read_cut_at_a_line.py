@@ -43,16 +43,19 @@ def page() -> tuple[list[str], list[int], dict[int, int]]:
     return lines, launch, metric_rows
 
 
-def cut(tmp_path: Path, keep_of_last: int, *, padded: bool = False) -> Path:
-    """The page up to the ``keep_of_last``-th metric row of its last launch (15), cut after that line's break.
-    ``padded``: metric rows filled to the header's width, as ncu 2021 wrote them (the careful reader's page)."""
+def cut(tmp_path: Path, keep_of_last: int, *, padded: bool = False, within: int = 15) -> Path:
+    """The page up to the ``keep_of_last``-th metric row of launch ``within`` (the last, 15, by default), cut after
+    that line's break. ``padded``: metric rows filled to the header's width, as ncu 2021 wrote them (the careful
+    reader's page)."""
     lines, launch, _rows = page()
     header = _fields(lines[0])
     name, value = header.index("Metric Name"), header.index("Metric Value")
     out, seen = [lines[0]], 0
     for line, lid in zip(lines[1:], launch[1:], strict=True):
         fields = _fields(line)
-        if lid == 15 and fields[name]:
+        if lid > within:
+            break
+        if lid == within and fields[name]:
             if seen == keep_of_last:
                 break
             seen += 1
@@ -61,7 +64,7 @@ def cut(tmp_path: Path, keep_of_last: int, *, padded: bool = False) -> Path:
             out.append(",".join('"' + f.replace('"', '""') + '"' for f in fields))
         else:
             out.append(line)
-    path = tmp_path / f"cut-{keep_of_last}{'-padded' if padded else ''}.csv"
+    path = tmp_path / f"cut-{within}-{keep_of_last}{'-padded' if padded else ''}.csv"
     path.write_text("\n".join(out) + "\n")
     return path
 
@@ -78,6 +81,20 @@ def test_a_last_launch_cut_at_a_line_is_said(tmp_path: Path, keep: int, padded: 
         f"{CUT_SHORT}: its last launch (ID 15 of process 663) ends after {keep} of the {rows[14]} metric rows of "
         "launch ID 14 of its kernel"
     ) in note
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["ragged", "padded"])
+def test_a_kernels_only_launch_cut_is_compared_with_the_launch_before_it(tmp_path: Path, padded: bool) -> None:
+    """Cut inside launch 1 (strided_read, no launch of its kernel before it): compared with launch 0, another
+    kernel's, whose rows are the same labels (every launch's in the real pages)."""
+    _lines, _launch, rows = page()
+    assert rows[0] == rows[1]
+    report = ncu_roofline.read(cut(tmp_path, 30, padded=padded, within=1))
+    assert len(report.launches) == 2
+    assert report.warnings[0].endswith(
+        f"{CUT_SHORT}: its last launch (ID 1 of process 663) ends after 30 of the {rows[0]} metric rows of launch "
+        "ID 0 before it; 2 launches read"
+    )
 
 
 def test_a_page_cut_between_launches_is_not_said(tmp_path: Path) -> None:

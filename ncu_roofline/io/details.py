@@ -975,16 +975,21 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     return Page(launches, lazy, rules, skipped, not_understood)
 
 
-def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """(the last launch's row, the row of the launch of its kernel before it or -1, and the (section, field) codes
-    of each one's metric rows outside body items, in file order): from the blocks that hold their rows."""
-    last = n_launch - 1
-    kernel = stream.ident["Kernel Name"]
-    same = np.flatnonzero(kernel[:last] == kernel[last]) if last > 0 else np.zeros(0, dtype=np.int64)
-    earlier = int(same[-1]) if len(same) else -1
+def _reference(kernels: np.ndarray) -> tuple[int, int, bool]:
+    """(the last launch's row, the launch the cut check compares it with, whether that one is of its kernel):
+    the launch of its kernel before it, else the launch just before it (-1: none)."""
+    last = len(kernels) - 1
+    same = np.flatnonzero(kernels[:last] == kernels[last]) if last > 0 else np.zeros(0, dtype=np.int64)
+    return (last, int(same[-1]), True) if len(same) else (last, last - 1, False)
+
+
+def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, bool, np.ndarray, np.ndarray]:
+    """(``_reference``'s last launch, the launch it is compared with and whether of its kernel, and the (section,
+    field) codes of each one's metric rows outside body items, in file order): from the blocks that hold them."""
+    last, earlier, same = _reference(stream.ident["Kernel Name"][:n_launch])
     none = np.zeros((0, 2), dtype=np.int64)
     if earlier < 0:
-        return last, -1, none, none
+        return last, -1, same, none, none
     parts: dict[int, list[np.ndarray]] = {last: [], earlier: []}
     for kept in reversed(stream.kept):  # a launch's rows lie together; launch rows number them in file order
         if not len(kept.row_of_key):
@@ -999,14 +1004,14 @@ def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, np.
             at = (row == target) & (body < 0)
             found.insert(0, np.stack([section[at], field[at]], axis=1).astype(np.int64))
     joined = {t: np.concatenate(p) if p else none for t, p in parts.items()}
-    return last, earlier, joined[last], joined[earlier]
+    return last, earlier, same, joined[last], joined[earlier]
 
 
 def _last_two_of_rows(
     pid: np.ndarray, lid: np.ndarray, kernel: pa.Array, section: pa.Array, field: pa.Array, body: pa.Array | None
-) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[int, int, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``_last_two_of_a_kernel`` from a page's metric rows (the careful reader's table), with each launch row's
-    launch ID and process ID: (last, earlier, mine, theirs, lid, pid)."""
+    launch ID and process ID: (last, earlier, of its kernel?, mine, theirs, lid, pid)."""
     key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
     _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # launch rows in file order
@@ -1014,28 +1019,28 @@ def _last_two_of_rows(
     rank[order] = np.arange(len(order))
     row = rank[np.asarray(inverse).reshape(-1)]
     heads = first[order]  # each launch row's first table row
-    kernels = categorical(kernel, empty_as_na=False).codes[heads]
-    last = len(order) - 1
-    same = np.flatnonzero(kernels[:last] == kernels[last]) if last > 0 else np.zeros(0, dtype=np.int64)
-    earlier = int(same[-1]) if len(same) else -1
+    last, earlier, same = _reference(categorical(kernel, empty_as_na=False).codes[heads])
     codes = np.stack([categorical(section).codes, categorical(field).codes], axis=1).astype(np.int64)
     outside = np.ones(len(row), dtype=bool) if body is None else categorical(body).codes < 0
     mine, theirs = (codes[(row == r) & outside] for r in (last, earlier))
-    return last, earlier, mine, theirs, lid[heads], pid[heads]
+    return last, earlier, same, mine, theirs, lid[heads], pid[heads]
 
 
-def _last_launch_short(last: int, earlier: int, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
+def _last_launch_short(last: int, earlier: int, same: bool, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
                        pid: np.ndarray) -> str | None:  # fmt: skip
-    """CUT_SHORT's note where the page's last launch (row ``last``) has fewer metric rows than the launch of its
-    kernel before it (row ``earlier``) and they are the first of that launch's (``mine``, ``theirs``: each one's
-    (section, field) codes in file order): a page cut at a line break (``head -n``), which no field count shows.
-    A launch whose rows differ otherwise is not said to be cut."""
+    """CUT_SHORT's note where the page's last launch (row ``last``) has fewer metric rows than the launch it is
+    compared with (row ``earlier``: of its kernel where ``same``, else the launch before it) and they are the first
+    of that launch's (``mine``, ``theirs``: each one's (section, field) codes in file order): a page cut at a line
+    break (``head -n``), which no field count shows. A launch whose rows differ otherwise is not said to be cut.
+    (In the real pages no launch has fewer such rows than the one before it, of its kernel or of another: 1,047
+    and 1,087 pairs.)"""
     n = len(mine)
     if earlier < 0 or not n or n >= len(theirs) or not (theirs[:n] == mine).all():
         return None
+    which = "of its kernel" if same else "before it"
     return (
         f"{CUT_SHORT}: its last launch (ID {lid[last]} of process {pid[last]}) ends after {n} of the "
-        f"{len(theirs)} metric rows of launch ID {lid[earlier]} of its kernel"
+        f"{len(theirs)} metric rows of launch ID {lid[earlier]} {which}"
     )
 
 
