@@ -379,6 +379,27 @@ def style_of(en: bool, dot: bool) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
+#: A cell that reads as a number ncu might have written: digits with grouping and decimal marks, a sign, an
+#: exponent. Where such a cell is no number (digits grouped otherwise than by three, ``1159,966,902.07``; a
+#: number beyond float64, ``1e999``) it is damaged, not one of the texts ncu writes (``n/a``, a shape, a word).
+NUMBER_LIKE = r"^[-+]?[0-9][0-9.,' ]*(?:[eE][-+]?[0-9]+)?$"
+
+
+def unread_numbers(text: pa.Array | pa.ChunkedArray, parsed: np.ndarray) -> list[str]:
+    """The distinct cells of ``text`` that look like numbers (``NUMBER_LIKE``) and are none: ``parsed`` (what
+    ``parse_numbers`` made of ``text``, as floats) is NaN there. In the order they first come."""
+    missing = np.isnan(np.asarray(parsed, dtype=np.float64))
+    if not missing.any():
+        return []
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    if isinstance(text.type, pa.DictionaryType):
+        text = text.cast(text.type.value_type)
+    cells = pc.unique(text.filter(pa.array(missing)).drop_null())
+    out: list[str] = cells.filter(pc.match_substring_regex(cells, NUMBER_LIKE)).to_pylist()
+    return out
+
+
 def parse_numbers(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.ChunkedArray:
     """Vectorised: strings -> float64, null where the text is not a number (n/a, empty, words, lists of instances
     without a value, a number beyond float64's range).

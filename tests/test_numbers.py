@@ -3,12 +3,18 @@ units.number_evidence (Arrow's regexes) decides the number style as detect_numbe
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+
+import derive
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ncu_roofline
 from ncu_roofline.units import (
     NUMBER_STYLES,
     _parse_numbers_regex,
@@ -16,6 +22,7 @@ from ncu_roofline.units import (
     number_evidence,
     parse_numbers,
     style_of,
+    unread_numbers,
 )
 
 #: Cells ncu writes and cells that look almost like numbers.
@@ -89,3 +96,51 @@ def test_a_number_beyond_float64s_range_is_no_number() -> None:
     cells = ["1e999", "-1e999", "1.5e3", "inf", "1,234"]
     assert parse_numbers(pa.array(cells), "en").to_pylist() == [None, None, 1500.0, None, 1234.0]
     assert parse_numbers(pa.array([*cells, None]), "en").to_pylist() == [None, None, 1500.0, None, 1234.0, None]
+
+
+def test_cells_that_look_like_numbers_and_are_none() -> None:
+    cells = pa.array(["1,234.5", "1159,966,902.07", "n/a", "", "(1, 2, 3)", "1e999", "12", "1,2,3", None, "LRU"])
+    parsed = parse_numbers(cells, "en").to_numpy(zero_copy_only=False)
+    assert unread_numbers(cells, parsed) == ["1159,966,902.07", "1e999", "1,2,3"]  # not ncu's texts: n/a, shapes
+
+
+def _damaged(text: str, column: str, row: int, cell: str) -> tuple[str, int]:
+    """``text`` (a page) with the ``column`` cell of its ``row``-th record (1: the first under the header) written
+    as ``cell``: the page and that line's number."""
+    lines = text.splitlines(keepends=True)
+    fields = next(csv.reader([lines[row]]))
+    header = next(csv.reader([lines[0]]))
+    old = f'"{fields[header.index(column)]}"'
+    head, sep, tail = lines[row].rpartition(old) if column == "Metric Value" else lines[row].partition(old)
+    assert sep, (column, row)
+    lines[row] = head + f'"{cell}"' + tail
+    return "".join(lines), row + 1
+
+
+@pytest.mark.parametrize(
+    ("name", "column", "row", "style"),
+    [
+        ("micro_full.details.csv", "Metric Value", 6, "en"),  # read block by block
+        ("micro_full.details.csv", "Metric Value", 6, "dot-grouped"),  # ... a de_DE page: read again in its style
+        ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en"),
+    ],
+)
+def test_a_damaged_number_is_not_measured_and_said(
+    tmp_path: Path, name: str, column: str, row: int, style: str
+) -> None:
+    """A cell damaged into digits no ncu writes (grouped by four, then three: ``1159,966,902.07``) is not measured,
+    and ``source.not_understood`` says so with its line (it was not measured, silently)."""
+    text = data(name).read_text()
+    if style == "dot-grouped":
+        text = derive.dot_grouped(text)
+    page, line = _damaged(text, column, row, "1159,966,902.07")
+    path = tmp_path / name
+    path.write_text(page)
+    report = ncu_roofline.read(path)
+    note = report.source["not_understood"].iloc[0]
+    assert "1 number as ncu writes none (damaged?), not measured: '1159,966,902.07' (line " + f"{line})" in note
+    cells = report.metrics
+    assert cells.loc[cells["text"] == "1159,966,902.07", "value"].isna().all()
+    whole = tmp_path / f"whole-{name}"
+    whole.write_text(text)
+    assert ncu_roofline.read(whole).source["not_understood"].isna().all()

@@ -41,7 +41,16 @@ from ..model import (
     launch_index,
     missing_array,
 )
-from ..units import number_evidence, other_grouping, parse_numbers, space_grouped, spaces_read, style_of, unit_or_none
+from ..units import (
+    number_evidence,
+    other_grouping,
+    parse_numbers,
+    space_grouped,
+    spaces_read,
+    style_of,
+    unit_or_none,
+    unread_numbers,
+)
 from ..vector import key_runs
 from ..vocabulary import CUT_SHORT, TWO_VALUES
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
@@ -79,6 +88,7 @@ from .records import (
     split_blocks,
     string_columns,
     text_of,
+    unread_note,
 )
 from .sniff import Located, Skipped, fields_of, lines_starting
 
@@ -198,6 +208,8 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
     check_unit_kinds(loc, metric_units(section, field, unit), cc)
 
+    unread = unread_note(loc, unread_numbers(value, parse_numbers(value, style).to_numpy(zero_copy_only=False)))
+    not_understood += [unread] if unread else []
     twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, style, cc)
     not_understood += notes
     short = _last_launch_short(*_last_two_of_rows(pid, lid, column(table, "Kernel Name"), section, field, body))
@@ -569,6 +581,7 @@ class _Prepared:
     codes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]  # section, field, unit, body: local, small
     numeric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # the cells with a number ("en"): key, pair,
     # in body?, value
+    unread: list[str]  # cells that look like numbers and are none in the "en" style (``units.unread_numbers``)
 
 
 def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared | None:
@@ -629,7 +642,8 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
         pair_units = np.union1d(pair_units, pair[other] * n_unit + (unit[other] + 1))
     factors = np.array([_factor(u) for u in unit_words] + [1.0])
     value = column(table, "Metric Value")
-    base = parse_numbers(value, "en").to_numpy(zero_copy_only=False) * factors[unit]
+    parsed = parse_numbers(value, "en").to_numpy(zero_copy_only=False)
+    base = parsed * factors[unit]
     inverse = inverse.astype(np.int32)
     pair = pair.astype(np.int32)
     codes = (
@@ -640,6 +654,7 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
         lid, pid, (uniq, first, inverse), _first_rest(block, first, *first_spec), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
         len(seen), pair_units, in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
+        unread_numbers(value, parsed),
     )  # fmt: skip
 
 
@@ -749,6 +764,7 @@ class _Stream:
         self.lines = 0  # the lines of the blocks so far
         self.odd: list[tuple[int, int, str]] = []  # lines that are no row: (line of the file's records, 0-based,
         # field count, text)
+        self.unread: dict[str, None] = {}  # the blocks' cells that look like numbers and are none in "en"
 
     def add(self, block: Block) -> None:
         self.odd += [(self.lines + i, width, text) for i, width, text in block.odd]
@@ -793,6 +809,7 @@ class _Stream:
             if col in pre.local
         }
         self.has_body |= bool(pre.in_body.any())
+        self.unread.update(dict.fromkeys(pre.unread))
         value = pre.value
         pair_maps = (maps["section"], maps["field"])
         self.kept.append(_Kept(local_row, inverse, pre.codes, maps, value))
@@ -918,6 +935,12 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     with ThreadPoolExecutor(1) as side:  # an error here waits for the side thread, then propagates
         frames = side.submit(launches_and_rules)
         not_understood = check_units(loc, pa.array(stream.unit.words, pa.string()))
+        unread = list(stream.unread)
+        if unread and style != "en":  # read again in the page's style: those still no number
+            text = pa.array(unread, pa.string())
+            unread = unread_numbers(text, parse_numbers(text, style).to_numpy(zero_copy_only=False))
+        said = unread_note(loc, unread)
+        not_understood += [said] if said else []
         sections, fields = stream.section.words, stream.field.words
         n_f = len(fields) + 1
 
@@ -991,13 +1014,11 @@ def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, boo
     if earlier < 0:
         return last, -1, same, none, none
     parts: dict[int, list[np.ndarray]] = {last: [], earlier: []}
-    for kept in reversed(stream.kept):  # a launch's rows lie together; launch rows number them in file order
+    for kept in reversed(stream.kept):  # (every block: a damaged page may give a launch rows in two places)
         if not len(kept.row_of_key):
             continue
         lo, hi = int(kept.row_of_key.min()), int(kept.row_of_key.max())
-        if hi < earlier:
-            break
-        if lo > last or not (lo <= earlier <= hi or lo <= last <= hi):
+        if not (lo <= earlier <= hi or lo <= last <= hi):
             continue
         row, section, field, _unit, body = kept.file_codes()
         for target, found in parts.items():

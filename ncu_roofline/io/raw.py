@@ -19,7 +19,15 @@ import pyarrow as pa
 
 from ..errors import DuplicateLaunchError, FormatError
 from ..model import WideMetrics
-from ..units import Unit, in_base_units, parse_numbers, scaled_per_value, unit_or_none, with_instances
+from ..units import (
+    Unit,
+    in_base_units,
+    parse_numbers,
+    scaled_per_value,
+    unit_or_none,
+    unread_numbers,
+    with_instances,
+)
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column
 from .metricframe import check_unit_kinds
 from .page import Page
@@ -34,6 +42,7 @@ from .records import (
     number_style,
     read_records,
     string_columns,
+    unread_note,
 )
 from .sniff import Located, fields_of, lines_starting
 
@@ -124,12 +133,15 @@ def read_raw(loc: Located, report: str) -> Page:
         for u, cols in unknown.items()
     ]
 
-    def convert(cols: range) -> list[str]:
+    def convert(cols: range) -> tuple[list[str], list[str]]:
         """A run of metric columns parsed as one text array (one pass, not one per column: a raw page of a few
         launches has thousands of short columns), in base units. The columns whose instanced cells of a
-        value other than 0 were left out (``scaled``: the unit each was written in is not the column's)."""
+        value other than 0 were left out (``scaled``: the unit each was written in is not the column's), and
+        the cells that look like numbers and are none (``unread_numbers``)."""
         text = pa.concat_arrays([cells[j] for j in cols])
-        parsed = parse_numbers(text, style).to_numpy(zero_copy_only=False).reshape(len(cols), n)
+        flat = parse_numbers(text, style).to_numpy(zero_copy_only=False)
+        unread = unread_numbers(text, flat)
+        parsed = flat.reshape(len(cols), n)
         left_out = []
         for j in sorted(scaled.intersection(cols)):  # (only these columns' text scanned: a few of the run's)
             own_unit = with_instances(cells[j]) & (parsed[j - cols.start] != 0)
@@ -139,20 +151,24 @@ def read_raw(loc: Located, report: str) -> Page:
                 parsed[j - cols.start, own_unit] = np.nan
                 left_out.append(metric_cols[j])
         values[:, cols.start : cols.stop] = parsed.T * np.asarray(factors[cols.start : cols.stop])
-        return left_out
+        return left_out, unread
 
     width = max(1, GROUP_CELLS // max(n, 1))  # columns per run
     runs = [range(j, min(j + width, len(metric_cols))) for j in range(0, len(metric_cols), width)]
     if len(runs) > 1:  # pyarrow compute releases the GIL: runs convert side by side
         with ThreadPoolExecutor(MAX_CHUNKS) as pool:
-            own_units = [c for left_out in pool.map(convert, runs) for c in left_out]
+            converted = list(pool.map(convert, runs))
     else:
-        own_units = convert(runs[0]) if runs else []
+        converted = [convert(runs[0])] if runs else []
+    own_units = [c for left_out, _ in converted for c in left_out]
+    unread = unread_note(loc, list(dict.fromkeys(c for _, cells_of in converted for c in cells_of)))
     if own_units:
         not_understood.append(
             f"{len(own_units)} metric(s) with instances in scaled units ({_some(own_units)}; ncu writes each such "
             "value in a unit of its own, not the column's: export with --print-units base to read them)"
         )
+    if unread:
+        not_understood.append(unread)
     keys = pd.DataFrame(
         {
             "report": [report] * n,

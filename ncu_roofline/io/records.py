@@ -518,6 +518,19 @@ def number_style(loc: Located, values: pa.Array | pa.ChunkedArray) -> str:
     return style
 
 
+def unread_note(loc: Located, cells: Sequence[str]) -> str | None:
+    """The ``source.not_understood`` note of cells that look like numbers and are none
+    (``units.unread_numbers``): how many, the first three, and the line of the first. None for none."""
+    if not cells:
+        return None
+    line = line_of(loc.path, f'"{cells[0]}"', start=loc.data_offset)
+    shown = ", ".join(repr(c) for c in cells[:3]) + (f" and {len(cells) - 3} more" if len(cells) > 3 else "")
+    return (
+        f"{len(cells)} number{'s' if len(cells) > 1 else ''} as ncu writes none (damaged?), not measured: {shown}"
+        + (f" (line {line})" if line else "")
+    )
+
+
 def _grouped(loc: Located, cell: str, why: str) -> ParseError:
     """The error for a number whose digit groups are refused (``cell``), with ``why``, naming its line."""
     sep = next(c for c in cell if not c.isdigit() and c not in "-.,")

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ..errors import FormatError, ParseError
 from ..model import LongMetrics
+from ..units import parse_numbers, unread_numbers
 from .identity import build_launches, main_cc
 from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels
 from .page import Page
@@ -48,6 +49,7 @@ from .records import (
     number_style,
     read_records,
     string_columns,
+    unread_note,
 )
 from .sniff import PROF_LINE, Located, Skipped, fields_of, line_of, lines_starting
 
@@ -129,9 +131,12 @@ def read_summary(loc: Located, report: str) -> Page:
                 column="Invocations",
             )
     launches = build_launches(ident, report)
-    style = number_style(loc, column(table, "Average"))
+    average = column(table, "Average")
+    style = number_style(loc, average)
     unit = column(table, "Metric Unit")
     not_understood = check_units(loc, unit)
+    unread = unread_note(loc, unread_numbers(average, parse_numbers(average, style).to_numpy(zero_copy_only=False)))
+    not_understood += [unread] if unread else []
     cc = main_cc(launches)
     check_unit_kinds(
         loc, metric_units(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
