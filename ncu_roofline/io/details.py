@@ -212,7 +212,8 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     not_understood += [unread] if unread else []
     twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, style, cc)
     not_understood += notes
-    short = _last_launch_short(*_last_two_of_rows(pid, lid, column(table, "Kernel Name"), section, field, body))
+    kernel = column(table, "Kernel Name")
+    short = _last_launch_short(*_last_two_launches_of_table(pid, lid, kernel, section, field, body))
     not_understood += [short] if short else []
 
     def build() -> pd.DataFrame:
@@ -979,7 +980,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
         code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
         wide = _wide(stream, code_of_pair, len(lid), categories)
-        short = _last_launch_short(*_last_two_of_a_kernel(stream, len(lid)), lid, pid)
+        short = _last_launch_short(*_last_two_launches(stream, len(lid)), lid, pid)
         not_understood += [short] if short else []
         launches, rules, keys = frames.result()
 
@@ -1006,7 +1007,7 @@ def _reference(kernels: np.ndarray) -> tuple[int, int, bool]:
     return (last, int(same[-1]), True) if len(same) else (last, last - 1, False)
 
 
-def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, bool, np.ndarray, np.ndarray]:
+def _last_two_launches(stream: _Stream, n_launch: int) -> tuple[int, int, bool, np.ndarray, np.ndarray]:
     """(``_reference``'s last launch, the launch it is compared with and whether of its kernel, and the (section,
     field) codes of each one's metric rows outside body items, in file order): from the blocks that hold them."""
     last, earlier, same = _reference(stream.ident["Kernel Name"][:n_launch])
@@ -1028,10 +1029,10 @@ def _last_two_of_a_kernel(stream: _Stream, n_launch: int) -> tuple[int, int, boo
     return last, earlier, same, joined[last], joined[earlier]
 
 
-def _last_two_of_rows(
+def _last_two_launches_of_table(
     pid: np.ndarray, lid: np.ndarray, kernel: pa.Array, section: pa.Array, field: pa.Array, body: pa.Array | None
 ) -> tuple[int, int, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``_last_two_of_a_kernel`` from a page's metric rows (the careful reader's table), with each launch row's
+    """``_last_two_launches`` from a page's metric rows (the careful reader's table), with each launch row's
     launch ID and process ID: (last, earlier, of its kernel?, mine, theirs, lid, pid)."""
     key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
     _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
