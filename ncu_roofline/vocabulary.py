@@ -76,14 +76,13 @@ RAW_EXPORT = "ncu -i REPORT.ncu-rep --csv --page raw > raw.csv"
 DETAILS_EXPORT = "ncu -i REPORT.ncu-rep --csv --page details > details.csv"
 SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-kernel > summary.csv"
 NVTX_SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv"
-#: What ``source.not_understood`` says of a page ncu printed without ``--csv`` whose last line has no line break
-#: (``head -c``, a copy stopped mid-way); the command line warns of it.
+#: What ``source.not_understood`` (and ``Report.warnings``) begins with for a page that may be cut short: a page
+#: ncu printed without ``--csv`` whose last line has no line break (``head -c``), a details page whose last launch
+#: ends early (``head -n``); the command line warns of it.
 CUT_SHORT = "the page may be cut short"
 #: ... of a metric a launch has twice in one section with different values (neither is taken); the command line
 #: warns of it.
 TWO_VALUES = "with different values"
-#: What ``source.not_understood`` says between the count and the items.
-NOT_UNDERSTOOD_LEAD = "not understood, kept as text and left out of the analysis: "
 
 
 # The same, as plain strings in their order (for frames, column names and JSON keys).

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..model import RULE_COLUMNS, MetricSource, empty_frame
-from ..vocabulary import NOT_UNDERSTOOD_LEAD
 from .sniff import Skipped
 
 #: How many examples of each kind of thing not understood ``describe_not_understood`` names.
@@ -33,4 +32,4 @@ def describe_not_understood(items: list[str]) -> str | None:
     if not items:
         return None
     shown = "; ".join(items[:EXAMPLES]) + (f"; and {len(items) - EXAMPLES} more" if len(items) > EXAMPLES else "")
-    return f"{len(items)} {NOT_UNDERSTOOD_LEAD}{shown}"
+    return f"{len(items)} not understood, kept as text and left out of the analysis: {shown}"

@@ -58,11 +58,9 @@ REGIME_COLORS = {"bound": "#0072B2", "latency": "#E69F00", "launch": "#56B4E9"}
 MISSING_COLOR = "#9a9a9a"
 UNCLASSIFIED = "unclassified"
 
-#: Unit labels and order: the classifier's own unit table (one source of truth), then its per-limiter scores.
-UNIT_LABELS: dict[str, str] = {
-    **{f"limiter_{k}": f"score as limiter: {v}" for k, v in LIMITER_LABELS.items()},
-    **{unit: label for unit, _, label in UNIT_COLUMNS},
-}
+#: Unit labels and order: the classifier's own unit table (one source of truth), then its per-limiter scores
+#: (labelled by ``unit_label`` with the report's limiter labels).
+UNIT_LABELS: dict[str, str] = {unit: label for unit, _, label in UNIT_COLUMNS}
 UNIT_ORDER: tuple[str, ...] = (*(f"limiter_{k}" for k in LIMITER_LABELS), *(u for u, _, _ in UNIT_COLUMNS))
 SOURCE_LABELS = {
     "classifier": "Verdict (each limiter's score: the larger of its roofline and Speed Of Light figures)",
@@ -142,9 +140,10 @@ def hint_label(hint: str) -> str:
 
 
 def unit_label(unit: str, labels: Mapping[str, str] = LIMITER_LABELS) -> str:
-    """A unit's label; a per-limiter score's with the report's limiter ``labels``."""
-    if unit.startswith("limiter_") and unit[len("limiter_") :] in labels:
-        return f"score as limiter: {labels[unit[len('limiter_') :]]}"
+    """A unit's label; a per-limiter score's (``limiter_<key>``) with the report's limiter ``labels``."""
+    limiter = unit.removeprefix("limiter_")
+    if limiter != unit and limiter in labels:
+        return f"score as limiter: {labels[limiter]}"
     if unit in UNIT_LABELS:
         return UNIT_LABELS[unit]
     q = BY_NAME.get(unit)
