@@ -208,9 +208,10 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
     check_unit_kinds(loc, metric_units(section, field, unit), cc)
 
-    unread = unread_note(loc, unread_numbers(value, parse_numbers(value, style).to_numpy(zero_copy_only=False)))
+    parsed = parse_numbers(value, style).to_numpy(zero_copy_only=False)  # (the long frame parses again, lazily)
+    unread = unread_note(loc, unread_numbers(value, parsed))
     not_understood += [unread] if unread else []
-    twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, style, cc)
+    twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, parsed, cc)
     not_understood += notes
     kernel = column(table, "Kernel Name")
     short = _last_launch_short(*_last_two_launches_of_table(pid, lid, kernel, section, field, body))
@@ -243,14 +244,15 @@ def _two_values(
     body: pa.Array | None,
     unit: pa.Array,
     value: pa.Array,
-    style: str,
+    parsed: np.ndarray,
     cc: str | None,
 ) -> tuple[np.ndarray, list[str]]:
     """Where a launch has a label twice with two values (the same label in the same section, outside body items,
     a metric the analysis reads): every row of that launch's metric (in any section, body items too: none is
     taken, so the metric is not measured for the launch), and one note per such label naming the launch, both
     values and their lines. ncu writes a label once per section, so one of them is damage (or an edit); the
-    first was taken, silently. Values are compared in base units; the same value written twice is kept."""
+    first was taken, silently. Values (``parsed``: ``value`` read in the page's style) are compared in base units;
+    the same value written twice is kept."""
     sec, fld = categorical(section), categorical(field)
     name, _label = resolve_names(sec, fld, cc)
     named = name.codes >= 0
@@ -265,9 +267,8 @@ def _two_values(
     if not again.any():
         return nothing
     rows, keys = rows[again], keys.loc[again]
-    taken = pa.array(rows)
-    factor, _base = unit_columns(categorical(unit.take(taken)))
-    number = parse_numbers(value.take(taken), style).to_numpy(zero_copy_only=False) * factor
+    factor, _base = unit_columns(categorical(unit.take(pa.array(rows))))
+    number = parsed[rows] * factor
     keys = keys.assign(v=np.where(np.isnan(number), np.inf, number))  # a cell without a number: a value of its own
     kinds = keys.groupby(["p", "l", "s", "f"], sort=False)["v"].transform("nunique").to_numpy()
     rows, keys = rows[kinds > 1], keys.loc[kinds > 1].reset_index(drop=True)
@@ -342,6 +343,13 @@ def _parse_fast(loc: Located, names: list[str], identity: list[str]) -> tuple[pa
         return None
 
 
+def _launch_of_rows(pid: np.ndarray, lid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per distinct (Process ID, ID) of the rows, in key order, its first row; per row, its key's index."""
+    key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
+    _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, np.asarray(inverse).reshape(-1)
+
+
 def _launches(
     loc: Located,
     report: str,
@@ -355,8 +363,7 @@ def _launches(
 
     ``row_identity``: identity columns parsed on every row (checked for one value per key); the rest of
     ``identity`` comes from each launch's first line."""
-    key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
-    _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    first, inverse = _launch_of_rows(pid, lid)
     for col in row_identity:
         arr = column(table, col)
         codes = arr.indices.to_numpy(zero_copy_only=False) if isinstance(arr.type, pa.DictionaryType) else None
@@ -1034,12 +1041,11 @@ def _last_two_launches_of_table(
 ) -> tuple[int, int, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``_last_two_launches`` from a page's metric rows (the careful reader's table), with each launch row's
     launch ID and process ID: (last, earlier, of its kernel?, mine, theirs, lid, pid)."""
-    key = pid.astype(np.int64) * (int(lid.max()) + 1 if len(lid) else 1) + lid
-    _uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    first, inverse = _launch_of_rows(pid, lid)
     order = np.argsort(first, kind="stable")  # launch rows in file order
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    row = rank[np.asarray(inverse).reshape(-1)]
+    row = rank[inverse]
     heads = first[order]  # each launch row's first table row
     last, earlier, same = _reference(categorical(kernel, empty_as_na=False).codes[heads])
     codes = np.stack([categorical(section).codes, categorical(field).codes], axis=1).astype(np.int64)
