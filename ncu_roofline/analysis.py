@@ -15,7 +15,15 @@ import numpy as np
 import pandas as pd
 
 from .arrowpool import malloc_arrow
-from .chart import CHART_BYTE_FIGURES, chart_peaks, chart_points, fill_from_chart
+from .chart import (
+    CHART_BYTE_FIGURES,
+    chart_peaks,
+    chart_points,
+    counted_half,
+    counted_half_points,
+    fill_from_chart,
+    half_chart_scale,
+)
 from .classify import classify, ncu_figures, unit_table, utilization
 from .device import (
     find_device,
@@ -72,14 +80,23 @@ class Analysis:
         return f"<Analysis of {self.report!r}: {len(self.launches)} launches of {kernels} kernels, {t}>"
 
 
-def report_quantities(report: Report, index: pd.MultiIndex | None = None) -> pd.DataFrame:
+def analysed_values(report: Report, index: pd.MultiIndex) -> pd.DataFrame:
+    """``report.values`` of the launches of ``index``, as the analysis reads them: the FP16 figures of a Half
+    chart of ncu 2022.3-2024.2 counted as ncu 2025.3 counts them (``chart.half_chart_scale``)."""
+    values = report.values.reindex(index)
+    return counted_half(values, half_chart_scale(values))
+
+
+def report_quantities(
+    report: Report, index: pd.MultiIndex | None = None, values: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """The quantities of every launch (``ncu_roofline.quantities``), index LAUNCH_KEY in launch order
-    (``index``: that index, when the caller has it).
+    (``index``: that index, ``values``: ``analysed_values`` of it, when the caller has them).
 
     Metric names first; where an export names the Speed Of Light breakdown members only by label
     (``--print-details all``), those labels fill the pipe quantities and join the busiest-member ones."""
     index = launch_index(report.launches) if index is None else index
-    quant = quantities(report.values.reindex(index))
+    quant = quantities(analysed_values(report, index) if values is None else values)
     extra = breakdown_quantities(report.body_item_metrics, index)
     for c in extra.columns:
         if quant[c].dtype == np.float64 and extra[c].isna().all():  # nothing labelled: the column as it is
@@ -141,7 +158,9 @@ def analyze(
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)
-    quant = report_quantities(report, index)
+    half = half_chart_scale(values)  # a Half chart of ncu 2022.3-2024.2 counts FP16 FLOP as half of 2025.3's
+    values = counted_half(values, half)
+    quant = report_quantities(report, index, values)
     # the DRAM peak its DRAM throughput implies: the device's (identifies it), and at each launch's DRAM clock
     implied, implied_own = implied_dram_peaks(report.launches, values)
     ident = identify(report, implied_dram=implied)
@@ -151,7 +170,7 @@ def analyze(
         fits = _fits(report.launches["cc"], given.cc if given is not None else None)
         table = table.where(~fits, pd.Series(given and given.name, index=index, dtype="string"))
         basis = basis.where(~fits, pd.Series("--device", index=index, dtype="string"))
-    points = chart_points(report.body_item_metrics)
+    points = counted_half_points(chart_points(report.body_item_metrics), half, index)
     chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
     if np.isfinite(implied_own).any():
         dram, own = CHART_BYTE_FIGURES["dram"], pd.Series(implied_own, index=index)

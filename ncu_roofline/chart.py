@@ -201,6 +201,57 @@ def _pick_tensor(points: pd.DataFrame) -> pd.DataFrame:
     return chosen
 
 
+#: The Half chart's operation figures as a details page labels them ("Theoretical Predicated-On HFMA Operations",
+#: "Predicated-On HFMA Operations Per Cycle"): the label table names them as ncu 2025.3 does, which counts an HFMA2
+#: thread instruction as 4 FLOP (``..._x4``, its HADD2 and HMUL2 as 2: ``..._x2``). ncu 2022.3-2024.2's sections
+#: count them as 2 (``..._x2``; HADD and HMUL as 1) under the same labels, so every FP16 figure of their chart is
+#: half of 2025.3's (NVIDIA's datasheets count as 2025.3: V100's 31.4 TFLOPS of FP16).
+HALF_OPERATIONS = (
+    "derived__sm__sass_thread_inst_executed_op_hfma_pred_on_x4",
+    "derived__smsp__sass_thread_inst_executed_op_hfma_pred_on_x4",
+)
+#: The peak HFMA thread instructions per cycle, the Half chart section's own metric (its ``Metrics`` block, every
+#: version 2022.3-2025.3): the chart's peak operations are this x 4 (2025.3) or x 2 (2022.3-2024.2).
+HALF_PEAK_INSTRUCTIONS = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained"
+
+
+def half_chart_scale(values: pd.DataFrame) -> np.ndarray:
+    """Per launch of ``values`` (``Report.values``), the factor that makes its Half chart's figures count as
+    ncu 2025.3 counts them: 2.0 where the chart's peak operations per cycle (HALF_OPERATIONS, read by label) are
+    twice its peak HFMA instructions (a chart of ncu 2022.3-2024.2), else 1.0 (2025.3's, a page that names its
+    metrics, or no evidence: a page without the section's ``Metrics`` block)."""
+    out = np.ones(len(values.index))
+    if HALF_OPERATIONS[0] not in values.columns or HALF_PEAK_INSTRUCTIONS not in values.columns:
+        return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = values[HALF_OPERATIONS[0]].to_numpy(dtype=float) / values[HALF_PEAK_INSTRUCTIONS].to_numpy(dtype=float)
+    out[np.abs(ratio - 2.0) < 0.5] = 2.0  # NaN (a figure missing, no peak) compares False
+    return out
+
+
+def counted_half(values: pd.DataFrame, scale: np.ndarray) -> pd.DataFrame:
+    """``values`` with the Half chart's operation figures (HALF_OPERATIONS) times ``scale`` (``half_chart_scale``):
+    the same frame where every factor is 1."""
+    if (scale == 1.0).all():
+        return values
+    return values.assign(**{m: values[m].to_numpy(dtype=float) * scale for m in HALF_OPERATIONS if m in values.columns})
+
+
+def counted_half_points(points: pd.DataFrame, scale: np.ndarray, index: pd.Index) -> pd.DataFrame:
+    """``points`` (``chart_points``) with the FP16 chart's achieved and peak FLOP/s times ``scale`` at their
+    launch of ``index`` (``half_chart_scale``): the same frame where every factor is 1."""
+    if not len(points) or (scale == 1.0).all():
+        return points
+    pos = launch_positions(points, index)
+    half = (points["precision"] == "fp16").fillna(False).to_numpy(dtype=bool) & (pos >= 0)
+    factor = np.ones(len(points))
+    factor[half] = scale[pos[half]]
+    return points.assign(
+        achieved_flops=points["achieved_flops"].to_numpy(dtype=float) * factor,
+        peak_flops=points["peak_flops"].to_numpy(dtype=float) * factor,
+    )
+
+
 #: The peak figures (``device.FIGURES``) a chart point gives directly: the FP roofs by precision, the bandwidth
 #: roofs by level. The tensor roofs are per series (``fill_from_chart`` takes them).
 CHART_FLOP_FIGURES = {"fp64": "fp64_flops", "fp32": "fp32_flops", "fp16": "fp16_flops"}
