@@ -137,3 +137,43 @@ def test_a_diff_lists_the_warning_among_its_caveats(tmp_path: Path) -> None:
     d = compare(analyze(ncu_roofline.read(path)), analyze(ncu_roofline.read(data(SOURCE))))
     assert [c for c in d.caveats if c.startswith(f"BEFORE: {path}: {CUT_SHORT}: its last launch (ID 15")]
     assert not [c for c in d.caveats if c.startswith("AFTER:")]
+
+
+# --- summary pages: a group per kernel (and launch shape), each with the metric rows of every other group
+
+SUMMARY = "micro_full.summary-per-kernel.csv"
+
+
+def summary_cut(tmp_path: Path, keep: int) -> tuple[Path, int, int]:
+    """The per-kernel summary page cut after its last group's ``keep``-th row: (path, that group's number of rows
+    on the whole page, the group's 0-based number)."""
+    import gzip
+
+    lines = gzip.decompress(data(SUMMARY).read_bytes()).decode().splitlines()
+    header = _fields(lines[0])
+    group_of = [tuple(f[: header.index("Section Name")]) for f in map(_fields, lines[1:])]
+    last = group_of[-1]
+    start = group_of.index(last) + 1  # its first line (after the header)
+    path = tmp_path / "summary.csv"
+    path.write_text("\n".join(lines[: start + keep]) + "\n")
+    return path, len(group_of) - start + 1, len(dict.fromkeys(group_of)) - 1
+
+
+@pytest.mark.parametrize("keep", [1, 40, 83])
+def test_a_summary_page_cut_at_a_line_is_said(tmp_path: Path, keep: int) -> None:
+    path, rows, group = summary_cut(tmp_path, keep)
+    assert rows == 84  # every group of the page has 84 metric rows
+    report = ncu_roofline.read(path)
+    assert len(report.launches) == group + 1
+    said = (
+        f"{CUT_SHORT}: its last launch (ID {group} of process 663) ends after {keep} of the 84 metric rows of "
+        f"launch ID {group - 1} before it"
+    )
+    assert said in str(report.source["not_understood"].iloc[0])
+    assert report.warnings == (f"{path}: {said}; {group + 1} launches read",)
+
+
+def test_a_whole_summary_page_or_one_cut_between_groups_is_not_said(tmp_path: Path) -> None:
+    for path in (data(SUMMARY), summary_cut(tmp_path, 0)[0], data("train_step.summary-per-kernel.csv")):
+        notes = ncu_roofline.read(path).source["not_understood"].dropna()
+        assert not any(CUT_SHORT in str(n) for n in notes), path

@@ -214,7 +214,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, parsed, cc)
     not_understood += notes
     kernel = column(table, "Kernel Name")
-    short = _last_launch_short(*_last_two_launches_of_table(pid, lid, kernel, section, field, body))
+    short = last_launch_short(*last_two_launches_of_table(pid, lid, kernel, section, field, body))
     not_understood += [short] if short else []
 
     def build() -> pd.DataFrame:
@@ -987,7 +987,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         code_of_pair = np.empty(len(stream.pair_id), dtype=np.int32)  # pair id -> metric code (-1: none)
         code_of_pair[[stream.pair_id[k] for k in pair_keys]] = pair_code
         wide = _wide(stream, code_of_pair, len(lid), categories)
-        short = _last_launch_short(*_last_two_launches(stream, len(lid)), lid, pid)
+        short = last_launch_short(*_last_two_launches(stream, len(lid)), lid, pid)
         not_understood += [short] if short else []
         launches, rules, keys = frames.result()
 
@@ -1036,7 +1036,7 @@ def _last_two_launches(stream: _Stream, n_launch: int) -> tuple[int, int, bool, 
     return last, earlier, same, joined[last], joined[earlier]
 
 
-def _last_two_launches_of_table(
+def last_two_launches_of_table(
     pid: np.ndarray, lid: np.ndarray, kernel: pa.Array, section: pa.Array, field: pa.Array, body: pa.Array | None
 ) -> tuple[int, int, bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``_last_two_launches`` from a page's metric rows (the careful reader's table), with each launch row's
@@ -1054,7 +1054,7 @@ def _last_two_launches_of_table(
     return last, earlier, same, mine, theirs, lid[heads], pid[heads]
 
 
-def _last_launch_short(last: int, earlier: int, same: bool, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
+def last_launch_short(last: int, earlier: int, same: bool, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
                        pid: np.ndarray) -> str | None:  # fmt: skip
     """CUT_SHORT's note where the page's last launch (row ``last``) has fewer metric rows than the launch it is
     compared with (row ``earlier``: of its kernel where ``same``, else the launch before it) and they are the first

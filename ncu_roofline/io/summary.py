@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 from ..errors import FormatError, ParseError
 from ..model import LongMetrics
 from ..units import parse_numbers, unread_numbers
+from .details import last_launch_short, last_two_launches_of_table
 from .identity import build_launches, main_cc
 from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels
 from .page import Page
@@ -134,18 +135,14 @@ def read_summary(loc: Located, report: str) -> Page:
     average = column(table, "Average")
     style = number_style(loc, average)
     unit = column(table, "Metric Unit")
-    not_understood = check_units(loc, unit)
+    not_understood = check_units(loc, unit) + _cut_at_a_line(table, pid, lid, sections)
     unread = unread_note(loc, unread_numbers(average, parse_numbers(average, style).to_numpy(zero_copy_only=False)))
     not_understood += [unread] if unread else []
     cc = main_cc(launches)
     check_unit_kinds(
         loc, metric_units(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
     )
-    section = (
-        column(table, "Section Name")
-        if sections  # else no section: '' on every row (NA in the frame)
-        else pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([""]))
-    )
+    section = _sections_of(table, sections)
     if sections:  # the raw page's summary names every metric: nothing to resolve
         not_understood += unknown_labels(section, column(table, "Metric Name"), None, cc)
     metrics = long_metrics(
@@ -164,6 +161,25 @@ def read_summary(loc: Located, report: str) -> Page:
         by_name=not sections,
     )
     return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
+
+
+def _cut_at_a_line(table: pa.Table, pid: np.ndarray, lid: np.ndarray, sections: bool) -> list[str]:
+    """CUT_SHORT's note where the page's last group has the first of the metric rows of the group of its kernel
+    before it (else of the group just before it) and fewer: a page cut at a line break (``head -n``), as on a
+    details page (``details.last_launch_short``). None on a per-GPU page (no kernel column, a group per GPU)."""
+    if "Kernel Name" not in table.column_names:
+        return []
+    kernel, field = column(table, "Kernel Name"), column(table, "Metric Name")
+    short = last_launch_short(*last_two_launches_of_table(pid, lid, kernel, _sections_of(table, sections), field, None))
+    return [short] if short else []
+
+
+def _sections_of(table: pa.Table, sections: bool) -> pa.Array:
+    """The page's Section Name column, or on the raw page's summary (no sections) '' on every row (NA in the
+    frame)."""
+    if sections:
+        return column(table, "Section Name")
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([""]))
 
 
 def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections: bool) -> None:
