@@ -340,6 +340,14 @@ def find_device(name: str) -> DeviceSpec | None:
     return match_device(name).spec
 
 
+def hbm_of_cc(cc: str | None) -> bool | None:
+    """Whether a GPU of compute capability ``cc`` the table does not name has HBM: the ``hbm`` every table entry of
+    that CC has (HBM for 7.0, 8.0, 9.0, 10.0; GDDR or LPDDR for 7.5, 8.6, 8.9, 12.0 ...). None where the table has
+    no entry of it, or its entries differ."""
+    kinds = {d.hbm for d in DEVICES if cc is not None and d.cc == cc}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
 def table_figures(spec: DeviceSpec) -> dict[str, Figure]:
     """The table's figures for a device, keyed like the peaks frame columns (only those it has)."""
     return {k: v for k, v in spec.figures().items() if v is not None}

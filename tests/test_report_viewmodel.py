@@ -361,26 +361,31 @@ def test_a_kernel_name_of_several_reports_says_its_report() -> None:
     }
 
 
-def _on(base: Analysis, tables: list[str | None]) -> Analysis:
+def _on(base: Analysis, tables: list[str | None], cc: str | None = None) -> Analysis:
     """``base`` with its launches' GPU table entries replaced, in turn, by ``tables`` (what identifies a GPU: the
-    label follows the entry's memory)."""
+    label follows the entry's memory), and the compute capability of those without one by ``cc``."""
     launches = base.launches.copy()
     launches["device_table"] = pd.array([tables[i % len(tables)] for i in range(len(launches))], dtype="string")
+    if cc is not None:
+        launches["cc"] = launches["cc"].where(launches["device_table"].notna(), cc)
     return replace(base, launches=launches)
 
 
 @pytest.mark.parametrize(
-    ("tables", "label"),
+    ("tables", "cc", "label"),
     [
-        (["NVIDIA H200"], "HBM"),  # HBM3e
-        ([None], "HBM"),  # no table entry: as ever
-        (["Tesla T4"], "DRAM"),  # GDDR6 (Colab's GPU)
-        (["Tesla T4", "NVIDIA GeForce RTX 4090"], "DRAM"),
-        (["Tesla T4", "NVIDIA H200"], "HBM/DRAM"),
-        (["Tesla T4", None], "HBM/DRAM"),  # a GPU of unknown memory beside a GDDR one
+        (["NVIDIA H200"], None, "HBM"),  # HBM3e
+        ([None], None, "HBM"),  # no table entry, CC 9.0: every GPU of the table of that CC has HBM
+        ([None], "8.9", "DRAM"),  # ... CC 8.9: L4, L40S, RTX 4090, GDDR6 (it was "HBM")
+        ([None], "11.0", "DRAM"),  # ... a CC the table has no GPU of: its memory is not known (it was "HBM")
+        (["Tesla T4"], None, "DRAM"),  # GDDR6 (Colab's GPU)
+        (["Tesla T4", "NVIDIA GeForce RTX 4090"], None, "DRAM"),
+        (["Tesla T4", "NVIDIA H200"], None, "HBM/DRAM"),
+        (["Tesla T4", None], "7.5", "DRAM"),  # a GPU the table does not name beside a GDDR one, both Turing
+        (["NVIDIA H200", None], "12.1", "HBM/DRAM"),  # ... beside an HBM one, of a CC the table does not know
     ],
 )
-def test_the_dram_limiter_is_called_after_the_gpus_memory(tables: list[str | None], label: str) -> None:
+def test_the_dram_limiter_is_called_after_the_gpus_memory(tables: list[str | None], cc: str | None, label: str) -> None:
     """ "HBM" on a T4 or a GeForce card said what it does not have: the DRAM limiter (``hbm`` in the frames and the
     JSON, unchanged) is named after the memory the device table gives its GPUs, in every rendering."""
     from ncu_roofline.devices import DEVICES
@@ -388,7 +393,7 @@ def test_the_dram_limiter_is_called_after_the_gpus_memory(tables: list[str | Non
     specs = {d.name: d for d in DEVICES}
     assert all(t is None or t in specs for t in tables)
     assert specs["Tesla T4"].hbm is False and specs["NVIDIA H200"].hbm is True
-    view = build_view(_on(sample("micro_full.raw.csv"), tables))
+    view = build_view(_on(sample("micro_full.raw.csv"), tables, cc))
     assert view.limiter_labels["hbm"] == label
     assert next(t.label for t in view.by_limiter if t.key == "hbm") == label
     assert all(view.limiter_label(k.limiter) == label for k in view.kernels if k.limiter == "hbm")
