@@ -177,3 +177,38 @@ def test_a_whole_summary_page_or_one_cut_between_groups_is_not_said(tmp_path: Pa
     for path in (data(SUMMARY), summary_cut(tmp_path, 0)[0], data("train_step.summary-per-kernel.csv")):
         notes = ncu_roofline.read(path).source["not_understood"].dropna()
         assert not any(CUT_SHORT in str(n) for n in notes), path
+
+
+def _text_table_rows(lines: list[str]) -> int:
+    """The metric rows of the section tables in ``lines``: the lines after a table's second dashed line (its
+    header's underline) that are neither dashes nor blank."""
+    rows, dashes = 0, 0
+    for line in lines:
+        if line.strip().startswith("Section:"):
+            dashes = 0
+        elif line.strip().startswith("---"):
+            dashes += 1
+        elif dashes == 2 and line.strip():
+            rows += 1
+    return rows
+
+
+def test_a_text_summary_page_cut_inside_its_last_table_is_said(tmp_path: Path) -> None:
+    """ncu 2024.2's per-kernel summary page without ``--csv`` (the same reader's groups), cut after the first row
+    of its last group's Memory Workload Analysis table; the golden counts are the page's table rows."""
+    import gzip
+
+    text = gzip.decompress(data("reexport/ncu-2024.2/micro_roof.text-summary-per-kernel.txt").read_bytes()).decode()
+    lines = text.splitlines()
+    group = max(i for i, line in enumerate(lines) if "Device 0, CC 9.0, Invocations" in line)
+    mwa = max(i for i, line in enumerate(lines) if line.strip() == "Section: Memory Workload Analysis")
+    cut_at = mwa + 5  # the section's heading, dashes, header, dashes, a row
+    before = max(i for i, line in enumerate(lines[:group]) if "Device 0, CC 9.0, Invocations" in line)
+    kept, whole_group = _text_table_rows(lines[group:cut_at]), _text_table_rows(lines[before:group])
+    path = tmp_path / "summary.txt"
+    path.write_text("\n".join(lines[:cut_at]) + "\n")
+    report = ncu_roofline.read(path)
+    said = f"{CUT_SHORT}: its last launch (ID 12 of process 2601) ends after {kept} of the {whole_group} metric rows"
+    assert said in str(report.source["not_understood"].iloc[0])
+    whole = ncu_roofline.read(data("reexport/ncu-2024.2/micro_roof.text-summary-per-kernel.txt"))
+    assert not any(CUT_SHORT in str(n) for n in whole.source["not_understood"].dropna())
