@@ -218,14 +218,22 @@ HALF_PEAK_INSTRUCTIONS = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak
 def half_chart_scale(values: pd.DataFrame) -> np.ndarray:
     """Per launch of ``values`` (``Report.values``), the factor that makes its Half chart's figures count as
     ncu 2025.3 counts them: 2.0 where the chart's peak operations per cycle (HALF_OPERATIONS, read by label) are
-    twice its peak HFMA instructions (a chart of ncu 2022.3-2024.2), else 1.0 (2025.3's, a page that names its
-    metrics, or no evidence: a page without the section's ``Metrics`` block)."""
+    twice its peak HFMA instructions (a chart of ncu 2022.3-2024.2), else 1.0 (2025.3's: four times; a page that
+    names its metrics). A launch without that evidence (its ``Metrics`` block row missing, a peak of 0) takes
+    its report's, where the report's other launches agree: one report is one ncu's."""
     out = np.ones(len(values.index))
     if HALF_OPERATIONS[0] not in values.columns or HALF_PEAK_INSTRUCTIONS not in values.columns:
         return out
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = values[HALF_OPERATIONS[0]].to_numpy(dtype=float) / values[HALF_PEAK_INSTRUCTIONS].to_numpy(dtype=float)
-    out[np.abs(ratio - 2.0) < 0.5] = 2.0  # NaN (a figure missing, no peak) compares False
+    old, new = np.abs(ratio - 2.0) < 0.5, np.abs(ratio - 4.0) < 0.5  # NaN (a figure missing, no peak): neither
+    out[old] = 2.0
+    unknown = ~old & ~new & ~np.isnan(values[HALF_OPERATIONS[0]].to_numpy(dtype=float))
+    if unknown.any() and old.any():
+        report = pd.factorize(values.index.get_level_values(0))[0]
+        only_old = np.bincount(report[old], minlength=report.max() + 1) > 0
+        only_old &= np.bincount(report[new], minlength=report.max() + 1) == 0
+        out[unknown & only_old[report]] = 2.0
     return out
 
 

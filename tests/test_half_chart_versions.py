@@ -21,6 +21,7 @@ import io
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _ncuchart import chart_points as ncu_points
 from _rawwide import DETAILS_ALL
@@ -40,6 +41,9 @@ HMUL = "Predicated-On HMUL Thread Instructions Executed Per Cycle"
 #: plain figure; 2025.3's chart item is twice it (``derived__*_hadd_pred_on_x2``).
 PLANTED = {HADD: 37.5, HMUL: 12.25}
 PLANTED_LAUNCH = "5"
+#: Launches whose Metrics block row of peak HFMA instructions is left out (the planted one and an HFMA one
+#: among them): they take the version the report's other launches show.
+WITHOUT_PEAK = frozenset({"0", "5", "9", "15"})
 #: What two printed decimals of the instructions (x 4) and of the operations per cycle leave open, in FLOP/s.
 ROUNDED = (4 + 1) * 0.005 * 2e9
 
@@ -116,15 +120,16 @@ def planted_2025(text: str) -> str:
     return page.text(edit)
 
 
-def as_2024(text: str) -> str:
-    """A 2025.3 page's Half chart as ncu 2024.2's section writes it (the module docstring)."""
+def as_2024(text: str, without_peak: frozenset[str] = frozenset()) -> str:
+    """A 2025.3 page's Half chart as ncu 2024.2's section writes it (the module docstring); the launches of
+    ``without_peak`` without the Metrics block's peak HFMA instructions (the evidence of the version)."""
     page = _Page(text)
     block = page.metrics_block()
     edit: dict[int, str | None] = {}
     for i, (f, _) in page.rows.items():
         launch, item, label = f[page.at["ID"]], f[page.at["Body Item Label"]], f[page.at["Metric Name"]]
         if not item:
-            if label in (HADD, HMUL):
+            if label in (HADD, HMUL) or (label == PEAK_INSTRUCTIONS and launch in without_peak):
                 edit[i] = None  # not in 2024.2's Metrics block
         elif label == PEAK_OPERATIONS:
             edit[i] = _written(block[(launch, PEAK_INSTRUCTIONS)] * 2)
@@ -139,9 +144,10 @@ def as_2024(text: str) -> str:
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("half")
     planted = planted_2025(DETAILS_ALL["llm_full"].read_text())
-    out = {"2025": folder / "llm_2025.csv", "2024": folder / "llm_2024.csv"}
+    out = {"2025": folder / "llm_2025.csv", "2024": folder / "llm_2024.csv", "partial": folder / "llm_partial.csv"}
     out["2025"].write_text(planted)
     out["2024"].write_text(as_2024(planted))
+    out["partial"].write_text(as_2024(planted, WITHOUT_PEAK))
     return out
 
 
@@ -167,18 +173,38 @@ def test_the_built_page_counts_as_2024_2_does() -> None:
 
 def test_scale_is_two_on_every_launch_of_the_2024_page_and_one_on_2025s(pages: dict[str, Path]) -> None:
     new = half_chart_scale(ncu_roofline.read(pages["2024"]).values)
+    partial = half_chart_scale(ncu_roofline.read(pages["partial"]).values)
     old = half_chart_scale(ncu_roofline.read(pages["2025"]).values)
-    assert len(new) == len(old) == 16
-    assert set(new.tolist()) == {2.0}
+    assert len(new) == len(partial) == len(old) == 16
+    assert set(new.tolist()) == set(partial.tolist()) == {2.0}
     assert set(old.tolist()) == {1.0}
 
 
-def test_fp16_points_of_the_2024_page_equal_ncu_2025_chart(pages: dict[str, Path]) -> None:
+def test_a_report_of_both_countings_keeps_each_launchs_own(pages: dict[str, Path], tmp_path: Path) -> None:
+    """Launches of both versions in one report (no real page has them): each counted by its own evidence, the
+    launches without evidence as they are (1.0: the report's launches disagree)."""
+    mixed = _Page(pages["partial"].read_text())
+    as_2025 = _Page(pages["2025"].read_text()).items()
+    edit: dict[int, str | None] = {}
+    for i, (f, _) in mixed.rows.items():  # launch 3's chart as 2025.3 writes it
+        key = (f[mixed.at["ID"]], f[mixed.at["Body Item Label"]], f[mixed.at["Metric Name"]])
+        if key[0] == "3" and key[1] and key in as_2025:
+            edit[i] = _written(as_2025[key])
+    path = tmp_path / "mixed.csv"
+    path.write_text(mixed.text(edit))
+    scale = half_chart_scale(ncu_roofline.read(path).values)
+    without = sorted(int(x) for x in WITHOUT_PEAK)
+    assert scale[3] == 1.0 and scale[without].tolist() == [1.0] * len(without)
+    assert set(np.delete(scale, [3, *without]).tolist()) == {2.0}
+
+
+@pytest.mark.parametrize("page", ["2024", "partial"])
+def test_fp16_points_of_the_2024_page_equal_ncu_2025_chart(pages: dict[str, Path], page: str) -> None:
     """Achieved and peak FP16 FLOP/s of every launch and level: those ncu 2025.3's chart draws for the same
     counters, within the printing of both pages (the 2024 items are the instructions, printed to two decimals,
     times two: 1e-3, and on the smallest figures half a hundredth of an instruction x 4, and of an operation,
-    per cycle at 2 GHz)."""
-    got = _fp16_points(pages["2024"])
+    per cycle at 2 GHz). The partial page: launches without the evidence of the version take their report's."""
+    got = _fp16_points(pages[page])
     checked = 0
     for pt in ncu_points(pages["2025"], "llm_2025"):
         if pt.precision != "fp16":

@@ -1055,7 +1055,7 @@ def last_two_launches_of_table(
 
 
 def last_launch_short(last: int, earlier: int, same: bool, mine: np.ndarray, theirs: np.ndarray, lid: np.ndarray,
-                       pid: np.ndarray) -> str | None:  # fmt: skip
+                      pid: np.ndarray) -> str | None:  # fmt: skip
     """CUT_SHORT's note where the page's last launch (row ``last``) has fewer metric rows than the launch it is
     compared with (row ``earlier``: of its kernel where ``same``, else the launch before it) and they are the first
     of that launch's (``mine``, ``theirs``: each one's (section, field) codes in file order): a page cut at a line

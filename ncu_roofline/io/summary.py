@@ -166,7 +166,7 @@ def read_summary(loc: Located, report: str) -> Page:
 def _cut_at_a_line(table: pa.Table, pid: np.ndarray, lid: np.ndarray, sections: bool) -> list[str]:
     """CUT_SHORT's note where the page's last group has the first of the metric rows of the group of its kernel
     before it (else of the group just before it) and fewer: a page cut at a line break (``head -n``), as on a
-    details page (``details.last_launch_short``). None on a per-GPU page (no kernel column, a group per GPU)."""
+    details page (``details.last_launch_short``). None on a page without a Kernel Name column."""
     if "Kernel Name" not in table.column_names:
         return []
     kernel, field = column(table, "Kernel Name"), column(table, "Metric Name")
