@@ -263,6 +263,20 @@ def in_rounds(script: str, runs: list[list[str]], repeat: int) -> list[dict[str,
     return [b for b in best if b is not None]
 
 
+def versions() -> str:
+    """The versions of the libraries the figures depend on (the parsers and the arrays), as the machine line
+    prints them: figures of different versions do not compare."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def one(name: str) -> str:
+        try:
+            return f"{name} {version(name)}"
+        except PackageNotFoundError:
+            return f"{name} not installed"
+
+    return ", ".join(one(n) for n in ("pandas", "pyarrow", "numpy"))
+
+
 def touch_cost(mib: int = 256) -> tuple[float, float]:
     """Microseconds per 4 KiB page to write ``mib`` MiB of new memory in a fresh process, the first time and again
     after freeing it. On a virtual machine the host may back a page only when the guest first touches it, which
@@ -298,7 +312,7 @@ def main() -> None:
     raw = work / "bench.raw.csv"
     n_rows = build_details(details, args.launches)
     n_raw = build_raw(raw, 10_000)
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, {versions()}")
     print(f"details: {details.stat().st_size / 1e6:,.0f} MB, {n_rows:,} rows, {args.launches:,}+ launches")
     print(f"raw:     {raw.stat().st_size / 1e6:,.0f} MB, {n_raw:,} launches x 2,240 columns\n")
     first, again = touch_cost()

@@ -25,7 +25,7 @@ import time
 from itertools import pairwise
 from pathlib import Path
 
-from ingest import in_rounds, touch_cost
+from ingest import in_rounds, touch_cost, versions
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE.parent / "tests" / "data" / "micro_full.raw.csv"
@@ -89,7 +89,10 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     first, again = touch_cost()
-    print(f"machine: Python {sys.version.split()[0]}; fresh memory {first:.1f} us per 4 KiB page, {again:.1f} again")
+    print(
+        f"machine: Python {sys.version.split()[0]}, {versions()}; "
+        f"fresh memory {first:.1f} us per 4 KiB page, {again:.1f} again"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         folders = {n: build_folder(root, n) for n in sizes}

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 # the page builder and the fresh-process runner are the reader benchmark's (run as scripts: this folder is on sys.path)
-from ingest import COLUMNS_2021, build_details, in_rounds, touch_cost
+from ingest import COLUMNS_2021, build_details, in_rounds, touch_cost, versions
 
 from ncu_roofline.io.records import usable_cpus  # (each measurement runs in a process of its own)
 
@@ -252,7 +252,7 @@ def main() -> None:
         os.sched_setaffinity(0, allowed[: args.cpus])
     cpus = usable_cpus()  # what the reader's parsing threads follow
     print(
-        f"machine: {os.cpu_count()} cores, measurements on {cpus}, Python {sys.version.split()[0]};"
+        f"machine: {os.cpu_count()} cores, measurements on {cpus}, Python {sys.version.split()[0]}, {versions()};"
         f" the {args.page} page"
     )
     first, again = touch_cost()
