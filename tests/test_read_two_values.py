@@ -86,6 +86,19 @@ def test_two_values_are_not_measured_and_said_with_their_lines(tmp_path: Path, p
     assert mine["value"].isna().all()
 
 
+@pytest.mark.parametrize("padded", [False, True], ids=["ragged", "padded"])
+def test_a_second_copy_that_is_no_number_is_a_second_value(tmp_path: Path, padded: bool) -> None:
+    """A copy whose digits are grouped wrongly ("3,2.0") is no number: the two copies cannot be told equal, so
+    neither is taken, on either reader (the streamed one kept the first, the careful one took neither), and the
+    cell is named as no number too."""
+    path, line, text = written_twice(tmp_path, "3,2.0", padded=padded)
+    report = ncu_roofline.read(path)
+    assert np.isnan(_value(report, 0))
+    note = report.source["not_understood"].iloc[0]
+    assert f"'3,2.0' (line {line + 1})" in note
+    assert f"2 times {TWO_VALUES} ({text} Ghz and 3,2.0 Ghz, lines {line} and {line + 1}): not measured" in note
+
+
 def test_the_same_value_written_twice_is_kept(tmp_path: Path) -> None:
     original = ncu_roofline.read(data(SOURCE))
     path, _line_no, text = written_twice(tmp_path, "3.20")

@@ -947,8 +947,8 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         if unread and style != "en":  # read again in the page's style: those still no number
             text = pa.array(unread, pa.string())
             unread = unread_numbers(text, parse_numbers(text, style).to_numpy(zero_copy_only=False))
-        said = unread_note(loc, unread)
-        not_understood += [said] if said else []
+        if unread:  # damage: such a cell may be a label's second copy, which the careful reader compares too
+            raise Fallback(f"{len(unread)} cell(s) that look like numbers and are none")
         sections, fields = stream.section.words, stream.field.words
         n_f = len(fields) + 1
 
