@@ -21,6 +21,7 @@ from .chart import (
     chart_points,
     counted_half,
     counted_half_points,
+    counted_half_recipes,
     fill_from_chart,
     half_chart_scale,
 )
@@ -177,7 +178,7 @@ def analyze(
         chart = pd.DataFrame({dram: own}) if chart is None else chart.assign(**{dram: chart[dram].fillna(own)})
     peak_frame = resolve_peaks(values, table if table.notna().any() else None, peaks, chart)
     cc = pd.Series(report.launches["cc"].to_numpy(dtype=object), index=index)
-    roof = fill_from_chart(roofline(values, peak_frame, cc=cc), points)
+    roof = counted_half_recipes(fill_from_chart(roofline(values, peak_frame, cc=cc), points), half, index)
     roof_pos = launch_positions(roof, index)  # each roofline row's launch, found once for every reader
     # ncu's rule rows, read once: rule names and messages by integer codes, each row's launch position
     all_rules = rule_rows(given_rules(report, rules, index), index)

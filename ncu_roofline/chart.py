@@ -260,6 +260,26 @@ def counted_half_points(points: pd.DataFrame, scale: np.ndarray, index: pd.Index
     )
 
 
+#: What the FP16 work recipe of a launch whose Half chart was counted again says after its name.
+HALF_RECOUNTED = " (a Half chart of ncu 2022.3-2024.2, x 2: an HFMA2 as 4 FLOP)"
+
+
+def counted_half_recipes(roof: pd.DataFrame, scale: np.ndarray, index: pd.Index) -> pd.DataFrame:
+    """``roof`` (ROOFLINE_COLUMNS) with HALF_RECOUNTED after the work recipe of the FP16 rows of the launches of
+    ``index`` whose figures ``scale`` doubled (``half_chart_scale``): the same frame where every factor is 1."""
+    if not len(roof) or (scale == 1.0).all():
+        return roof
+    pos = launch_positions(roof, index)
+    sel = (roof["precision"] == "fp16").fillna(False).to_numpy(dtype=bool) & (pos >= 0)
+    sel[sel] = scale[pos[sel]] != 1.0
+    sel &= roof["work_recipe"].notna().to_numpy()
+    if not sel.any():
+        return roof
+    recipe = roof["work_recipe"].astype(object).to_numpy().copy()
+    recipe[sel] = [f"{r}{HALF_RECOUNTED}" for r in recipe[sel]]
+    return roof.assign(work_recipe=pd.Series(recipe, index=roof.index).astype(roof["work_recipe"].dtype))
+
+
 #: The peak figures (``device.FIGURES``) a chart point gives directly: the FP roofs by precision, the bandwidth
 #: roofs by level. The tensor roofs are per series (``fill_from_chart`` takes them).
 CHART_FLOP_FIGURES = {"fp64": "fp64_flops", "fp32": "fp32_flops", "fp16": "fp16_flops"}

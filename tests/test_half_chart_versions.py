@@ -28,7 +28,7 @@ from _rawwide import DETAILS_ALL
 
 import ncu_roofline
 from ncu_roofline.analysis import analyze
-from ncu_roofline.chart import half_chart_scale
+from ncu_roofline.chart import CHART_RECIPE, HALF_RECOUNTED, half_chart_scale
 
 SECTION = "GPU Speed Of Light Hierarchical Roofline Chart (Half Precision)"
 PEAK_INSTRUCTIONS = "Theoretical Predicated-On HFMA Thread Instructions Executed"
@@ -215,6 +215,17 @@ def test_fp16_points_of_the_2024_page_equal_ncu_2025_chart(pages: dict[str, Path
         assert math.isclose(achieved, want, rel_tol=1e-3, abs_tol=ROUNDED), (pt.launch_id, pt.level, achieved, want)
         checked += want > 0
     assert checked == 6 * 3  # the six launches with HFMA work (the planted one among them), at three levels
+
+
+def test_the_recipe_says_the_chart_was_counted_again(pages: dict[str, Path]) -> None:
+    """The FP16 work recipe (JSON ``recipes.fp16_flops``, the roofline's ``work_recipe``) says so, on the launches
+    whose figures were doubled only."""
+    for page, says in (("2024", True), ("2025", False)):
+        analysis = analyze(ncu_roofline.read(pages[page]))
+        roof = analysis.roofline
+        recipes = set(roof.loc[(roof["precision"] == "fp16").to_numpy(), "work_recipe"].dropna())
+        assert recipes == {CHART_RECIPE + HALF_RECOUNTED if says else CHART_RECIPE}, page
+        assert set(analysis.recipes["fp16_flops"].dropna()) == recipes, page
 
 
 def test_planted_hadd_and_hmul_count_two_flop_each(pages: dict[str, Path]) -> None:
