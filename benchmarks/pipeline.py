@@ -211,6 +211,16 @@ def goals(results: dict[int, dict[str, dict[str, float]]], sizes: dict[int, int]
     return out
 
 
+def per_cpu(r: dict[str, dict[str, float]]) -> str:
+    """Each measurement's CPU seconds (user and system, every thread) as a ratio to the bare read's, on one line:
+    issue 12's ratios with the CPU count taken out (the bare read and the reader run on every CPU they may, the
+    stages after the read on one: see --cpus). Empty without the bare read."""
+    bare = r.get("pandas", {}).get("cpu")
+    if not bare:
+        return ""
+    return ", ".join(f"{k} {r[k]['cpu'] / bare:.2f}x" for k in ("ingest", "json", "html") if k in r)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1024,10240", help="launch counts, comma-separated (e.g. 1024,10240,102400)")
@@ -322,6 +332,9 @@ def main() -> None:
         for what, figure, met in measured:
             shown = f"{figure / 1e9:.2f} GB" if what in in_bytes else f"{figure:.2f}x"
             print(f"  {what:42} {shown:>8}  {'met' if met else 'not met'}")
+        cpu = per_cpu(results.get(10_240, {}))
+        if cpu:
+            print(f"  per CPU second (not the issue's measure: the restatement it is offered): {cpu}")
     if not args.keep:
         work.rmdir()
 

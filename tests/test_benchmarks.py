@@ -60,6 +60,12 @@ def test_the_stages_after_the_read_are_summed_and_set_against_the_bare_read(pipe
     assert line.endswith("the bare read 0.55 s of CPU")
 
 
+def test_per_cpu_second_sets_each_measurements_cpu_against_the_bare_reads(pipeline: ModuleType) -> None:
+    r = {"pandas": {"cpu": 0.8}, "ingest": {"cpu": 1.0}, "json": {"cpu": 1.6}, "stages": {"cpu": 9.0}}
+    assert pipeline.per_cpu(r) == "ingest 1.25x, json 2.00x"  # no HTML run measured, the stages are no run
+    assert pipeline.per_cpu({"json": {"cpu": 1.6}}) == ""  # without the bare read: nothing made up
+
+
 def test_cpu_between_two_readings_counts_user_and_system_time(pipeline: ModuleType) -> None:
     import resource
 
