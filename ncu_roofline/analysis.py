@@ -81,11 +81,13 @@ class Analysis:
         return f"<Analysis of {self.report!r}: {len(self.launches)} launches of {kernels} kernels, {t}>"
 
 
-def analysed_values(report: Report, index: pd.MultiIndex) -> pd.DataFrame:
+def analysed_values(report: Report, index: pd.MultiIndex) -> tuple[pd.DataFrame, np.ndarray]:
     """``report.values`` of the launches of ``index``, as the analysis reads them: the FP16 figures of a Half
-    chart of ncu 2022.3-2024.2 counted as ncu 2025.3 counts them (``chart.half_chart_scale``)."""
+    chart of ncu 2022.3-2024.2 counted as ncu 2025.3 counts them; and the factor each launch's took
+    (``chart.half_chart_scale``: the chart points and recipes take it too)."""
     values = report.values.reindex(index)
-    return counted_half(values, half_chart_scale(values))
+    half = half_chart_scale(values)
+    return counted_half(values, half), half
 
 
 def report_quantities(
@@ -97,7 +99,7 @@ def report_quantities(
     Metric names first; where an export names the Speed Of Light breakdown members only by label
     (``--print-details all``), those labels fill the pipe quantities and join the busiest-member ones."""
     index = launch_index(report.launches) if index is None else index
-    quant = quantities(analysed_values(report, index) if values is None else values)
+    quant = quantities(analysed_values(report, index)[0] if values is None else values)
     extra = breakdown_quantities(report.body_item_metrics, index)
     for c in extra.columns:
         if quant[c].dtype == np.float64 and extra[c].isna().all():  # nothing labelled: the column as it is
@@ -158,9 +160,7 @@ def analyze(
     out, and AnalysisError is raised where none is of a launch of ``report`` (``given_rules``).
     """
     index = launch_index(report.launches)
-    values = report.values.reindex(index)
-    half = half_chart_scale(values)  # a Half chart of ncu 2022.3-2024.2 counts FP16 FLOP as half of 2025.3's
-    values = counted_half(values, half)
+    values, half = analysed_values(report, index)  # a Half chart of ncu 2022.3-2024.2 counts half 2025.3's FLOP
     quant = report_quantities(report, index, values)
     # the DRAM peak its DRAM throughput implies: the device's (identifies it), and at each launch's DRAM clock
     implied, implied_own = implied_dram_peaks(report.launches, values)

@@ -922,6 +922,12 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         stream.decide_style()
     style = stream.style
     assert style is not None
+    unread = list(stream.unread)
+    if unread and style != "en":  # read again in the page's style: those still no number
+        text = pa.array(unread, pa.string())
+        unread = unread_numbers(text, parse_numbers(text, style).to_numpy(zero_copy_only=False))
+    if unread:  # damage: such a cell may be a label's second copy, which the careful reader compares too
+        raise Fallback(f"{len(unread)} cell(s) that look like numbers and are none")
     lid, pid = np.concatenate(stream.lid), np.concatenate(stream.pid)
 
     ident = pd.DataFrame({c: stream.words[c].categorical(stream.ident[c]) for c in row_identity})
@@ -943,12 +949,6 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     with ThreadPoolExecutor(1) as side:  # an error here waits for the side thread, then propagates
         frames = side.submit(launches_and_rules)
         not_understood = check_units(loc, pa.array(stream.unit.words, pa.string()))
-        unread = list(stream.unread)
-        if unread and style != "en":  # read again in the page's style: those still no number
-            text = pa.array(unread, pa.string())
-            unread = unread_numbers(text, parse_numbers(text, style).to_numpy(zero_copy_only=False))
-        if unread:  # damage: such a cell may be a label's second copy, which the careful reader compares too
-            raise Fallback(f"{len(unread)} cell(s) that look like numbers and are none")
         sections, fields = stream.section.words, stream.field.words
         n_f = len(fields) + 1
 

@@ -135,14 +135,14 @@ def read_summary(loc: Located, report: str) -> Page:
     average = column(table, "Average")
     style = number_style(loc, average)
     unit = column(table, "Metric Unit")
-    not_understood = check_units(loc, unit) + _cut_at_a_line(table, pid, lid, sections)
+    section = _sections_of(table, sections)
+    not_understood = check_units(loc, unit) + _cut_at_a_line(table, pid, lid, section)
     unread = unread_note(loc, unread_numbers(average, parse_numbers(average, style).to_numpy(zero_copy_only=False)))
     not_understood += [unread] if unread else []
     cc = main_cc(launches)
     check_unit_kinds(
         loc, metric_units(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
     )
-    section = _sections_of(table, sections)
     if sections:  # the raw page's summary names every metric: nothing to resolve
         not_understood += unknown_labels(section, column(table, "Metric Name"), None, cc)
     metrics = long_metrics(
@@ -163,14 +163,14 @@ def read_summary(loc: Located, report: str) -> Page:
     return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
 
 
-def _cut_at_a_line(table: pa.Table, pid: np.ndarray, lid: np.ndarray, sections: bool) -> list[str]:
+def _cut_at_a_line(table: pa.Table, pid: np.ndarray, lid: np.ndarray, section: pa.Array) -> list[str]:
     """CUT_SHORT's note where the page's last group has the first of the metric rows of the group of its kernel
     before it (else of the group just before it) and fewer: a page cut at a line break (``head -n``), as on a
     details page (``details.last_launch_short``). None on a page without a Kernel Name column."""
     if "Kernel Name" not in table.column_names:
         return []
     kernel, field = column(table, "Kernel Name"), column(table, "Metric Name")
-    short = last_launch_short(*last_two_launches_of_table(pid, lid, kernel, _sections_of(table, sections), field, None))
+    short = last_launch_short(*last_two_launches_of_table(pid, lid, kernel, section, field, None))
     return [short] if short else []
 
 
