@@ -34,6 +34,7 @@ from .device import (
     missing_peaks,
     missing_peaks_advice,
     resolve_peaks,
+    sm_counts,
 )
 from .errors import AnalysisError
 from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
@@ -169,6 +170,8 @@ def analyze(
     table, basis = ident["device"], ident["device_basis"]
     if device is not None:  # the given GPU, for the launches of its CC (or of none known): not another GPU's
         fits = _fits(report.launches["cc"], given.cc if given is not None else None)
+        if given is not None and given.sm_count is not None:  # nor a part of it (a MIG instance: fewer SMs)
+            fits &= _fits_sms(sm_counts(report.launches, report.values.reindex(index)), given.sm_count.value)
         table = table.where(~fits, pd.Series(given and given.name, index=index, dtype="string"))
         basis = basis.where(~fits, pd.Series("--device", index=index, dtype="string"))
     points = counted_half_points(chart_points(report.body_item_metrics), half, index)
@@ -187,7 +190,7 @@ def analyze(
     verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu, cc=cc.to_numpy())
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame, positions=roof_pos)
-    advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame)
+    advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame, ident["device_name"])
     verdicts["missing"] = _joined_missing(verdicts["missing"], advice)
     util = utilization(quant, roof, verdicts, units=units)
 
@@ -242,6 +245,14 @@ def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
         return np.ones(len(cc), dtype=bool)
     own = cc.astype("string").str.strip()
     out: np.ndarray = (own.isna() | (own == device_cc.strip())).to_numpy(dtype=bool, na_value=True)
+    return out
+
+
+def _fits_sms(sms: np.ndarray, device_sms: float) -> np.ndarray:
+    """Per launch (positional), whether a GPU of ``device_sms`` SMs can be the one it ran on: its SM count (the
+    report's, or the one its waves imply) is that one or not known. A MIG instance (a slice of the GPU's SMs and
+    memory) or another form of the GPU is not: the table's whole-GPU figures would overstate its roofs."""
+    out: np.ndarray = np.isnan(sms) | (sms == device_sms)
     return out
 
 

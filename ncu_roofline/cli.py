@@ -475,7 +475,6 @@ def load(
         unknown = f"; {row.not_understood}" if isinstance(row.not_understood, str) else ""
         detail(f"read {row.path}: {row.flavour} page{version}, {row.launches} launches{skipped}{unknown}")
     from .io import read_warnings
-    from .report.fmt import counted
 
     for text in read_warnings(report):  # not details: a page cut short, a value given twice, an input twice
         note(f"warning: {text}")
@@ -488,20 +487,49 @@ def load(
         progress.move(progress.READ_END, "analysing")
     analysis = filter_analysis(analyze(report, device=device, peaks=dict(peaks)), kernel, nvtx)
     if device is not None and len(analysis.launches):
-        lv = analysis.launches
-        other = lv["device_basis"].astype(object).to_numpy() != "--device"
-        if other.any():
-            from .summary import launch_weights  # (a summary page's row: its invocations)
-
-            ccs = ", ".join(sorted({str(c) for c in lv["cc"][other].dropna()}))
-            n = round(float(launch_weights(lv)[other].sum()))
-            note(
-                f"warning: --device {device} is not used for {counted(n, 'launch', 'launches')} "
-                f"of another compute capability (CC {ccs}): they keep their own GPU's figures"
-            )
+        for text in device_not_used(analysis, device):
+            note(f"warning: {text}")
     if progress is not None:
         progress.move(progress.ANALYSE_END, "writing")
     return analysis
+
+
+def device_not_used(analysis: Analysis, device: str) -> list[str]:
+    """What ``--device`` was not used for, and why: launches of another compute capability (another GPU's: they
+    keep their own figures), and launches of its CC on another number of SMs (a MIG instance, another form of
+    the GPU: the entry's whole-GPU figures would overstate their roofs)."""
+    from .device import find_device
+    from .report.fmt import counted
+    from .summary import launch_weights  # (a summary page's row: its invocations)
+
+    lv = analysis.launches
+    other = lv["device_basis"].astype("string").fillna("").to_numpy(dtype=object) != "--device"
+    given = find_device(device)
+    if not other.any() or given is None:
+        return []
+    cc = lv["cc"].astype("string").str.strip()
+    same_cc = (cc.isna() | (cc == given.cc)).to_numpy(dtype=bool, na_value=True)
+    weights = launch_weights(lv)
+    out = []
+    if (other & ~same_cc).any():
+        ccs = ", ".join(sorted({str(c) for c in lv["cc"][other & ~same_cc].dropna()}))
+        n = round(float(weights[other & ~same_cc].sum()))
+        out.append(
+            f"--device {device} is not used for {counted(n, 'launch', 'launches')} "
+            f"of another compute capability (CC {ccs}): they keep their own GPU's figures"
+        )
+    if (other & same_cc).any():
+        n = round(float(weights[other & same_cc].sum()))
+        sms = analysis.quantities["sm_count"] if "sm_count" in analysis.quantities.columns else None
+        seen = sorted({int(v) for v in sms[other & same_cc].dropna()}) if sms is not None else []
+        had = f"{', '.join(map(str, seen))} SMs" if seen else "another number of SMs"
+        whole = f"the {given.sm_count.value:,.0f} of " if given.sm_count is not None else ""
+        out.append(
+            f"--device {device} is not used for {counted(n, 'launch', 'launches')} on {had}, not {whole}"
+            f"{given.name} (a MIG instance or another form of the GPU): its whole-GPU figures would overstate "
+            "their roofs; give their peaks with --peak"
+        )
+    return out
 
 
 def write_output(path: Path, text: str | Iterable[str] | Iterable[bytes], force: bool) -> None:

@@ -628,7 +628,7 @@ def implied_sm_count(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray
     return out
 
 
-def _sm_counts(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
+def sm_counts(launches: pd.DataFrame, values: pd.DataFrame) -> np.ndarray:
     """Per launch, the SM count the report gives (``SM_COUNTS``), else the one its waves imply
     (``implied_sm_count``)."""
     sms = _first_values(values, SM_COUNTS)
@@ -768,7 +768,7 @@ def identify(report: Report, *, implied_dram: np.ndarray | None = None) -> pd.Da
     keys = [
         names.astype(object).to_numpy(),
         _cc_of(report.launches, values).astype(object).to_numpy(),
-        _sm_counts(report.launches, values),
+        sm_counts(report.launches, values),
         np.round(_bandwidth_values(report.launches, values, implied_dram), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
@@ -844,27 +844,47 @@ def missing_peaks(roof: pd.DataFrame, peaks: pd.DataFrame, *, positions: np.ndar
     return pd.Series(text, index=index, dtype="string")
 
 
-def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame) -> pd.Series:
-    """Per launch, what to do about the peaks ``missing_peaks`` lists (string; <NA> when none), same index."""
+def missing_peaks_advice(figures: pd.Series, peaks: pd.DataFrame, names: pd.Series | None = None) -> pd.Series:
+    """Per launch, what to do about the peaks ``missing_peaks`` lists (string; <NA> when none), same index.
+    ``names``: the GPU each launch ran on, as the report names it (``identify``'s ``device_name``): a MIG
+    instance's figures are not the whole GPU's the table holds, so its advice is ``--peak`` alone."""
     device = peaks["device"].astype(object).reindex(figures.index)
-    # the text of each distinct (figures, device) once, taken by codes
+    mig = np.zeros(len(figures), dtype=bool) if names is None else is_mig(names.reindex(figures.index))
+    # the text of each distinct (figures, device, MIG) once, taken by codes
     f, d = figures.astype(object).to_numpy(), device.to_numpy()
-    pair, first = distinct_rows(f, d)
+    pair, first = distinct_rows(f, d, mig)
     texts = [
         None
         if pd.isna(f[row])
-        else _missing_text(tuple(str(f[row]).split(",")), None if pd.isna(d[row]) else str(d[row]))
+        else _missing_text(tuple(str(f[row]).split(",")), None if pd.isna(d[row]) else str(d[row]), bool(mig[row]))
         for row in first.tolist()
     ]
     return pd.Series(taken(texts, pair), index=figures.index)
 
 
-def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
+#: A MIG instance as CUDA names it: the GPU's name, "MIG", the instance's profile ("NVIDIA A100-SXM4-40GB MIG
+#: 3g.20gb"; a compute instance of a larger GPU instance: "MIG 1c.3g.20gb").
+MIG_NAME = r"\bMIG\b"
+
+
+def is_mig(names: pd.Series) -> np.ndarray:
+    """Per name, whether it is a MIG instance's (``MIG_NAME``): a slice of a GPU's SMs and memory, whose peaks are
+    a fraction of the whole GPU's in the built-in table."""
+    out: np.ndarray = names.astype("string").str.contains(MIG_NAME, regex=True).to_numpy(dtype=bool, na_value=False)
+    return out
+
+
+def _missing_text(figures: tuple[str, ...], table_entry: str | None, mig: bool = False) -> str:
     noun = "peak" if len(figures) == 1 else "peaks"
     if table_entry:
         return (
             f"{noun} {', '.join(figures)}: not in the report nor in the built-in table ({table_entry}); "
             f"give them with --peak {figures[0]}=VALUE"
+        )
+    if mig:
+        return (
+            f"{noun} {', '.join(figures)}: not in the report, and the built-in table holds whole GPUs, not MIG "
+            f"instances; give them with --peak {figures[0]}=VALUE"
         )
     return (
         f"{noun} {', '.join(figures)}: not in the report, and the GPU is not identified in the built-in table; "
@@ -872,10 +892,13 @@ def _missing_text(figures: tuple[str, ...], table_entry: str | None) -> str:
     )
 
 
-def peaks_note(peaks: pd.DataFrame, weights: np.ndarray | None = None) -> str | None:
+def peaks_note(
+    peaks: pd.DataFrame, weights: np.ndarray | None = None, device_names: pd.Series | None = None
+) -> str | None:
     """One sentence for a report's header: the peak figures some launch's roofline lacks (``missing_peaks``,
     over every launch) and how to give them; None when nothing is missing. ``weights``: the launches each row
-    stands for (a summary page's group: its invocations; ``summary.launch_weights``)."""
+    stands for (a summary page's group: its invocations; ``summary.launch_weights``); ``device_names``: each
+    launch's GPU as the report names it (MIG instances: ``--peak`` alone, as ``missing_peaks_advice``)."""
     if "missing_peaks" not in peaks.columns:
         return None
     lacking = peaks["missing_peaks"].dropna()
@@ -885,10 +908,23 @@ def peaks_note(peaks: pd.DataFrame, weights: np.ndarray | None = None) -> str | 
     short, total = round(float(w[peaks["missing_peaks"].notna().to_numpy()].sum())), round(float(w.sum()))
     names = {f for text in lacking.unique() for f in str(text).split(",") if f}
     figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
-    no_table = peaks.loc[lacking.index, "device"].isna().any()
-    how = f"--peak {figures[0]}=VALUE" + (" or --device NAME (`ncu-roofline devices`)" if no_table else "")
+    no_entry = peaks.loc[lacking.index, "device"].isna()
+    mig = (
+        pd.Series(False, index=peaks.index)
+        if device_names is None
+        else pd.Series(is_mig(device_names), index=device_names.index)
+    )
+    mig_only = bool(no_entry.any()) and bool(mig.reindex(no_entry.index[no_entry.to_numpy()]).all())
+    no_table = no_entry.any()
+    how = f"--peak {figures[0]}=VALUE" + (
+        " or --device NAME (`ncu-roofline devices`)" if no_table and not mig_only else ""
+    )
     where = "not in the report" + (
-        ", and the GPU is not identified in the built-in table" if no_table else " nor the table"
+        ", and the built-in table holds whole GPUs, not MIG instances"
+        if mig_only
+        else ", and the GPU is not identified in the built-in table"
+        if no_table
+        else " nor the table"
     )
     return (
         f"Roofline peaks missing for {short:,} of {total:,} launch{'es' if total != 1 else ''}: "

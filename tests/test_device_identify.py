@@ -569,3 +569,53 @@ def test_a_chart_of_two_gpus_names_each_gpus_memory_roofs(work: Path) -> None:
         assert any(n.startswith("DRAM ") and f"· {gpu} · ridge" in n for n in names), (gpu, names)
     one = build_view(analyze(ncu_roofline.read(data("micro_full.raw.csv"))))
     assert all(r.gpu is None for p in one.rooflines for r in p.roofs)
+
+
+# ---- MIG instances and other forms of a GPU: fewer SMs than the table entry -----------------------------------
+# The H200 NERSC-recipe raw page (its peaks come from the table) renamed as a MIG instance with 16 of the
+# H200's 132 SMs: the table's whole-GPU figures (67 TFLOP/s FP32, 4.8 TB/s) are not the instance's.
+
+
+def _sliced(work: Path, name: str, sms: str = "16") -> Path:
+    def edit(header: list[str], row: list[str]) -> list[str]:
+        row[header.index(NAME)] = name
+        for column in ("device__attribute_multiprocessor_count", "launch__sm_count"):
+            if column in header:
+                row[header.index(column)] = sms
+        return row
+
+    return edited(data("micro_metrics.raw.csv"), work / f"slice-{sms}-{len(name)}.raw.csv", edit)
+
+
+def test_a_mig_instance_takes_no_table_entry_and_is_told_to_give_its_peaks(work: Path) -> None:
+    a = analyze(ncu_roofline.read(_sliced(work, "NVIDIA H200 MIG 1g.18gb")))
+    assert a.launches["device_table"].isna().all()
+    assert a.peaks["fp32_flops"].isna().all() and a.peaks["dram_bytes_per_s"].isna().all()
+    missing = a.verdicts["missing"].astype(str)
+    assert missing.str.contains("the built-in table holds whole GPUs, not MIG instances; give them with --peak").all()
+    assert not missing.str.contains("--device NAME").any()  # its whole GPU's figures are not the instance's
+    note = build_view(a).header.missing_peaks
+    assert note is not None and "not MIG instances" in note and "--device" not in note
+
+
+def test_device_option_is_not_used_for_launches_on_fewer_sms(work: Path) -> None:
+    """``--device h200`` on the MIG instance's launches (16 SMs; the H200 has 132): not used, and a warning
+    says why; on the whole H200's page (132 SMs) it is used as before."""
+    page = _sliced(work, "NVIDIA H200 MIG 1g.18gb")
+    a = analyze(ncu_roofline.read(page), device="h200")
+    assert a.launches["device_basis"].isna().all() and a.launches["device_table"].isna().all()
+    assert a.peaks["fp32_flops"].isna().all()  # not the whole GPU's 67 TFLOP/s
+    # a slice whose name does not say so: its SM count tells it apart all the same
+    unnamed = analyze(ncu_roofline.read(_sliced(work, "NVIDIA H200")), device="h200")
+    assert unnamed.launches["device_basis"].isna().all() and unnamed.peaks["dram_bytes_per_s"].isna().all()
+    whole = analyze(ncu_roofline.read(data("micro_metrics.raw.csv")), device="h200")
+    assert whole.launches["device_basis"].eq("--device").all()
+    assert whole.peaks["fp32_flops"].eq(lookup_device("h200").fp32_flops.value).all()  # type: ignore[union-attr]
+    r = CliRunner().invoke(main, [str(page), "--device", "h200", "--format", "json"])
+    assert r.exit_code == EXIT_OK
+    said = (
+        "warning: --device NVIDIA H200 is not used for 16 launches on 16 SMs, not the 132 of NVIDIA H200 "
+        "(a MIG instance or another form of the GPU)"
+    )
+    assert said in r.stderr
+    assert "another compute capability" not in r.stderr

@@ -592,7 +592,7 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         kernels=len(summary.kernels),
         gpu_time_ns=summary.gpu_time_ns,
         untimed_launches=summary.untimed_launches,
-        missing_peaks=peaks_note(analysis.peaks, launch_weights(analysis.launches)),
+        missing_peaks=peaks_note(analysis.peaks, launch_weights(analysis.launches), analysis.launches["device_name"]),
         gpus=tuple(dict.fromkeys(gpu(name, cc) for name, cc in pairs)),
         warnings=tuple(read_warnings(analysis.report)),
     )
