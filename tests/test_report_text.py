@@ -87,6 +87,14 @@ def test_terminal_shows_our_first_hint() -> None:
     assert "Register spilling" in text and "Uncoalesced global access" in text
 
 
+def test_terminal_shows_the_start_of_ncus_message_after_its_rule() -> None:
+    """A kernel whose first hint is ncu's rule: its name, then its message (the name alone says little). The text
+    is ncu's own, from the llm_full details page's rule row for the nvjet GEMM."""
+    lines = render_terminal(sample("llm_full.details.csv"), width=120).splitlines()  # hints under the rows
+    at = next(i for i, line in enumerate(lines) if "  nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA" in line)
+    assert "↳ ncu:CPIStall · On average, each warp of this workload spends 6.0 cycles being stalled" in lines[at + 1]
+
+
 def test_hints_that_remove_work_say_what_they_recover_without_it() -> None:
     # smem_bank_conflict: 4.24 ms of the sample's 20.47 ms, at 100 % of its L1 roof (2.9 us recoverable at
     # today's work: under 0.1 %, not "0.0%"); without its 32-way replays it still takes its SM's 4.11 %:

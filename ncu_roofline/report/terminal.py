@@ -137,7 +137,14 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
         lines.append("  " + "  ".join(row).rstrip())
         h = k.first_hint
         if not inline and h is not None:
-            msg = f"{h.label}: {h.message}" if h.message and h.source != "ncu" else h.label
+            # ncu's rule by its name, then the start of its message (the name alone says little)
+            msg = (
+                h.label
+                if not h.message
+                else f"{h.label}: {h.message}"
+                if h.source != "ncu"
+                else f"{h.label} · {h.message}"
+            )
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
     unclassified = (k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no "))
     for reason in list(dict.fromkeys(unclassified))[:2]:  # in the table's order, each once
