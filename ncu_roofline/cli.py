@@ -520,8 +520,9 @@ def device_not_used(analysis: Analysis, device: str) -> list[str]:
         )
     if (other & same_cc).any():
         n = round(float(weights[other & same_cc].sum()))
-        sms = analysis.quantities["sm_count"] if "sm_count" in analysis.quantities.columns else None
-        seen = sorted({int(v) for v in sms[other & same_cc].dropna()}) if sms is not None else []
+        q = analysis.quantities
+        sms = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns and len(q) == len(lv) else None
+        seen = sorted({int(v) for v in sms[other & same_cc] if not math.isnan(v)}) if sms is not None else []
         had = f"{', '.join(map(str, seen))} SMs" if seen else "another number of SMs"
         whole = f"the {given.sm_count.value:,.0f} of " if given.sm_count is not None else ""
         out.append(
