@@ -28,9 +28,11 @@ from .chart import (
 from .classify import classify, ncu_figures, unit_table, utilization
 from .device import (
     find_device,
+    given_forms,
     gpu_traits,
     identify,
     implied_dram_peaks,
+    is_mig,
     missing_peaks,
     missing_peaks_advice,
     resolve_peaks,
@@ -154,7 +156,8 @@ def analyze(
 
     ``device``: GPU name for the built-in peak table, used only for figures the report lacks (default: the
     name the report carries), for the launches of its compute capability or of none known (a merged report's
-    launches of another GPU keep theirs). ``peaks``: overrides, figure -> value in base units (e.g.
+    launches of another GPU keep theirs), each in the form of the GPU the name matches with its SM count
+    (``device.given_forms``; none for a MIG instance). ``peaks``: overrides, figure -> value in base units (e.g.
     ``dram_bytes_per_s``).
     ``rules``: ncu rule rows to compare with and fall back on, for the launches that have none of their own
     (a raw page's): e.g. ``rules_for(read(details).rules, report_name)``; its rows of other launches are left
@@ -170,9 +173,11 @@ def analyze(
     table, basis = ident["device"], ident["device_basis"]
     if device is not None:  # the given GPU, for the launches of its CC (or of none known): not another GPU's
         fits = _fits(report.launches["cc"], given.cc if given is not None else None)
-        if given is not None and given.sm_count is not None:  # nor a part of it (a MIG instance: fewer SMs)
-            fits &= _fits_sms(sm_counts(report.launches, report.values.reindex(index)), given.sm_count.value)
-        table = table.where(~fits, pd.Series(given and given.name, index=index, dtype="string"))
+        forms = np.full(len(index), None if given is None else given.name, dtype=object)
+        if given is not None:  # nor a part of it (a MIG instance), nor another form of it (another SM count)
+            forms = given_forms(device, given, sm_counts(report.launches, report.values.reindex(index)))
+            fits &= ~pd.isna(forms) & ~is_mig(ident["device_name"])
+        table = table.where(~fits, pd.Series(forms, index=index, dtype="string"))
         basis = basis.where(~fits, pd.Series("--device", index=index, dtype="string"))
     points = counted_half_points(chart_points(report.body_item_metrics), half, index)
     chart = chart_peaks(points, index) if len(points) else None  # the report's own roofs, before the table's
@@ -245,14 +250,6 @@ def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
         return np.ones(len(cc), dtype=bool)
     own = cc.astype("string").str.strip()
     out: np.ndarray = (own.isna() | (own == device_cc.strip())).to_numpy(dtype=bool, na_value=True)
-    return out
-
-
-def _fits_sms(sms: np.ndarray, device_sms: float) -> np.ndarray:
-    """Per launch (positional), whether a GPU of ``device_sms`` SMs can be the one it ran on: its SM count (the
-    report's, or the one its waves imply) is that one or not known. A MIG instance (a slice of the GPU's SMs and
-    memory) or another form of the GPU is not: the table's whole-GPU figures would overstate its roofs."""
-    out: np.ndarray = np.isnan(sms) | (sms == device_sms)
     return out
 
 

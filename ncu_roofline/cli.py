@@ -270,13 +270,13 @@ def _device_name(_ctx: click.Context, param: click.Parameter, value: str | None)
     from .device import lookup_device, match_device
 
     try:
-        spec = lookup_device(value)
+        lookup_device(value)  # unknown or ambiguous: a usage error
     except AnalysisError as exc:
         raise click.BadParameter(str(exc), param=param) from None
     said = match_device(value).note
     if said:
         note(said)
-    return spec.name
+    return value  # as given (checked): each launch takes the form of the GPU it names that fits it (given_forms)
 
 
 #: SI prefixes a --peak value may end in: ncu's (K, M, G, T, P) and the SI spelling of kilo.
@@ -496,9 +496,12 @@ def load(
 
 def device_not_used(analysis: Analysis, device: str) -> list[str]:
     """What ``--device`` was not used for, and why: launches of another compute capability (another GPU's: they
-    keep their own figures), and launches of its CC on another number of SMs (a MIG instance, another form of
-    the GPU: the entry's whole-GPU figures would overstate their roofs)."""
-    from .device import find_device
+    keep their own figures), and launches of its CC that no form of the GPU it names fits (``given_forms``: a MIG
+    instance, or another number of SMs): they keep the entry identified for them, if any, else have none."""
+    import pandas as pd
+
+    from .device import find_device, is_mig, sm_counts
+    from .model import launch_index
     from .report.fmt import counted
     from .summary import launch_weights  # (a summary page's row: its invocations)
 
@@ -515,20 +518,35 @@ def device_not_used(analysis: Analysis, device: str) -> list[str]:
         ccs = ", ".join(sorted({str(c) for c in lv["cc"][other & ~same_cc].dropna()}))
         n = round(float(weights[other & ~same_cc].sum()))
         out.append(
-            f"--device {device} is not used for {counted(n, 'launch', 'launches')} "
+            f"--device {given.name} is not used for {counted(n, 'launch', 'launches')} "
             f"of another compute capability (CC {ccs}): they keep their own GPU's figures"
         )
-    if (other & same_cc).any():
-        n = round(float(weights[other & same_cc].sum()))
-        q = analysis.quantities
-        sms = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns and len(q) == len(lv) else None
-        seen = sorted({int(v) for v in sms[other & same_cc] if not math.isnan(v)}) if sms is not None else []
-        had = f"{', '.join(map(str, seen))} SMs" if seen else "another number of SMs"
-        whole = f"the {given.sm_count.value:,.0f} of " if given.sm_count is not None else ""
+    report = analysis.report  # each launch's SM count as the analysis found it (the report's, or its waves')
+    index = launch_index(report.launches)
+    sms = pd.Series(sm_counts(report.launches, report.values.reindex(index)), index=index)
+    sms_of = sms.reindex(launch_index(lv)).to_numpy(dtype=float)
+    mig = is_mig(lv["device_name"])
+    own = lv["device_table"].astype("string")
+    whole = f" ({given.sm_count.value:,.0f} SMs)" if given.sm_count is not None else ""
+    for rows, why in (
+        (other & same_cc & mig, "of a MIG instance"),
+        (other & same_cc & ~mig, ""),
+    ):
+        if not rows.any():
+            continue
+        n = round(float(weights[rows].sum()))
+        seen = sorted({int(v) for v in sms_of[rows] if not math.isnan(v)})
+        on = f"on {', '.join(map(str, seen))} SMs" if seen else ""
+        what = " ".join(w for w in (why, on) if w) or "of another form of the GPU"
+        kept = sorted({str(t) for t in own[rows].dropna()})
+        then = (
+            f"they keep their own GPU's figures ({', '.join(kept)})"
+            if kept and own[rows].notna().all()
+            else "give their peaks with --peak"
+        )
         out.append(
-            f"--device {device} is not used for {counted(n, 'launch', 'launches')} on {had}, not {whole}"
-            f"{given.name} (a MIG instance or another form of the GPU): its whole-GPU figures would overstate "
-            "their roofs; give their peaks with --peak"
+            f"--device {given.name} is not used for {counted(n, 'launch', 'launches')} {what}: its figures are "
+            f"those of {given.name}{whole}, not theirs; {then}"
         )
     return out
 

@@ -292,7 +292,10 @@ class DeviceMatch:
         if self.spec is None or self.exact or len(self.candidates) < 2:
             return None
         others = ", ".join(c.name for c in self.candidates if c is not self.spec)
-        return f"device {self.query!r} taken as {self.spec.name} (also: {others}; name one to choose)"
+        return (
+            f"device {self.query!r} taken as {self.spec.name} (also: {others}; a launch on the SM count of one of"
+            " them takes that one; name one to choose)"
+        )
 
 
 def match_device(name: str) -> DeviceMatch:
@@ -338,6 +341,24 @@ def lookup_device(name: str) -> DeviceSpec:
 def find_device(name: str) -> DeviceSpec | None:
     """The table entry for a GPU name, or None when the name is unknown or ambiguous (never raises)."""
     return match_device(name).spec
+
+
+def given_forms(device: str, given: DeviceSpec, sms: np.ndarray) -> np.ndarray:
+    """Per launch (positional), the table entry ``--device`` gives it (object array, None: none): ``given``
+    (``find_device(device)``) where the launch's SM count (``sm_counts``: the report's, or the one its waves imply)
+    is that entry's or not known; where it is another, the form of the GPU ``device`` also names with that count
+    (``--device h100`` on a 114-SM launch: the H100 PCIe, not the SXM's 132); None where no form has it (a MIG
+    instance, a slice of the GPU's SMs and memory, or a form the table lacks: the entry's whole-GPU figures are
+    not the launch's)."""
+    out = np.full(len(sms), given.name, dtype=object)
+    if given.sm_count is None:
+        return out
+    other = ~np.isnan(sms) & (sms != given.sm_count.value)
+    out[other] = None
+    for form in match_device(device).candidates:  # table order: the first form of each SM count
+        if form.family == given.family and form.cc == given.cc and form.sm_count is not None:
+            out[other & (sms == form.sm_count.value) & pd.isna(out)] = form.name
+    return out
 
 
 def hbm_of_cc(cc: str | None) -> bool | None:
@@ -898,7 +919,8 @@ def peaks_note(
     """One sentence for a report's header: the peak figures some launch's roofline lacks (``missing_peaks``,
     over every launch) and how to give them; None when nothing is missing. ``weights``: the launches each row
     stands for (a summary page's group: its invocations; ``summary.launch_weights``); ``device_names``: each
-    launch's GPU as the report names it (MIG instances: ``--peak`` alone, as ``missing_peaks_advice``)."""
+    launch's GPU as the report names it, in the peaks' order (MIG instances: ``--peak`` alone, as
+    ``missing_peaks_advice``)."""
     if "missing_peaks" not in peaks.columns:
         return None
     lacking = peaks["missing_peaks"].dropna()
@@ -909,10 +931,8 @@ def peaks_note(
     names = {f for text in lacking.unique() for f in str(text).split(",") if f}
     figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
     no_entry = peaks.loc[lacking.index, "device"].isna()
-    mig = (
-        pd.Series(False, index=peaks.index)
-        if device_names is None
-        else pd.Series(is_mig(device_names), index=device_names.index)
+    mig = pd.Series(  # positional: the launches' order is the peaks'
+        False if device_names is None or len(device_names) != len(peaks) else is_mig(device_names), index=peaks.index
     )
     mig_only = bool(no_entry.any()) and bool(mig.reindex(no_entry.index[no_entry.to_numpy()]).all())
     no_table = no_entry.any()

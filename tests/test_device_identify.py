@@ -571,20 +571,32 @@ def test_a_chart_of_two_gpus_names_each_gpus_memory_roofs(work: Path) -> None:
     assert all(r.gpu is None for p in one.rooflines for r in p.roofs)
 
 
-# ---- MIG instances and other forms of a GPU: fewer SMs than the table entry -----------------------------------
+# ---- MIG instances and other forms of a GPU: another SM count than the table entry's -------------------------
 # The H200 NERSC-recipe raw page (its peaks come from the table) renamed as a MIG instance with 16 of the
 # H200's 132 SMs: the table's whole-GPU figures (67 TFLOP/s FP32, 4.8 TB/s) are not the instance's.
+SM_COLUMNS = ("device__attribute_multiprocessor_count", "launch__sm_count")
+WAVES = "launch__waves_per_multiprocessor"
 
 
-def _sliced(work: Path, name: str, sms: str = "16") -> Path:
+def _sliced(work: Path, name: str, sms: int | None = 16, waves: bool = True, cc: str | None = None) -> Path:
+    """The NERSC-recipe page named ``name``, on ``sms`` SMs (None: no SM count, and its waves as a 16-SM GPU's
+    where ``waves``, else none: nothing to tell its SM count by); ``cc``: another CC."""
+
     def edit(header: list[str], row: list[str]) -> list[str]:
         row[header.index(NAME)] = name
-        for column in ("device__attribute_multiprocessor_count", "launch__sm_count"):
-            if column in header:
-                row[header.index(column)] = sms
+        for column in SM_COLUMNS:
+            row[header.index(column)] = str(sms)
+        if sms is None:  # the waves of the same grid on 16 SMs: 132 / 16 times as many
+            row[header.index(WAVES)] = f"{float(row[header.index(WAVES)]) * 132 / 16:g}"
+        if cc is not None:
+            row[header.index("CC")] = cc
         return row
 
-    return edited(data("micro_metrics.raw.csv"), work / f"slice-{sms}-{len(name)}.raw.csv", edit)
+    def keep(column: str) -> bool:
+        return bool(column) and not (sms is None and (column in SM_COLUMNS or (column == WAVES and not waves)))
+
+    target = work / f"slice-{sms}-{waves}-{cc}-{name.replace(' ', '_')}.raw.csv"
+    return edited(data("micro_metrics.raw.csv"), target, edit, keep)
 
 
 def test_a_mig_instance_takes_no_table_entry_and_is_told_to_give_its_peaks(work: Path) -> None:
@@ -596,26 +608,64 @@ def test_a_mig_instance_takes_no_table_entry_and_is_told_to_give_its_peaks(work:
     assert not missing.str.contains("--device NAME").any()  # its whole GPU's figures are not the instance's
     note = build_view(a).header.missing_peaks
     assert note is not None and "not MIG instances" in note and "--device" not in note
+    # a GPU the table does not know, not a MIG instance: --device is the advice still, in the header too
+    other = analyze(ncu_roofline.read(_sliced(work, "NVIDIA Foo X", sms=100)))
+    note = build_view(other).header.missing_peaks
+    assert note is not None and "not identified in the built-in table" in note and "--device NAME" in note
+    assert other.verdicts["missing"].astype(str).str.contains("or --device NAME").all()
 
 
-def test_device_option_is_not_used_for_launches_on_fewer_sms(work: Path) -> None:
-    """``--device h200`` on the MIG instance's launches (16 SMs; the H200 has 132): not used, and a warning
-    says why; on the whole H200's page (132 SMs) it is used as before."""
-    page = _sliced(work, "NVIDIA H200 MIG 1g.18gb")
-    a = analyze(ncu_roofline.read(page), device="h200")
-    assert a.launches["device_basis"].isna().all() and a.launches["device_table"].isna().all()
-    assert a.peaks["fp32_flops"].isna().all()  # not the whole GPU's 67 TFLOP/s
+def _warned(page: Path, device: str) -> str:
+    r = CliRunner().invoke(main, [str(page), "--device", device, "--format", "json"])
+    assert r.exit_code == EXIT_OK
+    return r.stderr
+
+
+def test_device_option_is_not_used_for_a_mig_instance(work: Path) -> None:
+    """``--device h200`` on the MIG instance's launches: not used (not the whole GPU's 67 TFLOP/s), whether its
+    SM count is reported (16), implied by its waves (16) or unknown (its name says MIG); a warning says why. On
+    the whole H200's page (132 SMs) it is used as before."""
+    for page, on in (
+        (_sliced(work, "NVIDIA H200 MIG 1g.18gb"), " on 16 SMs"),
+        (_sliced(work, "NVIDIA H200 MIG 1g.18gb", sms=None), " on 16 SMs"),  # the waves' SM count
+        (_sliced(work, "NVIDIA H200 MIG 1g.18gb", sms=None, waves=False), ""),  # the name alone
+    ):
+        a = analyze(ncu_roofline.read(page), device="h200")
+        assert a.launches["device_basis"].isna().all() and a.launches["device_table"].isna().all()
+        assert a.peaks["fp32_flops"].isna().all()
+        said = (
+            f"warning: --device NVIDIA H200 is not used for 16 launches of a MIG instance{on}: its figures are "
+            "those of NVIDIA H200 (132 SMs), not theirs; give their peaks with --peak"
+        )
+        assert said in _warned(page, "h200"), page
     # a slice whose name does not say so: its SM count tells it apart all the same
     unnamed = analyze(ncu_roofline.read(_sliced(work, "NVIDIA H200")), device="h200")
     assert unnamed.launches["device_basis"].isna().all() and unnamed.peaks["dram_bytes_per_s"].isna().all()
     whole = analyze(ncu_roofline.read(data("micro_metrics.raw.csv")), device="h200")
     assert whole.launches["device_basis"].eq("--device").all()
     assert whole.peaks["fp32_flops"].eq(lookup_device("h200").fp32_flops.value).all()  # type: ignore[union-attr]
-    r = CliRunner().invoke(main, [str(page), "--device", "h200", "--format", "json"])
-    assert r.exit_code == EXIT_OK
-    said = (
-        "warning: --device NVIDIA H200 is not used for 16 launches on 16 SMs, not the 132 of NVIDIA H200 "
-        "(a MIG instance or another form of the GPU)"
-    )
-    assert said in r.stderr
-    assert "another compute capability" not in r.stderr
+
+
+def test_device_option_takes_the_form_of_each_launchs_sm_count(work: Path) -> None:
+    """``--device h100`` names three forms (SXM, 132 SMs, first; PCIe, 114; NVL, 132): an unnamed CC 9.0 page on
+    114 SMs takes the PCIe's figures, not refused for the SXM's count; a 100-SM one no form has."""
+    pcie = lookup_device("h100 pcie")
+    assert pcie.sm_count is not None and pcie.sm_count.value == 114
+    a = analyze(ncu_roofline.read(_sliced(work, "", sms=114)), device="h100")
+    assert a.launches["device_table"].eq(pcie.name).all() and a.launches["device_basis"].eq("--device").all()
+    assert a.peaks["fp32_flops"].eq(pcie.fp32_flops.value).all()  # type: ignore[union-attr]
+    none = analyze(ncu_roofline.read(_sliced(work, "", sms=100)), device="h100")
+    assert none.launches["device_table"].isna().all()
+    said = "warning: --device NVIDIA H100 SXM is not used for 16 launches on 100 SMs: its figures are those of "
+    assert said in _warned(_sliced(work, "", sms=100), "h100")
+
+
+def test_device_option_on_more_sms_keeps_the_launches_own_gpu() -> None:
+    """The H200 summary page (132 SMs, identified) with ``--device "h100 pcie"`` (114 SMs): not used, and the
+    warning says the launches keep the H200's figures (not that they are a MIG instance, nor to give peaks)."""
+    said = _warned(data("llm_full.summary-per-kernel.csv"), "h100 pcie")
+    assert (
+        "--device NVIDIA H100 PCIe is not used for 16 launches on 132 SMs: its figures are those of NVIDIA H100 "
+        "PCIe (114 SMs), not theirs; they keep their own GPU's figures (NVIDIA H200)"
+    ) in said
+    assert "MIG" not in said and "--peak" not in said
