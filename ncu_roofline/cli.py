@@ -273,7 +273,7 @@ def _device_name(_ctx: click.Context, param: click.Parameter, value: str | None)
         lookup_device(value)  # unknown or ambiguous: a usage error
     except AnalysisError as exc:
         raise click.BadParameter(str(exc), param=param) from None
-    said = match_device(value).note
+    said = match_device(value).said(launches=True)
     if said:
         note(said)
     return value  # as given (checked): each launch takes the form of the GPU it names that fits it (given_forms)

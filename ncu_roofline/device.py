@@ -289,13 +289,16 @@ class DeviceMatch:
     @property
     def note(self) -> str | None:
         """Says which entry a bare family name was taken for (None when the name was exact or unique)."""
+        return self.said()
+
+    def said(self, launches: bool = False) -> str | None:
+        """``note``; ``launches``: said of ``--device``, which gives a launch on another form's SM count that form
+        (``given_forms``)."""
         if self.spec is None or self.exact or len(self.candidates) < 2:
             return None
         others = ", ".join(c.name for c in self.candidates if c is not self.spec)
-        return (
-            f"device {self.query!r} taken as {self.spec.name} (also: {others}; a launch on the SM count of one of"
-            " them takes that one; name one to choose)"
-        )
+        forms = "; a launch on the SM count of one of them takes that one" if launches else ""
+        return f"device {self.query!r} taken as {self.spec.name} (also: {others}{forms}; name one to choose)"
 
 
 def match_device(name: str) -> DeviceMatch:

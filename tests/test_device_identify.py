@@ -658,6 +658,10 @@ def test_device_option_takes_the_form_of_each_launchs_sm_count(work: Path) -> No
     assert none.launches["device_table"].isna().all()
     said = "warning: --device NVIDIA H100 SXM is not used for 16 launches on 100 SMs: its figures are those of "
     assert said in _warned(_sliced(work, "", sms=100), "h100")
+    taken = "(also: NVIDIA H100 PCIe, NVIDIA H100 NVL; a launch on the SM count of one of them takes that one; name"
+    assert taken in _warned(_sliced(work, "", sms=114), "h100")
+    listed = CliRunner().invoke(main, ["devices", "h100"])  # one GPU's figures: no launches to take a form
+    assert "(also: NVIDIA H100 PCIe, NVIDIA H100 NVL; name one to choose)" in listed.stderr
 
 
 def test_device_option_on_more_sms_keeps_the_launches_own_gpu() -> None:
