@@ -171,11 +171,12 @@ def analyze(
     ident = identify(report, implied_dram=implied)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table, basis = ident["device"], ident["device_basis"]
+    sms = sm_counts(report.launches, report.values.reindex(index))  # the report's, else the one its waves imply
     if device is not None:  # the given GPU, for the launches of its CC (or of none known): not another GPU's
         fits = _fits(report.launches["cc"], given.cc if given is not None else None)
         forms = np.full(len(index), None if given is None else given.name, dtype=object)
         if given is not None:  # nor a part of it (a MIG instance), nor another form of it (another SM count)
-            forms = given_forms(device, given, sm_counts(report.launches, report.values.reindex(index)))
+            forms = given_forms(device, given, sms)
             fits &= ~pd.isna(forms) & ~is_mig(ident["device_name"])
         table = table.where(~fits, pd.Series(forms, index=index, dtype="string"))
         basis = basis.where(~fits, pd.Series("--device", index=index, dtype="string"))
@@ -223,6 +224,7 @@ def analyze(
         ncu=ncu,
         roof_positions=roof_pos,
         gpu=gpu_traits(cc, table),
+        sm_counts=sms,
     )
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()

@@ -673,8 +673,26 @@ def small_grid(f: Frame) -> Found:
                 + t.f(idle, ".0%")
                 + " of the SMs have no block"
                 + t.pick(ok(waves), " (" + t.f(waves, ".2f") + " waves)", ""),
-                t.f(waves, ".2f") + " waves: every SM has a block but at least half of its block slots are empty, "
-                "so it has half the warps it could use to hide latency",
+                t.pick(
+                    ok(idle),
+                    t.f(waves, ".2f")
+                    + t.pick(
+                        idle > 0,
+                        " waves: "
+                        + t.f(idle, ".0%")
+                        + " of the SMs have no block, and the others at least half of their block slots empty, so "
+                        "they have half the warps they could use to hide latency",
+                        " waves: every SM has a block but at least half of its block slots are empty, so it has half "
+                        "the warps it could use to hide latency",
+                    ),
+                    # no SM count: how many SMs have a block is not measured (a 1-block grid is 0.00 waves too)
+                    t.f(waves, ".2f")
+                    + " waves ("
+                    + blocks(t)
+                    + "; the GPU's SM count is not in the export, so how many SMs have none is not measured): at "
+                    "least half of the GPU's block slots are empty, so its SMs have at most half the warps they "
+                    "could use to hide latency",
+                ),
             )
             + t.pick(launch, "; the launch cost, not the grid, holds this launch", "")
         ),
@@ -1420,12 +1438,14 @@ def build_frame(
     ncu: pd.DataFrame | None = None,
     roof_positions: Arr | None = None,
     gpu: tuple[Arr, Arr] | None = None,
+    sm_counts: Arr | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
     the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``; ``gpu``:
     each launch's compute capability and whether its GPU has tensor cores, ``device.gpu_traits``; default
-    theirs of the launches' CC column alone)."""
+    theirs of the launches' CC column alone; ``sm_counts``: each launch's SM count as ``device.sm_counts`` finds
+    it, the report's or the one its waves imply, before the table's or ``--peak``'s)."""
     keys = index.to_frame(index=False)
     group = [launches["report"], launches["kernel_name"]]
     dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
@@ -1433,9 +1453,12 @@ def build_frame(
     total = dur.groupby(group, dropna=False).transform("sum", min_count=1).to_numpy(dtype=float)
     cc, tensor_cores = gpu_traits(launches["cc"]) if gpu is None else gpu
     q = quant.reset_index(drop=True)
+    own = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns else np.full(len(q), np.nan)
+    if sm_counts is not None and (np.isnan(own) & ~np.isnan(sm_counts)).any():  # the waves' SM count
+        own = np.where(np.isnan(own), sm_counts, own)
+        q = q.assign(sm_count=own)
     if "sm_count" in peaks.columns:  # the SM count the report lacks, from the table (--device) or --peak
         given = pd.to_numeric(peaks["sm_count"], errors="coerce").to_numpy(dtype=float)
-        own = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns else np.full(len(q), np.nan)
         if (np.isnan(own) & ~np.isnan(given)).any():
             q = q.assign(sm_count=np.where(np.isnan(own), given, own))
     return Frame(

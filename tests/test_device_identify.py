@@ -673,3 +673,26 @@ def test_device_option_on_more_sms_keeps_the_launches_own_gpu() -> None:
         "PCIe (114 SMs), not theirs; they keep their own GPU's figures (NVIDIA H200)"
     ) in said
     assert "MIG" not in said and "--peak" not in said
+
+
+def test_a_small_grid_without_any_sm_count_says_it_is_not_measured(work: Path) -> None:
+    """The NERSC-recipe page of a GPU outside the table (no SM count there either), without its SM count and the
+    occupancy limits the waves imply one from: how many SMs
+    a 1-block grid leaves without a block is not measured, and the hint says so (it said "every SM has a block")."""
+    from ncu_roofline.device import OCCUPANCY_LIMITS
+
+    page = edited(
+        data("micro_metrics.raw.csv"),
+        work / "no-sm-count.raw.csv",
+        lambda header, row: [*row[: header.index(NAME)], "NVIDIA Foo X", *row[header.index(NAME) + 1 :]],
+        lambda c: bool(c) and c not in SM_COLUMNS and c not in OCCUPANCY_LIMITS,
+    )
+    a = analyze(ncu_roofline.read(page))
+    h = a.hints[a.hints["hint"] == "small_grid"].merge(a.launches[["launch_id", "grid_size"]], on="launch_id")
+    tiny = h[h["grid_size"] == 1]
+    assert len(tiny) == 4  # tiny_launch x 4: 1 block of 32 threads
+    for message in tiny["message"].astype(str):
+        assert (
+            "(1 block; the GPU's SM count is not in the export, so how many SMs have none is not measured)" in message
+        )
+        assert "every SM has a block" not in message

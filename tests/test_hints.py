@@ -715,3 +715,17 @@ def test_no_need_holds_the_separator_of_not_checked() -> None:
     as two broken items (small_grid's "... (--section LaunchStats" and "the SM count also --device NAME)")."""
     texts = [t for r in RULES.values() for n in r.needs for t in (n.metric, n.option)]
     assert len(texts) > 20 and not [t for t in texts if "; " in t]
+
+
+def test_small_grid_under_half_a_wave_with_some_sms_idle_does_not_say_every_sm_has_a_block() -> None:
+    """train_step's 128-block launches on the H200's 132 SMs (0.03 waves): 4 SMs (3 %) have no block, fewer than
+    the small-grid threshold of SMs, so the hint fires for the half wave; it said "every SM has a block"."""
+    from _analyses import sample
+
+    a = sample("train_step.raw.csv")
+    h = a.hints[a.hints["hint"] == "small_grid"].merge(a.launches[["launch_id", "grid_size"]], on="launch_id")
+    part = h[h["grid_size"] == 128]
+    assert len(part) >= 1
+    for message in part["message"].astype(str):
+        assert message.startswith(f"0.03 waves: {1 - 128 / 132:.0%} of the SMs have no block, and the others"), message
+        assert "every SM has a block" not in message

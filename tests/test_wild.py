@@ -789,3 +789,28 @@ def test_a_page_without_a_cc_column_takes_the_launches_cc_from_their_device_attr
     both = [str(data("micro_full.raw.csv")), str(V22 / "gene_dzv.raw.csv.gz"), "--format", "text"]
     first = CliRunner().invoke(main, both).stdout.splitlines()[1]
     assert first.startswith("NVIDIA H200 (CC 9.0), Tesla V100-SXM2-16GB (CC 7.0) · 20 launches of 14 kernels")
+
+
+def test_small_grids_of_a_page_without_its_sm_count_take_the_count_its_waves_imply() -> None:
+    """The A100 details page (ncu 2022-2023) carries no SM count; its waves imply 108 (``implied_sm_count``), the
+    number ncu's own rule rows give ("less than the GPU's 108 multiprocessors"). Each launch ncu's rule says runs
+    N blocks on those 108 gets our small-grid hint of N blocks for 108 SMs (1 - N / 108 of them idle), not "every
+    SM has a block" (said of a 1-block grid while the count was unknown)."""
+    from conftest import analysed
+
+    path = PUBLIC / "a100_opinsight_pooling.csv.gz"
+    a = analysed(path)
+    said = re.compile(r"execute only (\d+) blocks, which is less than the GPU's (\d+) multiprocessors")
+    rules = a.report.rules
+    ncu = {}
+    for row in rules.itertuples():
+        m = said.search(str(row.description))
+        if m:
+            ncu[int(row.launch_id)] = (int(m.group(1)), int(m.group(2)))
+    assert ncu and {sms for _, sms in ncu.values()} == {108}
+    h = a.hints[a.hints["hint"] == "small_grid"]
+    ours = {int(r.launch_id): str(r.message) for r in h.itertuples()}
+    for launch, (blocks, sms) in ncu.items():
+        noun = "block" if blocks == 1 else "blocks"
+        assert ours[launch].startswith(f"{blocks} {noun} for {sms} SMs: {1 - blocks / sms:.0%} of the SMs"), launch
+    assert not any("every SM has a block" in m for launch, m in ours.items() if launch in ncu)
