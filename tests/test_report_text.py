@@ -169,6 +169,19 @@ def test_csv_has_one_row_per_launch_with_the_verdicts() -> None:
     assert render_csv(a) == text and "\r" not in text
 
 
+def test_csv_of_a_summary_page_counts_each_rows_invocations() -> None:
+    """A summary page's row is the mean of its invocations: the CSV says how many, so that its GPU time adds up
+    to the page's (train_step: 382 launches in 68 rows, 8.00 ms; the rows' mean durations alone sum to 2.85 ms);
+    a raw page's rows are one launch each, and name their GPU."""
+    a = sample("train_step.summary-per-kernel.csv")
+    df = pd.read_csv(io.StringIO(render_csv(a)))
+    assert len(df) == 68 and df["invocations"].sum() == 382
+    assert (df["duration_ns"] * df["invocations"]).sum() == pytest.approx(8.00e6, rel=5e-3)
+    assert "device_name" in df.columns  # (a summary page names no GPU: empty)
+    raw = pd.read_csv(io.StringIO(render_csv(sample("train_step.raw.csv"))))
+    assert raw["invocations"].eq(1).all() and len(raw) == 382 and set(raw["device_name"]) == {"NVIDIA H200"}
+
+
 def test_csv_with_missing_values() -> None:
     df = pd.read_csv(io.StringIO(render_csv(all_missing(sample("micro_full.raw.csv")))))
     assert len(df) == 16 and df["limiter"].isna().all() and df["hints"].isna().all()

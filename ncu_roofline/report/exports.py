@@ -19,7 +19,18 @@ from .registry import FunctionRenderer, Options, Run
 from .viewmodel import ReportView, TimeShare, build_view
 
 #: Launch columns that lead each CSV row (then every verdict column, then the hints).
-CSV_LAUNCH_COLUMNS = ("kernel_name", "display_name", "nvtx_path", "grid_size", "block_size", "duration_ns")
+#: ``duration_ns`` is one launch's (a summary page's row: the mean of its ``invocations``: its GPU time is the
+#: product); ``device_name``: the GPU it ran on, as the report names it (a merged report's GPUs told apart).
+CSV_LAUNCH_COLUMNS = (
+    "kernel_name",
+    "display_name",
+    "nvtx_path",
+    "grid_size",
+    "block_size",
+    "duration_ns",
+    "invocations",
+    "device_name",
+)
 
 
 # ------------------------------------------------------------------------------------------------ markdown
