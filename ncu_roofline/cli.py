@@ -893,9 +893,19 @@ def diff_command(
     )
 
     if fail_if_slower is not None:
+        from .diff import untimed_launches
+        from .report.fmt import counted
+
         t = diff.total
-        if t.change != t.change:  # NaN: no GPU time in BEFORE
-            raise AnalysisError("--fail-if-slower: BEFORE has no GPU time to compare with (no duration metric)")
+        for side, ns, a in (("BEFORE", t.before_ns, diff.before), ("AFTER", t.after_ns, diff.after)):
+            if not ns > 0:  # NaN or none: nothing to compare
+                raise AnalysisError(f"--fail-if-slower: {side} has no GPU time to compare (no duration metric)")
+            if untimed := untimed_launches(a):  # the totals would compare different launches
+                raise AnalysisError(
+                    f"--fail-if-slower: {counted(untimed, 'launch', 'launches')} of {side} "
+                    f"{'has' if untimed == 1 else 'have'} no duration (no duration metric collected there): the "
+                    "total GPU times would compare different launches; profile both with the duration"
+                )
         if t.change * 100.0 > fail_if_slower:
             raise SlowerError(
                 f"AFTER is {t.change * 100.0:.1f}% slower than BEFORE in total GPU time "

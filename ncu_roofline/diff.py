@@ -72,7 +72,7 @@ KERNEL_COLUMNS: dict[str, str] = {
     "matched_launches": "Int64",
     "before_ns": "float64",  # total GPU time of the kernel's launches (NaN where it has none)
     "after_ns": "float64",
-    "delta_ns": "float64",  # after - before, a missing side counting 0
+    "delta_ns": "float64",  # after - before, a side without launches counting 0 (NaN: a side's time not measured)
     "change": "float64",  # after / before - 1 (both sides present)
     "speedup": "float64",  # before / after
     "before_limiter": "string",  # the verdict holding the most GPU time among the kernel's launches
@@ -465,7 +465,8 @@ def kernel_changes(
             "matched_launches": n_match,
             "before_ns": bns,
             "after_ns": ans,
-            "delta_ns": (0.0 if math.isnan(ans) else ans) - (0.0 if math.isnan(bns) else bns),
+            # a side without the kernel counts 0; a side with it and no duration measured leaves no change
+            "delta_ns": (0.0 if la.empty else ans) - (0.0 if lb.empty else bns),
             "change": ans / bns - 1.0 if bns > 0 and not math.isnan(ans) else math.nan,
             "speedup": bns / ans if ans > 0 and not math.isnan(bns) else math.nan,
         }
@@ -573,6 +574,15 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
 
 def _name(analysis: Analysis) -> str:
     return "+".join(str(x) for x in analysis.report.source["report"].dropna()) or "report"
+
+
+def untimed_launches(analysis: Analysis) -> int:
+    """The launches of ``analysis`` without a measured duration (a summary page's row: its invocations): GPU time
+    that no total includes."""
+    lv = analysis.launches
+    if not len(lv):
+        return 0
+    return round(float(launch_weights(lv)[lv["duration_ns"].isna().to_numpy()].sum()))
 
 
 def _time_ns(durations: pd.Series) -> float:

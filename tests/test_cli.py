@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
 from conftest import data, shared
-from edits import without_kernel
+from edits import untimed, without_kernel
 
 from ncu_roofline import __version__, cli
 from ncu_roofline.device import OVERRIDE_KEYS
@@ -637,6 +637,31 @@ def test_diff_fail_if_slower(work: Path) -> None:
     assert r.exit_code == EXIT_OK
     r = run("diff", "micro_full.raw.csv", "micro_roof.raw.csv.gz", "--format", "json", "--fail-if-slower", "0")
     assert r.exit_code == EXIT_OK  # faster
+
+
+def test_diff_fail_if_slower_refuses_totals_of_different_launches(work: Path) -> None:
+    """One kernel's time not collected on one side (wmma_bf16, 5.12 ms of micro_full's 20.5 ms): the totals add up
+    the launches measured, so they compare different launches (AFTER looked 25 % faster, or BEFORE 33 % slower,
+    as the sides go). The gate refuses, naming the side, either way round; a side with no time at all is named
+    too. Its kernel has no change where a side's time is not measured (it was the other side's time, negated)."""
+    untimed(work / "micro_full.raw.csv", work / "untimed.csv", "wmma_bf16")
+    for before, after, side in (
+        ("micro_full.raw.csv", "untimed.csv", "AFTER"),
+        ("untimed.csv", "micro_full.raw.csv", "BEFORE"),
+    ):
+        r = run("diff", before, after, "--format", "json", "--fail-if-slower", "5")
+        assert r.exit_code == EXIT_ANALYSIS
+        assert f"--fail-if-slower: 1 launch of {side} has no duration" in one_error_line(r)
+        wmma = next(k for k in json.loads(r.stdout)["kernels"] if k["display_name"] == "wmma_bf16")
+        assert wmma["delta_ns"] is None and wmma["change"] is None
+    # no time at all on AFTER: AFTER is named (it said BEFORE)
+    everything = work / "nothing.csv"
+    shutil.copy(work / "micro_full.raw.csv", everything)
+    micro = "stream_triad strided_read l2_reread l1_reread smem_bank_conflict fp32_fma fp64_fma half_hfma2 wmma_bf16"
+    for kernel in (*micro.split(), "spill_heavy", "low_occupancy", "atomic_hot", "tiny_launch"):
+        untimed(everything, everything, kernel)
+    r = run("diff", "micro_full.raw.csv", everything, "--format", "json", "--fail-if-slower", "5")
+    assert r.exit_code == EXIT_ANALYSIS and "AFTER has no GPU time to compare" in one_error_line(r)
 
 
 @pytest.mark.parametrize(
