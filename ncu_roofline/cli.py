@@ -872,14 +872,21 @@ def diff_command(
     if is_stdin(before) and is_stdin(after):
         raise click.UsageError("standard input ('-') can be one side of a diff only: it is read once")
     (b_paths, b_folder), (a_paths, a_folder) = expand_arguments([before]), expand_arguments([after])
-    options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": kernel, "nvtx": nvtx}
+    options: dict[str, Any] = {"device": device, "peaks": peaks, "kernel": (), "nvtx": ()}
     b_name, a_name = _side_names(before, after, b_paths, a_paths)
-    diff = compare(
-        load(b_paths, in_folder=b_folder, **options),
-        load(a_paths, in_folder=a_folder, **options),
-        before_name=b_name,
-        after_name=a_name,
-    )
+    sides = [load(b_paths, in_folder=b_folder, **options), load(a_paths, in_folder=a_folder, **options)]
+    if kernel or nvtx:  # a side may have none of the kernels selected: new, or gone; both none is an error
+        from .filters import describe_filters
+
+        kept = [filter_analysis(a, kernel, nvtx, allow_empty=True) for a in sides]
+        if not any(len(a.launches) for a in kept):
+            counts = (f"{len(a.launches):,}" for a in sides)
+            raise NoLaunchesError(
+                f"{describe_filters(kernel, nvtx)} selects none of BEFORE's {next(counts)} launches nor of AFTER's "
+                f"{next(counts)}"
+            )
+        sides = kept
+    diff = compare(sides[0], sides[1], before_name=b_name, after_name=a_name)
     stem = f"{input_stem(b_paths[0])}_vs_{input_stem(a_paths[0])}"
     _render(
         DIFF,

@@ -531,7 +531,8 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
     out = []
     mb, ma = _metric_names(before), _metric_names(after)
     only_b, only_a = len(mb - ma), len(ma - mb)
-    if only_b or only_a:
+    both = len(before.launches) > 0 and len(after.launches) > 0  # a side without launches measured nothing
+    if both and (only_b or only_a):
         out.append(
             f"the reports carry different metrics ({only_b} only in BEFORE, {only_a} only in AFTER): "
             "a limiter or hint that needs one of them can change for that reason alone; "

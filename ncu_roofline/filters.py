@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -102,17 +103,21 @@ def subset_analysis(analysis: Analysis, keys: pd.MultiIndex) -> Analysis:
 
 
 def describe_filters(kernel: Sequence[str] = (), nvtx: Sequence[str] = ()) -> str:
-    """The filters as the options that set them (``--kernel 'gemm' --nvtx 'step'``), for messages."""
-    return " ".join([*(f"--kernel {k!r}" for k in kernel), *(f"--nvtx {r!r}" for r in nvtx)])
+    r"""The filters as the options that set them, quoted as a shell takes them (``--kernel 'fp32_fma\('``), for
+    messages."""
+    return " ".join([*(f"--kernel {shlex.quote(k)}" for k in kernel), *(f"--nvtx {shlex.quote(r)}" for r in nvtx)])
 
 
-def filter_analysis(analysis: Analysis, kernel: Sequence[str] = (), nvtx: Sequence[str] = ()) -> Analysis:
+def filter_analysis(
+    analysis: Analysis, kernel: Sequence[str] = (), nvtx: Sequence[str] = (), *, allow_empty: bool = False
+) -> Analysis:
     """The launches of ``analysis`` that the filters keep (see ``launch_mask``); the analysis itself when there
-    are no filters. Raises ``NoLaunchesError`` when none is kept, naming a few of the kernels there are."""
+    are no filters. Raises ``NoLaunchesError`` when none is kept, naming a few of the kernels there are, unless
+    ``allow_empty`` (a side of a diff: the kernel may be new, or gone)."""
     if not kernel and not nvtx:
         return analysis
     mask = launch_mask(analysis.launches, kernel, nvtx)
-    if not mask.any():
+    if not mask.any() and not allow_empty:
         names = analysis.launches["display_name"].dropna().astype(str).unique().tolist()
         some = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
         ranges = sorted({r for p in analysis.launches["nvtx_path"].dropna().astype(str) for r in p.split("/")})

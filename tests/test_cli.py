@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
 from conftest import data, shared
-from edits import untimed, without_kernel
+from edits import renamed, untimed, without_kernel
 
 from ncu_roofline import __version__, cli
 from ncu_roofline.device import OVERRIDE_KEYS
@@ -662,6 +662,21 @@ def test_diff_fail_if_slower_refuses_totals_of_different_launches(work: Path) ->
         untimed(everything, everything, kernel)
     r = run("diff", "micro_full.raw.csv", everything, "--format", "json", "--fail-if-slower", "5")
     assert r.exit_code == EXIT_ANALYSIS and "AFTER has no GPU time to compare" in one_error_line(r)
+
+
+def test_diff_kernel_filter_of_a_kernel_on_one_side(work: Path) -> None:
+    """``--kernel`` naming a kernel only AFTER has (fp32_fma renamed fp32_fma_v2): a new kernel, not an error; one
+    that neither side has is an error naming both sides, its pattern quoted as a shell takes it."""
+    renamed(work / "micro_full.raw.csv", work / "renamed.csv", "fp32_fma", "fp32_fma_v2")
+    r = run("diff", "micro_full.raw.csv", "renamed.csv", "--kernel", "fp32_fma_v2", "--format", "json")
+    assert r.exit_code == EXIT_OK
+    doc = json.loads(r.stdout)
+    assert [(k["display_name"], k["status"]) for k in doc["kernels"]] == [("fp32_fma_v2", "after only")]
+    assert (doc["total"]["before_launches"], doc["total"]["after_launches"]) == (0, 1)
+    assert not any("carry different metrics" in c for c in doc["caveats"])  # a side without launches measured none
+    r = run("diff", "micro_full.raw.csv", "renamed.csv", "--kernel", "gemm\\(", "--format", "json")
+    assert r.exit_code == EXIT_ANALYSIS
+    assert "--kernel 'gemm\\(' selects none of BEFORE's 16 launches nor of AFTER's 16" in one_error_line(r)
 
 
 @pytest.mark.parametrize(
