@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -105,7 +104,12 @@ def subset_analysis(analysis: Analysis, keys: pd.MultiIndex) -> Analysis:
 def describe_filters(kernel: Sequence[str] = (), nvtx: Sequence[str] = ()) -> str:
     r"""The filters as the options that set them, quoted as a shell takes them (``--kernel 'fp32_fma\('``), for
     messages."""
-    return " ".join([*(f"--kernel {shlex.quote(k)}" for k in kernel), *(f"--nvtx {shlex.quote(r)}" for r in nvtx)])
+    return " ".join([*(f"--kernel {_quoted(k)}" for k in kernel), *(f"--nvtx {_quoted(r)}" for r in nvtx)])
+
+
+def _quoted(text: str) -> str:
+    """``text`` in single quotes, as a shell reads it back (a quote inside closed, escaped and reopened)."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def filter_analysis(
