@@ -168,14 +168,15 @@ def analyze(
     quant = report_quantities(report, index, values)
     # the DRAM peak its DRAM throughput implies: the device's (identifies it), and at each launch's DRAM clock
     implied, implied_own = implied_dram_peaks(report.launches, values)
-    ident = identify(report, implied_dram=implied)
+    sms = sm_counts(report.launches, values)  # the report's, else the one its waves imply
+    ident = identify(report, implied_dram=implied, sms=sms)
     given = None if device is None else find_device(device)  # forgiving; unknown or ambiguous: no table
     table, basis = ident["device"], ident["device_basis"]
-    sms = sm_counts(report.launches, report.values.reindex(index))  # the report's, else the one its waves imply
     if device is not None:  # the given GPU, for the launches of its CC (or of none known): not another GPU's
         fits = _fits(report.launches["cc"], given.cc if given is not None else None)
-        forms = np.full(len(index), None if given is None else given.name, dtype=object)
-        if given is not None:  # nor a part of it (a MIG instance), nor another form of it (another SM count)
+        if given is None:
+            forms = np.full(len(index), None, dtype=object)
+        else:  # nor a part of it (a MIG instance), nor another form of it (another SM count)
             forms = given_forms(device, given, sms)
             fits &= ~pd.isna(forms) & ~is_mig(ident["device_name"])
         table = table.where(~fits, pd.Series(forms, index=index, dtype="string"))

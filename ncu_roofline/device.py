@@ -764,7 +764,7 @@ def identify_one(name: str | None, cc: str | None, sms: float, bw: float) -> tup
     return None, None
 
 
-def identify(report: Report, *, implied_dram: np.ndarray | None = None) -> pd.DataFrame:
+def identify(report: Report, *, implied_dram: np.ndarray | None = None, sms: np.ndarray | None = None) -> pd.DataFrame:
     """Which GPU ran each launch. Returns ``IDENTITY_COLUMNS``, index LAUNCH_KEY (launch order), strings:
 
     ``device_name``   the name to show: ``device__attribute_display_name`` (or the session page's
@@ -777,7 +777,8 @@ def identify(report: Report, *, implied_dram: np.ndarray | None = None) -> pd.Da
                       memory clock x bus width, else ncu's DRAM peak, else the peak its DRAM throughput
                       implies, matched exactly one entry), or <NA>
 
-    ``implied_dram``: ``implied_bandwidth`` of the report's launches, where the caller has computed it.
+    ``implied_dram``: ``implied_bandwidth`` of the report's launches, ``sms``: their ``sm_counts``, where the
+    caller has computed them.
     """
     index = launch_index(report.launches)
     values = report.values.reindex(index)
@@ -792,7 +793,7 @@ def identify(report: Report, *, implied_dram: np.ndarray | None = None) -> pd.Da
     keys = [
         names.astype(object).to_numpy(),
         _cc_of(report.launches, values).astype(object).to_numpy(),
-        sm_counts(report.launches, values),
+        sm_counts(report.launches, values) if sms is None else sms,
         np.round(_bandwidth_values(report.launches, values, implied_dram), -6),
     ]
     # each distinct (name, cc, sms, bw) once (missing values a group of their own): a group number per launch
@@ -933,22 +934,20 @@ def peaks_note(
     short, total = round(float(w[peaks["missing_peaks"].notna().to_numpy()].sum())), round(float(w.sum()))
     names = {f for text in lacking.unique() for f in str(text).split(",") if f}
     figures = [f for f in FIGURES if f in names] + sorted(names - set(FIGURES))
-    no_entry = peaks.loc[lacking.index, "device"].isna()
-    mig = pd.Series(  # positional: the launches' order is the peaks'
-        False if device_names is None or len(device_names) != len(peaks) else is_mig(device_names), index=peaks.index
-    )
-    mig_only = bool(no_entry.any()) and bool(mig.reindex(no_entry.index[no_entry.to_numpy()]).all())
-    no_table = no_entry.any()
-    how = f"--peak {figures[0]}=VALUE" + (
-        " or --device NAME (`ncu-roofline devices`)" if no_table and not mig_only else ""
-    )
-    where = "not in the report" + (
-        ", and the built-in table holds whole GPUs, not MIG instances"
-        if mig_only
-        else ", and the GPU is not identified in the built-in table"
-        if no_table
-        else " nor the table"
-    )
+    # the launches lacking a peak whose GPU has no table entry, and those of them a MIG instance (positional: the
+    # launches' order is the peaks')
+    no_entry = peaks["missing_peaks"].notna().to_numpy() & peaks["device"].isna().to_numpy()
+    mig = np.zeros(len(peaks), dtype=bool)
+    if device_names is not None and len(device_names) == len(peaks):
+        mig = is_mig(device_names)
+    how = f"--peak {figures[0]}=VALUE"
+    if not no_entry.any():
+        where = "not in the report nor the table"
+    elif mig[no_entry].all():
+        where = "not in the report, and the built-in table holds whole GPUs, not MIG instances"
+    else:
+        where = "not in the report, and the GPU is not identified in the built-in table"
+        how += " or --device NAME (`ncu-roofline devices`)"
     return (
         f"Roofline peaks missing for {short:,} of {total:,} launch{'es' if total != 1 else ''}: "
         f"{', '.join(figures)} ({where}); "

@@ -138,13 +138,8 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
         h = k.first_hint
         if not inline and h is not None:
             # ncu's rule by its name, then the start of its message (the name alone says little)
-            msg = (
-                h.label
-                if not h.message
-                else f"{h.label}: {h.message}"
-                if h.source != "ncu"
-                else f"{h.label} · {h.message}"
-            )
+            sep = " · " if h.source == "ncu" else ": "
+            msg = f"{h.label}{sep}{h.message}" if h.message else h.label
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
     unclassified = (k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no "))
     for reason in list(dict.fromkeys(unclassified))[:2]:  # in the table's order, each once
