@@ -11,7 +11,9 @@ of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row
 3. ``name``: kernel name alone (ranges renamed or collected on one side only);
 4. ``short-name``: the display name (template arguments or a mangled/demangled export differ).
 
-What no pass pairs is reported as ``before only`` or ``after only``.
+What no pass pairs is reported as ``before only`` or ``after only``. A summary page's row (a group of launches, the
+mean of its ``invocations``) is matched as that many launches of its key: each launch of the other side takes one
+(compared with the group's mean), and a group against a group pairs as many launches as both have.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ PAIR_COLUMNS: dict[str, str] = {
     "nvtx_path": "string",
     "status": "string",  # matched, before only, after only
     "matched_by": "string",  # a MATCH_PASSES name ("name" where neither launch has an NVTX range)
+    "invocations": "Int64",  # the launches the row pairs (or leaves unmatched): 1, or launches of a summary group
     "before_report": "string",
     "before_process_id": "Int64",
     "before_launch_id": "Int64",
@@ -161,7 +164,7 @@ class Diff:
 
     def match_counts(self) -> dict[str, int]:
         """Matched launches per pass (only passes that matched any)."""
-        m = self.pairs[self.pairs["status"] == MATCHED]["matched_by"].value_counts()
+        m = self.pairs[self.pairs["status"] == MATCHED].groupby("matched_by")["invocations"].sum()
         return {name: int(m[name]) for name in [*(p for p, _ in MATCH_PASSES), "name"] if name in m.index}
 
 
@@ -188,11 +191,25 @@ def _match_frame(analysis: Analysis) -> pd.DataFrame:
     )
 
 
-def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
-    """Pairs of launch positions (rows of each side's ``launches``): before_pos, after_pos, matched_by.
+def _copies(analysis: Analysis) -> np.ndarray:
+    """How many launches each row of ``launches`` stands for, as a whole number of at least 1: a summary page's
+    row its invocations (``launch_weights``), any other row 1."""
+    weights = np.rint(launch_weights(analysis.launches))
+    out: np.ndarray = np.maximum(np.nan_to_num(weights, nan=1.0), 1.0).astype(np.int64)
+    return out
 
-    A side's position is -1 where the launch has no partner (see the module docstring for the passes)."""
-    b, a = _match_frame(before), _match_frame(after)
+
+def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
+    """Pairs of launch positions (rows of each side's ``launches``): before_pos, after_pos, matched_by, invocations.
+
+    A side's position is -1 where the launch has no partner (see the module docstring for the passes). A summary
+    page's row stands for its invocations and is matched as that many launches: each of the other side's launches
+    takes one of them, and what two rows share is one pair, ``invocations`` the launches it pairs (1 between two
+    launches; a group's launches left over are that row unmatched, ``invocations`` how many)."""
+    b0, a0 = _match_frame(before), _match_frame(after)
+    b = b0.iloc[np.repeat(np.arange(len(b0)), _copies(before))].reset_index(drop=True)
+    a = a0.iloc[np.repeat(np.arange(len(a0)), _copies(after))].reset_index(drop=True)
+    b["copy"], a["copy"] = np.arange(len(b)), np.arange(len(a))
     free_b = np.ones(len(b), dtype=bool)
     free_a = np.ones(len(a), dtype=bool)
     found = []
@@ -206,22 +223,31 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
         m = lb.merge(la, on=[*cols, "occurrence"], suffixes=("_b", "_a"))
         if m.empty:
             continue
-        pb, pa_ = m["pos_b"].to_numpy(), m["pos_a"].to_numpy()
-        free_b[pb] = False
-        free_a[pa_] = False
-        no_nvtx = (b["nvtx"].to_numpy()[pb] == "") & (a["nvtx"].to_numpy()[pa_] == "")
+        cb, ca = m["copy_b"].to_numpy(), m["copy_a"].to_numpy()
+        free_b[cb] = False
+        free_a[ca] = False
+        no_nvtx = (b["nvtx"].to_numpy()[cb] == "") & (a["nvtx"].to_numpy()[ca] == "")
         label = np.where(no_nvtx & (name in ("name+nvtx", "name+nvtx-shape")), "name", name)
-        found.append(pd.DataFrame({"before_pos": pb, "after_pos": pa_, "matched_by": label}))
-    found.append(pd.DataFrame({"before_pos": np.flatnonzero(free_b), "after_pos": -1, "matched_by": None}))
-    found.append(pd.DataFrame({"before_pos": -1, "after_pos": np.flatnonzero(free_a), "matched_by": None}))
-    out = pd.concat([f for f in found if len(f)], ignore_index=True) if any(len(f) for f in found) else None
-    if out is None:
-        return pd.DataFrame({"before_pos": [], "after_pos": [], "matched_by": []}).astype(
-            {"before_pos": "int64", "after_pos": "int64", "matched_by": "string"}
+        found.append(pd.DataFrame({"before_pos": m["pos_b"].to_numpy(), "after_pos": m["pos_a"].to_numpy(),
+                                   "matched_by": label}))  # fmt: skip
+    left_b, left_a = b["pos"].to_numpy()[free_b], a["pos"].to_numpy()[free_a]
+    found.append(pd.DataFrame({"before_pos": left_b, "after_pos": -1, "matched_by": None}))
+    found.append(pd.DataFrame({"before_pos": -1, "after_pos": left_a, "matched_by": None}))
+    if not any(len(f) for f in found):
+        return pd.DataFrame({"before_pos": [], "after_pos": [], "matched_by": [], "invocations": []}).astype(
+            {"before_pos": "int64", "after_pos": "int64", "matched_by": "string", "invocations": "int64"}
         )
+    copies = pd.concat([f for f in found if len(f)], ignore_index=True).astype({"matched_by": "string"})
+    # the copies of one pair of rows as one pair (a launch pairs with itself only: nothing merges between launches)
+    sizes = copies.groupby(["before_pos", "after_pos", "matched_by"], sort=False, dropna=False).size()
+    out = sizes.rename("invocations").reset_index()
     # order: by BEFORE's launch order, AFTER-only launches last in their order
-    order = np.lexsort((out["after_pos"].to_numpy(), np.where(out["before_pos"] < 0, len(b), out["before_pos"])))
-    result: pd.DataFrame = out.iloc[order].reset_index(drop=True).astype({"matched_by": "string"})
+    order = np.lexsort((out["after_pos"].to_numpy(), np.where(out["before_pos"] < 0, len(b0), out["before_pos"])))
+    result: pd.DataFrame = (
+        out.iloc[order]
+        .reset_index(drop=True)
+        .astype({"before_pos": "int64", "after_pos": "int64", "matched_by": "string", "invocations": "int64"})
+    )
     return result
 
 
@@ -242,7 +268,7 @@ def _side(analysis: Analysis) -> pd.DataFrame:
             "display_name": lv["display_name"].astype("string"),
             "nvtx_path": lv["nvtx_path"].astype("string"),
             "duration_ns": lv["duration_ns"].astype("float64") * weight,
-            "invocations": weight.astype(np.int64),
+            "invocations": pd.array(weight.astype(np.int64), dtype="Int64"),
             "limiter": v["limiter"].astype("string"),
             "compute_pipe": v["compute_pipe"].astype("string"),
             "regime": v["regime"].astype("string"),
@@ -267,7 +293,13 @@ def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None
     def either(column: str) -> pd.Series:
         return _take(b, pb, column).fillna(_take(a, pa_, column))
 
-    bd, ad = _take(b, pb, "duration_ns"), _take(a, pa_, "duration_ns")
+    n = pd.Series(matches["invocations"].to_numpy(dtype=np.float64))
+
+    def duration(side: pd.DataFrame, pos: np.ndarray) -> pd.Series:
+        """The GPU time of the launches a pair takes of a row: its mean duration x the pair's invocations."""
+        return _take(side, pos, "duration_ns") / _take(side, pos, "invocations").astype("float64") * n
+
+    bd, ad = duration(b, pb), duration(a, pa_)
     frame = pd.DataFrame(
         {
             "kernel": either("kernel"),
@@ -275,6 +307,7 @@ def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None
             "nvtx_path": either("nvtx_path"),
             "status": status,
             "matched_by": matches["matched_by"].to_numpy(),
+            "invocations": matches["invocations"].to_numpy(),
             "before_report": _take(b, pb, "report"),
             "before_process_id": _take(b, pb, "process_id"),
             "before_launch_id": _take(b, pb, "launch_id"),
@@ -450,12 +483,12 @@ def kernel_changes(
     hint_rows = []
     for group, part in pairs.groupby("kernel", sort=False, dropna=False):
         lb, la = by_b.get(group, empty_side), by_a.get(group, empty_side)
-        n_match = int((part["status"] == MATCHED).sum())
+        n_match = int(part.loc[part["status"] == MATCHED, "invocations"].sum())
         bns, ans = _time_ns(lb["duration_ns"]), _time_ns(la["duration_ns"])
         if la.empty or lb.empty:
             status = BEFORE_ONLY if la.empty else AFTER_ONLY
         else:
-            status = MATCHED if n_match == len(lb) == len(la) else "partly matched"
+            status = MATCHED if n_match == lb["invocations"].sum() == la["invocations"].sum() else "partly matched"
         row: dict[str, object] = {
             "kernel": group,
             "display_name": part["display_name"].iloc[0],
@@ -561,8 +594,9 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
         side = grouped[0]
         out.append(
             f"{side} is a summary page ({len(weights[side])} groups of {int(weights[side].sum())} "
-            "launches), the other side launches: launches are paired row by row, so compare the kernels' GPU time, "
-            "not the matched launches; export the same page of both for a launch-by-launch comparison"
+            "launches), the other side launches: each launch is paired with one launch of a group, whose duration "
+            "is the group's mean, so compare the kernels' GPU time rather than the matched launches; export the "
+            "same page of both for a launch-by-launch comparison"
         )
     for side, a in (("BEFORE", before), ("AFTER", after)):  # a page cut short, a value twice, an input twice
         out.extend(f"{side}: {text}" for text in read_warnings(a.report))
@@ -607,9 +641,9 @@ def compare(
         after_ns=_time_ns(sa["duration_ns"]),
         before_launches=int(sb["invocations"].sum()),
         after_launches=int(sa["invocations"].sum()),
-        matched=len(m),
-        before_only=int((pairs["status"] == BEFORE_ONLY).sum()),
-        after_only=int((pairs["status"] == AFTER_ONLY).sum()),
+        matched=int(m["invocations"].sum()),
+        before_only=int(pairs.loc[pairs["status"] == BEFORE_ONLY, "invocations"].sum()),
+        after_only=int(pairs.loc[pairs["status"] == AFTER_ONLY, "invocations"].sum()),
         matched_before_ns=_time_ns(m["before_duration_ns"]),
         matched_after_ns=_time_ns(m["after_duration_ns"]),
     )

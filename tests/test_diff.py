@@ -28,7 +28,7 @@ from ncu_roofline.diff import (
     PAIR_COLUMNS,
     compare,
 )
-from ncu_roofline.report.diffout import matching_line
+from ncu_roofline.report.diffout import matching_line, render_diff_text
 
 DURATION = "gpu__time_duration.sum"
 DATA_REEXPORT = DATA / "reexport"
@@ -260,6 +260,63 @@ def test_a_summary_page_against_a_raw_page_counts_launches_and_says_how_it_pairs
     assert (k["before_launches"] == k["after_launches"]).all() and k["after_launches"].sum() == 382
     assert any("AFTER is a summary page (68 groups of 382 launches)" in c for c in d.caveats)
     assert not any("summary page (" in c for c in compare(raw, raw).caveats)
+
+
+def test_a_summary_page_pairs_each_launch_of_the_other_side_with_one_of_a_group() -> None:
+    """train_step's raw page against its summary page, both of the same 382 launches: each launch pairs with one
+    launch of its kernel's group (they paired 68 rows with 68 launches and left 314 "only in AFTER"), compared with
+    the group's mean, which ncu made of the same launches: per kernel, the pairs' times add up on both sides."""
+    raw, summary = sample("train_step.raw.csv"), analyze(ncu_roofline.read(data("train_step.summary-per-kernel.csv")))
+    for d, launches_side in ((compare(raw, summary), "before"), (compare(summary, raw), "after")):
+        assert (d.total.matched, d.total.before_only, d.total.after_only) == (382, 0, 0)
+        assert d.unmatched.empty and len(d.pairs) == 382 and (d.pairs["invocations"] == 1).all()
+        assert sum(d.match_counts().values()) == 382
+        assert (d.kernels["status"] == MATCHED).all()
+        assert (d.kernels["matched_launches"] == d.kernels["before_launches"]).all()
+        # each launch once; a group's row in as many pairs as its invocations
+        group_side = "after" if launches_side == "before" else "before"
+        assert not d.pairs[f"{launches_side}_launch_id"].duplicated().any()
+        per_group = d.pairs.groupby(f"{group_side}_launch_id").size()
+        assert per_group.sum() == 382 and len(per_group) == 68
+        sums = d.pairs.groupby("kernel")[["before_duration_ns", "after_duration_ns"]].sum()
+        assert np.allclose(sums["before_duration_ns"], sums["after_duration_ns"], rtol=5e-3)
+        assert d.total.matched_change == pytest.approx(d.total.change, abs=1e-12)
+
+
+def test_a_summary_page_against_itself_pairs_its_groups_whole() -> None:
+    summary = analyze(ncu_roofline.read(data("train_step.summary-per-kernel.csv")))
+    d = compare(summary, summary)
+    assert (d.total.matched, d.total.before_only, d.total.after_only) == (382, 0, 0)
+    assert len(d.pairs) == 68 and d.pairs["invocations"].sum() == 382
+    assert (d.pairs["before_launch_id"] == d.pairs["after_launch_id"]).all()
+    assert (d.pairs["speedup"].dropna() == 1.0).all() and d.total.matched_change == 0
+
+
+def test_launches_fewer_than_a_summary_group_leave_the_rest_of_it_unmatched(variants: Path) -> None:
+    """micro_full's raw page without two of tiny_launch's 4 launches against the summary page's group of 4: 2
+    launches pair with 2 of the group's, the other 2 are AFTER's alone (one row: the group's mean duration x 2)."""
+    rows = data("micro_full.raw.csv").read_text().splitlines(keepends=True)
+    tiny = [i for i, line in enumerate(rows) if '"tiny_launch(' in line]
+    assert len(tiny) == 4
+    path = variants / "two_tiny_less.raw.csv"
+    path.write_text("".join(r for i, r in enumerate(rows) if i not in tiny[:2]))
+    summary = analyze(ncu_roofline.read(data("micro_full.summary-per-kernel.csv.gz")))
+    d = compare(analyze(ncu_roofline.read(path)), summary)
+    assert (d.total.matched, d.total.before_only, d.total.after_only) == (14, 0, 2)
+    left = d.unmatched
+    assert len(left) == 1 and left["invocations"].tolist() == [2] and left["display_name"].tolist() == ["tiny_launch"]
+    group = summary.launches[summary.launches["display_name"] == "tiny_launch"]
+    assert int(group["invocations"].iloc[0]) == 4
+    assert left["after_duration_ns"].iloc[0] == pytest.approx(2 * float(group["duration_ns"].iloc[0]))
+    k = d.kernels.set_index("display_name").loc["tiny_launch"]
+    assert (k["before_launches"], k["after_launches"], k["matched_launches"], k["status"]) == (
+        2,
+        4,
+        2,
+        "partly matched",
+    )
+    text = render_diff_text(d)
+    assert "could not match 2 launches:" in text and "2 launches of its group)" in text
 
 
 def test_a_launch_that_measured_no_flop_is_not_one_that_did_none() -> None:

@@ -22,7 +22,7 @@ from plotly.offline import get_plotlyjs
 
 from ..diff import AFTER_ONLY, BEFORE_ONLY, Diff
 from . import fmt as f
-from .diffout import headline, matching_line, roofline_text
+from .diffout import group_part, headline, matching_line, roofline_text
 from .registry import FunctionRenderer
 
 TEMPLATE = "diff.html.j2"
@@ -308,7 +308,7 @@ def view(diff: Diff, *, title: str | None = None, top: int | None = None) -> Dif
                 "kernel": _name(r),
                 "full_name": str(r.kernel),
                 "report": str(getattr(r, f"{side}_report")),
-                "launch": str(getattr(r, f"{side}_launch_id")),
+                "launch": str(getattr(r, f"{side}_launch_id")) + group_part(r.invocations),
                 "nvtx": "" if f.missing(r.nvtx_path) else str(r.nvtx_path),
                 "duration": f.duration_ns(getattr(r, f"{side}_duration_ns")),
             }

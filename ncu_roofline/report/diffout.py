@@ -1,6 +1,6 @@
 """Text, Markdown, CSV and JSON of a diff (``ncu-roofline diff``); the HTML is ``diff_html``.
 
-JSON layout (``schema`` 1, sorted keys; every key in docs/diff-schema.json): ``before``/``after`` ({name,
+JSON layout (``schema`` 2, sorted keys; every key in docs/diff-schema.json): ``before``/``after`` ({name,
 sources: [{report, path, flavour, ncu_version, launches}]}), ``total`` (before_ns, after_ns, delta_ns, change,
 speedup, before_launches, after_launches, matched, before_only, after_only, matched_before_ns, matched_after_ns,
 matched_change), ``matched_by`` ({pass: launches}), ``kernels`` (one object per row of ``Diff.kernels``, keys as
@@ -22,7 +22,7 @@ from ..diff import AFTER_ONLY, BEFORE_ONLY, Diff
 from . import fmt as f
 from .registry import FunctionRenderer
 
-SCHEMA = 1
+SCHEMA = 2
 KERNEL_WIDTH = 36
 
 PASS_TEXT = {
@@ -210,15 +210,23 @@ def _hint_lines(diff: Diff, top: int) -> list[str]:
     return lines
 
 
+def group_part(invocations: object) -> str:
+    """What an unmatched row adds to its launch where it is launches of a summary page's group (else nothing)."""
+    n = f.integer(invocations) or 1
+    return f", {n} launches of its group" if n > 1 else ""
+
+
 def _unmatched_lines(diff: Diff, top: int) -> list[str]:
     u = diff.unmatched
     if u.empty:
         return []
-    lines = ["", f"could not match {f.counted(len(u), 'launch', 'launches')}:"]
+    n = int(u["invocations"].sum())
+    lines = ["", f"could not match {f.counted(n, 'launch', 'launches')}:"]
     for r in u.head(top).itertuples(index=False):
         side = "before" if r.status == BEFORE_ONLY else "after"
         report, launch = getattr(r, f"{side}_report"), getattr(r, f"{side}_launch_id")
         nvtx = "" if f.missing(r.nvtx_path) else f", NVTX {r.nvtx_path}"
+        nvtx += group_part(r.invocations)
         dur = r.before_duration_ns if side == "before" else r.after_duration_ns
         lines.append(
             f"  {'only in BEFORE' if side == 'before' else 'only in AFTER '}  "
