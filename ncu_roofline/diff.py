@@ -582,7 +582,7 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             f"{side} has no ncu rule results (a raw or summary page), so ncu's own rules are not compared: "
             f"those of {other} are not listed as changes; export the details page of both for them"
         )
-    ub, ua = (int(a.launches["duration_ns"].isna().sum()) if len(a.launches) else 0 for a in (before, after))
+    ub, ua = untimed_launches(before), untimed_launches(after)  # a summary page's group: its invocations
     if ub or ua:
         out.append(
             f"launches without a duration ({ub} in BEFORE, {ua} in AFTER; no duration metric collected): the GPU "

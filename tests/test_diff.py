@@ -166,6 +166,21 @@ def test_time_not_measured_is_no_time_never_zero(full: Analysis, variants: Path)
     )
 
 
+def test_a_summary_group_without_a_duration_counts_its_launches(full: Analysis, variants: Path) -> None:
+    """The caveat counts launches without a duration, as the totals and ``--fail-if-slower`` do: a summary page's
+    group without one is its 4 launches (it said 1, the row)."""
+    text = gzip.decompress(data("micro_full.summary-per-kernel.csv.gz").read_bytes()).decode()
+    timing = [f'","{label}","' for label in ("Duration", "Elapsed Cycles", "SM Frequency", "DRAM Frequency")]
+    cut = [x for x in text.splitlines(keepends=True) if '"tiny_launch(' not in x or not any(t in x for t in timing)]
+    path = variants / "micro_full.untimed-tiny.summary-per-kernel.csv"
+    path.write_text("".join(cut))
+    after = analyze(ncu_roofline.read(path))
+    tiny = after.launches[after.launches["display_name"] == "tiny_launch"]
+    assert tiny["duration_ns"].isna().all() and int(tiny["invocations"].iloc[0]) == 4
+    d = compare(full, after)
+    assert any(c.startswith("launches without a duration (0 in BEFORE, 4 in AFTER;") for c in d.caveats)
+
+
 def _ids(analysis: Analysis, display_name: str) -> set[int]:
     lv = analysis.launches
     return set(lv.loc[lv["display_name"] == display_name, "launch_id"].astype(int))
