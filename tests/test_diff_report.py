@@ -17,6 +17,7 @@ from edits import renamed, without_kernel
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.diff import KERNEL_COLUMNS, Diff, compare
+from ncu_roofline.report import fmt
 from ncu_roofline.report.diff_html import PLOT_ID, figure, render_diff_html, view
 from ncu_roofline.report.diffout import render_diff_csv, render_diff_json, render_diff_markdown, render_diff_text
 
@@ -85,6 +86,25 @@ def test_text_marks_hints_that_may_not_have_been_measurable(roof_full: Diff) -> 
 def test_text_top_limits_the_table(roof_full: Diff) -> None:
     text = render_diff_text(roof_full, top=3)
     assert "... and 10 more kernels" in text
+
+
+def test_text_tells_kernels_of_one_family_apart() -> None:
+    """llm_full's cuBLAS kernels nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT and ..._TNT differ past the table's
+    36 characters: each keeps its end where cutting would make them alike, as do two elementwise kernels."""
+    d = compare(sample("llm_full.details.csv.gz"), sample("llm_full.raw.csv.gz"))
+    rows = [line[:36].rstrip() for line in render_diff_text(d, top=50).splitlines()[3:19]]
+    assert "nvjet_sm90_tst_256…x2_h_bz_coopA_NNT" in rows and "nvjet_sm90_tst_256…x2_h_bz_coopA_TNT" in rows
+    assert "vectorized_elementwise_kernel<AUnar…" in rows  # cut as before: no other reads alike
+    assert len(set(rows)) == len(rows) == 16
+
+
+def test_shorten_apart_and_unique_names() -> None:
+    names = ["gemm_128x64_NN", "gemm_128x64_TN", "copy", "gemm_128x64_NN_long_enough"]
+    # all three gemm names cut alike ("gemm_128x…"): each keeps 5 characters of its head and 4 of its tail
+    assert fmt.shorten_apart(names, 10) == ["gemm_…4_NN", "gemm_…4_TN", "copy", "gemm_…ough"]
+    assert fmt.shorten_apart(["abcdefghijkl"], 6) == ["abcde…"]
+    assert fmt.unique_names(["gemm", "gemm", "copy"]) == ["gemm", "gemm (2)", "copy"]
+    assert fmt.unique_names(["k", "k"], ["a", "b"]) == ["k [a]", "k [b]"]
 
 
 def test_markdown_has_a_table_with_the_total(removed: Diff) -> None:

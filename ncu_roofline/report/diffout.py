@@ -143,11 +143,27 @@ def _launches(b: Any, a: Any) -> str:
     return str(int(b)) if b == a else f"{int(b)} -> {int(a)}"
 
 
+def kernel_labels(diff: Diff, width: int = KERNEL_WIDTH) -> dict[str, str]:
+    """Each kernel of the diff (by its full name) as the text lists show it: its short name, numbered where
+    kernels share one (``gemm (2)``), cut to ``width`` so that no two read alike (``fmt.shorten_apart``)."""
+    k = diff.kernels
+    full = [str(x) for x in k["kernel"]]
+    base = [n if f.missing(d) else str(d) for d, n in zip(k["display_name"], full, strict=True)]
+    return dict(zip(full, f.shorten_apart(f.unique_names(base), width), strict=True))
+
+
+def _label(labels: dict[str, str], row: Any, width: int = KERNEL_WIDTH) -> str:
+    """A row's kernel as ``kernel_labels`` gives it (its short name cut to ``width`` if the diff's kernels lack it)."""
+    name = str(row.kernel)
+    return labels.get(name) or f.shorten(name if f.missing(row.display_name) else str(row.display_name), width)
+
+
 def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
     k = diff.kernels
+    labels = kernel_labels(diff)
     rows = []
     for r in k.head(top).itertuples(index=False):
-        name = f.shorten(str(r.display_name if not f.missing(r.display_name) else r.kernel), KERNEL_WIDTH)
+        name = _label(labels, r)
         if r.status == BEFORE_ONLY:
             change, speed = "removed", f.MISSING
         elif r.status == AFTER_ONLY:
@@ -199,9 +215,10 @@ def _hint_lines(diff: Diff, top: int) -> list[str]:
     if h.empty:
         return []
     lines = ["", "hints (+ appeared, - went away; ? the other report may not have measured what the hint needs):"]
-    width = min(KERNEL_WIDTH, max(len(str(n)) for n in h["display_name"].fillna(h["kernel"])))
-    for r in h.head(top * 4).itertuples(index=False):
-        name = f.shorten(str(r.display_name if not f.missing(r.display_name) else r.kernel), width)
+    labels = kernel_labels(diff)
+    names = [_label(labels, r) for r in h.head(top * 4).itertuples(index=False)]
+    width = max(len(n) for n in names)
+    for r, name in zip(h.head(top * 4).itertuples(index=False), names, strict=True):
         sign = "+" if r.status == "appeared" else "-"
         mark = "" if r.comparable else " ?"
         lines.append(f"  {name:<{width}}  {sign} {r.hint} ({r.severity}){mark}")
@@ -222,6 +239,7 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
         return []
     n = int(u["invocations"].sum())
     lines = ["", f"could not match {f.counted(n, 'launch', 'launches')}:"]
+    labels = kernel_labels(diff)
     for r in u.head(top).itertuples(index=False):
         side = "before" if r.status == BEFORE_ONLY else "after"
         report, launch = getattr(r, f"{side}_report"), getattr(r, f"{side}_launch_id")
@@ -230,7 +248,7 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
         dur = r.before_duration_ns if side == "before" else r.after_duration_ns
         lines.append(
             f"  {'only in BEFORE' if side == 'before' else 'only in AFTER '}  "
-            f"{f.shorten(str(r.display_name), KERNEL_WIDTH)}  ({report} launch {launch}{nvtx}), {f.duration_ns(dur)}"
+            f"{_label(labels, r)}  ({report} launch {launch}{nvtx}), {f.duration_ns(dur)}"
         )
     if len(u) > top:
         lines.append(f"  ... and {len(u) - top} more (--format json lists them all)")

@@ -126,6 +126,38 @@ def shorten(value: str, width: int) -> str:
     return value if len(value) <= width else value[: max(0, width - 1)] + "…"
 
 
+def unique_names(names: Sequence[str], reports: Sequence[str] | None = None) -> list[str]:
+    """Display names made unique: a name that kernels of several reports have is followed by its report's
+    ("wmma_bf16 [micro_roof.raw]"), and later duplicates within one report get " (2)", " (3)", ..."""
+    if reports is not None:
+        of: dict[str, set[str]] = {}
+        for n, r in zip(names, reports, strict=True):
+            of.setdefault(n, set()).add(r)
+        names = [f"{n} [{r}]" if r and len(of[n]) > 1 else n for n, r in zip(names, reports, strict=True)]
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        k = seen.get(n, 0) + 1
+        seen[n] = k
+        out.append(n if k == 1 else f"{n} ({k})")
+    return out
+
+
+def shorten_apart(values: Sequence[str], width: int) -> list[str]:
+    """Each value cut to ``width`` as :func:`shorten` cuts it, except where different values would read alike
+    (``nvjet_sm90_tst_256x128_64x4_1x2_h_b…`` twice): those keep their ends (``nvjet_sm90_tst_2…coopA_NNT``),
+    where names of one family differ (tile shapes, layouts, template arguments)."""
+    out = [shorten(v, width) for v in values]
+    sources: dict[str, set[str]] = {}
+    for v, s in zip(values, out, strict=True):
+        sources.setdefault(s, set()).add(v)
+    tail = (width - 1) // 2
+    return [
+        v[: width - 1 - tail] + "…" + v[len(v) - tail :] if len(sources[s]) > 1 and tail > 0 and len(v) > width else s
+        for v, s in zip(values, out, strict=True)
+    ]
+
+
 def missing(value: Any) -> bool:
     """Whether a scalar is absent: None, pandas' NA or NaT, or a NaN float."""
     return value is None or bool(pd.isna(value))

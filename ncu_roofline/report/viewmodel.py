@@ -542,23 +542,6 @@ def _evidence(text: Any) -> tuple[dict[str, Any], ...]:
     return tuple(d for d in data if isinstance(d, dict))
 
 
-def _unique_names(names: Sequence[str], reports: Sequence[str] | None = None) -> list[str]:
-    """Display names made unique: a name that kernels of several reports have is followed by its report's
-    ("wmma_bf16 [micro_roof.raw]"), and later duplicates within one report get " (2)", " (3)", ..."""
-    if reports is not None:
-        of: dict[str, set[str]] = {}
-        for n, r in zip(names, reports, strict=True):
-            of.setdefault(n, set()).add(r)
-        names = [f"{n} [{r}]" if r and len(of[n]) > 1 else n for n, r in zip(names, reports, strict=True)]
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        k = seen.get(n, 0) + 1
-        seen[n] = k
-        out.append(n if k == 1 else f"{n} ({k})")
-    return out
-
-
 # ------------------------------------------------------------------------------------------------ building
 
 
@@ -1046,7 +1029,7 @@ def build_view(
         name or (short_name(kname) if kname else None) or "(unnamed kernel)"
         for name, (_, kname) in zip(_texts(sk, "display_name"), gkey, strict=True)
     ]
-    names = _unique_names(base_names, [r or "" for r, _ in gkey])
+    names = fmt.unique_names(base_names, [r or "" for r, _ in gkey])
     nc = _texts(v, "not_checked")
     partial = np.array([r.partial for r in launch_rows], dtype=bool)
     partial_kernel = np.zeros(len(sk), dtype=bool)
