@@ -120,6 +120,7 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
     if inline:
         head.append("First hint")
     lines = ["  " + "  ".join(head).rstrip()]
+    names = fmt.shorten_apart([k.display_name for k in kernels], name_w)  # names cut alike keep their ends
     for i, k in enumerate(kernels, 1):
         values = {
             "Launches": f"{k.launches:,}",
@@ -130,7 +131,7 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
             "% roof": fmt.percent(k.peak_fraction, 0),
         }
         keys = {"Limiter": k.limiter, "Regime": k.regime}
-        row = [str(i).rjust(rank_w), fmt.shorten(k.display_name, name_w).ljust(name_w)]
+        row = [str(i).rjust(rank_w), names[i - 1].ljust(name_w)]
         row += [_c(cell(t, values[t], w, a), keys.get(t), color) for t, w, a in cols]
         if inline:
             row.append(fmt.shorten(hints[i - 1], max(8, width - fixed() - name_w - 2)))
