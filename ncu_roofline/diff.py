@@ -3,7 +3,8 @@
 Pure: frames and numbers, no printing (``ncu_roofline.report.diffout`` and ``diff_html`` render them).
 
 Matching. Launches are paired in passes, each over the launches the earlier passes left, pairing the n-th launch
-of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row order of ``launches``):
+of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row order of ``launches``), those of
+the same grid and block first:
 
 1. ``name+nvtx``: kernel name and NVTX path (push/pop, else start/end; a launch outside any range has "");
 2. ``name+nvtx-shape``: kernel name and NVTX path with every number masked (PyTorch's
@@ -174,7 +175,8 @@ _NUMBER = re.compile(r"\d+")
 
 
 def _match_frame(analysis: Analysis) -> pd.DataFrame:
-    """Keys of every launch for matching: pos (row in launches), kernel, short, nvtx, nvtx_shape."""
+    """Keys of every launch for matching: pos (row in launches), kernel, short, nvtx, nvtx_shape, launch (its grid
+    and block, "" where not given)."""
     lv = analysis.launches
     short = lv["display_name"].astype(object).where(lv["display_name"].notna(), lv["kernel_name"].astype(object))
     kernel = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), short)
@@ -187,8 +189,19 @@ def _match_frame(analysis: Analysis) -> pd.DataFrame:
             "short": short.fillna("").astype(str).to_numpy(),
             "nvtx": nvtx.astype(str).to_numpy(),
             "nvtx_shape": [_NUMBER.sub("#", s) for s in nvtx.astype(str)],
+            "launch": _launch_shapes(lv),
         }
     )
+
+
+def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:
+    """Each launch's grid and block as one text ("" for a dimension not given)."""
+    dims = [c for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z") if c in lv.columns]
+    if not dims:
+        return np.full(len(lv), "", dtype=object)
+    cells = [lv[c].astype("Int64").astype("string").fillna("").to_numpy(dtype=object) for c in dims]
+    out: np.ndarray = np.array([",".join(x) for x in zip(*cells, strict=True)], dtype=object)
+    return out
 
 
 def _copies(analysis: Analysis) -> np.ndarray:
@@ -213,11 +226,13 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
     free_b = np.ones(len(b), dtype=bool)
     free_a = np.ones(len(a), dtype=bool)
     found = []
-    for name, keys in MATCH_PASSES:
+    # each pass pairs launches of the same grid and block first, then what is left: a launch removed from a run of
+    # one kernel's launches of several shapes leaves that launch, not the last, unmatched
+    for (name, keys), shaped in ((p, shaped) for p in MATCH_PASSES for shaped in (True, False)):
         lb, la = b[free_b].copy(), a[free_a].copy()
         if lb.empty or la.empty:
             break
-        cols = list(keys)
+        cols = [*keys, "launch"] if shaped else list(keys)
         lb["occurrence"] = lb.groupby(cols, sort=False).cumcount()
         la["occurrence"] = la.groupby(cols, sort=False).cumcount()
         m = lb.merge(la, on=[*cols, "occurrence"], suffixes=("_b", "_a"))

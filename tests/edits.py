@@ -35,6 +35,15 @@ def without_kernel(source: Path, target: Path, kernel: str) -> Path:
     return _edit(source, target, edit)
 
 
+def without_launch(source: Path, target: Path, launch_id: int) -> Path:
+    """The export without one launch (by its ID)."""
+
+    def edit(header: list[str], row: list[str]) -> list[str] | None:
+        return None if row[header.index("ID")] == str(launch_id) else row
+
+    return _edit(source, target, edit)
+
+
 def renamed(source: Path, target: Path, old: str, new: str) -> Path:
     """The export with ``old`` replaced by ``new`` in every kernel name."""
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from _analyses import sample
 from conftest import DATA, data
-from edits import renamed, renumbered_nvtx, untimed, without_kernel, without_nvtx
+from edits import renamed, renumbered_nvtx, untimed, without_kernel, without_launch, without_nvtx
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
@@ -221,6 +221,22 @@ def test_one_of_repeated_launches_removed_is_matched_in_launch_order(full: Analy
     assert tiny["status"] == "partly matched"
     # the n-th launch pairs with the n-th: the last BEFORE launch is the one left over
     assert d.unmatched["before_launch_id"].tolist() == [15]
+
+
+def test_a_launch_removed_from_a_kernel_of_several_shapes_is_the_one_left_over(variants: Path) -> None:
+    """l2_reread renamed stream_triad: one kernel, two launches in the same NVTX range, grids of 1056 and 528. Its
+    first launch removed AFTER, the launch of the same grid and block pairs with its own (in launch order alone,
+    launch 0 paired with launch 2 and launch 2 was left over)."""
+    l2 = "l2_reread(const float *, unsigned long, int, float *)"
+    triad = "stream_triad(float4 *, const float4 *, const float4 *, float, unsigned long)"
+    before = renamed(data("micro_full.raw.csv"), variants / "two_triads.raw.csv", l2, triad)
+    after = without_launch(before, variants / "two_triads_less.raw.csv", 0)
+    b, a = analyze(ncu_roofline.read(before)), analyze(ncu_roofline.read(after))
+    d = compare(b, a)
+    assert d.unmatched["before_launch_id"].tolist() == [0]
+    pair = d.pairs[(d.pairs["status"] == MATCHED) & (d.pairs["before_launch_id"] == 2)].iloc[0]
+    assert pair["after_launch_id"] == 2 and pair["speedup"] == 1.0 and pair["matched_by"] == "name+nvtx"
+    assert d.match_counts() == {"name+nvtx": 15}
 
 
 def test_renamed_kernel_is_matched_by_its_short_name(full: Analysis, variants: Path) -> None:
