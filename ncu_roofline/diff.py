@@ -3,8 +3,8 @@
 Pure: frames and numbers, no printing (``ncu_roofline.report.diffout`` and ``diff_html`` render them).
 
 Matching. Launches are paired in passes, each over the launches the earlier passes left, pairing the n-th launch
-of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row order of ``launches``), those of
-the same grid and block first:
+of a key in BEFORE with the n-th launch of that key in AFTER (launch order = row order of ``launches``); where
+a key's launches differ in number between the sides, those of the same grid and block first:
 
 1. ``name+nvtx``: kernel name and NVTX path (push/pop, else start/end; a launch outside any range has "");
 2. ``name+nvtx-shape``: kernel name and NVTX path with every number masked (PyTorch's
@@ -218,52 +218,118 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
     A side's position is -1 where the launch has no partner (see the module docstring for the passes). A summary
     page's row stands for its invocations and is matched as that many launches: each of the other side's launches
     takes one of them, and what two rows share is one pair, ``invocations`` the launches it pairs (1 between two
-    launches; a group's launches left over are that row unmatched, ``invocations`` how many)."""
-    b0, a0 = _match_frame(before), _match_frame(after)
-    b = b0.iloc[np.repeat(np.arange(len(b0)), _copies(before))].reset_index(drop=True)
-    a = a0.iloc[np.repeat(np.arange(len(a0)), _copies(after))].reset_index(drop=True)
-    b["copy"], a["copy"] = np.arange(len(b)), np.arange(len(a))
-    free_b = np.ones(len(b), dtype=bool)
-    free_a = np.ones(len(a), dtype=bool)
+    launches; a group's launches left over are that row unmatched, ``invocations`` how many). The work follows the
+    rows, not the invocations they stand for."""
+    b, a = _match_frame(before), _match_frame(after)
+    left_b, left_a = _copies(before), _copies(after)  # each row's launches not matched yet
     found = []
-    # each pass pairs launches of the same grid and block first, then what is left: a launch removed from a run of
-    # one kernel's launches of several shapes leaves that launch, not the last, unmatched
-    for (name, keys), shaped in ((p, shaped) for p in MATCH_PASSES for shaped in (True, False)):
-        lb, la = b[free_b].copy(), a[free_a].copy()
-        if lb.empty or la.empty:
-            break
-        cols = [*keys, "launch"] if shaped else list(keys)
-        lb["occurrence"] = lb.groupby(cols, sort=False).cumcount()
-        la["occurrence"] = la.groupby(cols, sort=False).cumcount()
-        m = lb.merge(la, on=[*cols, "occurrence"], suffixes=("_b", "_a"))
-        if m.empty:
-            continue
-        cb, ca = m["copy_b"].to_numpy(), m["copy_a"].to_numpy()
-        free_b[cb] = False
-        free_a[ca] = False
-        no_nvtx = (b["nvtx"].to_numpy()[cb] == "") & (a["nvtx"].to_numpy()[ca] == "")
-        label = np.where(no_nvtx & (name in ("name+nvtx", "name+nvtx-shape")), "name", name)
-        found.append(pd.DataFrame({"before_pos": m["pos_b"].to_numpy(), "after_pos": m["pos_a"].to_numpy(),
-                                   "matched_by": label}))  # fmt: skip
-    left_b, left_a = b["pos"].to_numpy()[free_b], a["pos"].to_numpy()[free_a]
-    found.append(pd.DataFrame({"before_pos": left_b, "after_pos": -1, "matched_by": None}))
-    found.append(pd.DataFrame({"before_pos": -1, "after_pos": left_a, "matched_by": None}))
-    if not any(len(f) for f in found):
-        return pd.DataFrame({"before_pos": [], "after_pos": [], "matched_by": [], "invocations": []}).astype(
-            {"before_pos": "int64", "after_pos": "int64", "matched_by": "string", "invocations": "int64"}
-        )
-    copies = pd.concat([f for f in found if len(f)], ignore_index=True).astype({"matched_by": "string"})
-    # the copies of one pair of rows as one pair (a launch pairs with itself only: nothing merges between launches)
-    sizes = copies.groupby(["before_pos", "after_pos", "matched_by"], sort=False, dropna=False).size()
-    out = sizes.rename("invocations").reset_index()
-    # order: by BEFORE's launch order, AFTER-only launches last in their order
-    order = np.lexsort((out["after_pos"].to_numpy(), np.where(out["before_pos"] < 0, len(b0), out["before_pos"])))
-    result: pd.DataFrame = (
-        out.iloc[order]
-        .reset_index(drop=True)
-        .astype({"before_pos": "int64", "after_pos": "int64", "matched_by": "string", "invocations": "int64"})
+    for name, keys in MATCH_PASSES:
+        # where a key's launches differ in number between the sides (one added or removed), those of the same grid
+        # and block are paired first: the launch removed is the one left over, not its kernel's last; where they
+        # are as many, launch order alone (a launch whose grid changed pairs with its own)
+        for shaped in (True, False):
+            rows_b, rows_a = np.flatnonzero(left_b > 0), np.flatnonzero(left_a > 0)
+            if not len(rows_b) or not len(rows_a):
+                break
+            cols = list(keys)
+            if shaped:
+                rows_b, rows_a = _uneven(b, a, rows_b, rows_a, left_b, left_a, cols)
+                cols.append("launch")
+            pb, pa_, n = _pair_in_order(b, a, rows_b, rows_a, left_b, left_a, cols)
+            if not len(n):
+                continue
+            np.subtract.at(left_b, pb, n)
+            np.subtract.at(left_a, pa_, n)
+            no_nvtx = (b["nvtx"].to_numpy()[pb] == "") & (a["nvtx"].to_numpy()[pa_] == "")
+            label = np.where(no_nvtx & (name in ("name+nvtx", "name+nvtx-shape")), "name", name)
+            found.append(pd.DataFrame({"before_pos": pb, "after_pos": pa_, "matched_by": label, "invocations": n}))
+    rest_b, rest_a = np.flatnonzero(left_b > 0), np.flatnonzero(left_a > 0)
+    found.append(
+        pd.DataFrame({"before_pos": rest_b, "after_pos": -1, "matched_by": None, "invocations": left_b[rest_b]})
     )
+    found.append(
+        pd.DataFrame({"before_pos": -1, "after_pos": rest_a, "matched_by": None, "invocations": left_a[rest_a]})
+    )
+    types = {"before_pos": "int64", "after_pos": "int64", "matched_by": "string", "invocations": "int64"}
+    parts = [f.astype(types) for f in found if len(f)]
+    if not parts:
+        return pd.DataFrame({c: [] for c in types}).astype(types)
+    # one pair of rows matched in two steps of a pass (a group's launches of two shapes) is one pair
+    out = pd.concat(parts, ignore_index=True).groupby(["before_pos", "after_pos", "matched_by"], sort=False,
+                                                      dropna=False)["invocations"].sum().reset_index()  # fmt: skip
+    # order: by BEFORE's launch order, AFTER-only launches last in their order
+    order = np.lexsort((out["after_pos"].to_numpy(), np.where(out["before_pos"] < 0, len(b), out["before_pos"])))
+    result: pd.DataFrame = out.iloc[order].reset_index(drop=True).astype(types)
     return result
+
+
+def _key_ids(b: pd.DataFrame, a: pd.DataFrame, rows_b: np.ndarray, rows_a: np.ndarray, cols: list[str]) -> np.ndarray:
+    """One number per key (``cols``) over the given rows of both sides, BEFORE's rows first."""
+    both = pd.concat([b[cols].iloc[rows_b], a[cols].iloc[rows_a]], ignore_index=True)
+    ids: np.ndarray = both.groupby(cols, sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
+    return ids
+
+
+def _uneven(
+    b: pd.DataFrame, a: pd.DataFrame, rows_b: np.ndarray, rows_a: np.ndarray, left_b: np.ndarray,
+    left_a: np.ndarray, cols: list[str],
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The rows of the keys whose launches (not matched yet) differ in number between the sides."""
+    kid = _key_ids(b, a, rows_b, rows_a, cols)
+    kb, ka = kid[: len(rows_b)], kid[len(rows_b) :]
+    n = int(kid.max()) + 1 if len(kid) else 0
+    tb = np.bincount(kb, weights=left_b[rows_b], minlength=n)
+    ta = np.bincount(ka, weights=left_a[rows_a], minlength=n)
+    uneven = tb != ta
+    return rows_b[uneven[kb]], rows_a[uneven[ka]]
+
+
+def _pair_in_order(
+    b: pd.DataFrame, a: pd.DataFrame, rows_b: np.ndarray, rows_a: np.ndarray, left_b: np.ndarray,
+    left_a: np.ndarray, cols: list[str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The n-th launch of each key (``cols``) BEFORE paired with the n-th AFTER, over the given rows in their order,
+    a row standing for its launches not matched yet (``left_*``): (BEFORE row, AFTER row, launches) per pair of
+    rows that share any. Each key's launches are laid out on one line, both sides from the same point: a row is
+    an interval as long as its launches, and two rows pair where their intervals overlap (for rows of one launch
+    each: the n-th with the n-th)."""
+    empty = np.zeros(0, dtype=np.int64)
+    if not len(rows_b) or not len(rows_a):
+        return empty, empty, empty
+    kid = _key_ids(b, a, rows_b, rows_a, cols)
+    kb, ka = kid[: len(rows_b)], kid[len(rows_b) :]
+    n_keys = int(kid.max()) + 1
+    wb, wa = left_b[rows_b], left_a[rows_a]
+    tb = np.bincount(kb, weights=wb, minlength=n_keys).astype(np.int64)
+    ta = np.bincount(ka, weights=wa, minlength=n_keys).astype(np.int64)
+    origin = np.concatenate([[0], np.cumsum(np.maximum(tb, ta))])  # each key's point on the line
+    paired = origin[:-1] + np.minimum(tb, ta)  # ... and the end of what both sides have of it
+
+    def intervals(k: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(order of the rows by key, then as given; their starts; their ends) on the line."""
+        order = np.argsort(k, kind="stable")
+        ks, ws = k[order], w[order]
+        before_it = np.cumsum(ws) - ws
+        key_first = np.searchsorted(ks, ks, side="left")  # each row's key's first row in this order
+        start = origin[ks] + before_it - before_it[key_first]
+        return order, start, start + ws
+
+    ob, sb, eb = intervals(kb, wb)
+    oa, sa, ea = intervals(ka, wa)
+    points = np.unique(np.concatenate([sb, eb, sa, ea, paired]))
+    lo, hi = points[:-1], points[1:]
+    key = np.searchsorted(origin, lo, side="right") - 1
+    keep = lo < paired[np.minimum(key, n_keys - 1)]  # segments that both sides have
+    lo, hi = lo[keep], hi[keep]
+    ib = np.searchsorted(sb, lo, side="right") - 1  # the rows whose intervals hold each segment
+    ia = np.searchsorted(sa, lo, side="right") - 1
+    # consecutive segments of one pair of rows as one pair
+    pair_b, pair_a = rows_b[ob[ib]], rows_a[oa[ia]]
+    new = np.ones(len(lo), dtype=bool)
+    new[1:] = (pair_b[1:] != pair_b[:-1]) | (pair_a[1:] != pair_a[:-1])
+    first = np.flatnonzero(new)
+    launches = np.add.reduceat(hi - lo, first) if len(first) else empty
+    return pair_b[first], pair_a[first], launches.astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------- per launch
@@ -273,7 +339,7 @@ def _side(analysis: Analysis) -> pd.DataFrame:
     """Per launch (row order of ``launches``): keys, names, duration, verdict fields."""
     lv = analysis.launches.reset_index(drop=True)
     v = analysis.verdicts.reset_index(drop=True)
-    weight = launch_weights(lv)  # a summary page's group: its invocations
+    weight = _copies(analysis).astype(np.float64)  # a summary page's group: its invocations (as matched)
     return pd.DataFrame(
         {
             "report": lv["report"].astype("string"),
@@ -603,12 +669,14 @@ def caveats(before: Analysis, after: Analysis) -> list[str]:
             f"launches without a duration ({ub} in BEFORE, {ua} in AFTER; no duration metric collected): the GPU "
             "times add up the launches measured, and a kernel with none measured has no time"
         )
-    weights = {side: launch_weights(a.launches) for side, a in (("BEFORE", before), ("AFTER", after))}
-    grouped = [side for side, w in weights.items() if (w != 1).any()]
-    if len(grouped) == 1:  # rows of groups against rows of launches: the pairs are not launch for launch
-        side = grouped[0]
+    sides = (("BEFORE", before), ("AFTER", after))
+    grouped = [(side, _copies(a)) for side, a in sides if _summary_page(a)]
+    # rows of groups against rows of launches: the pairs are not launch for launch (where a group has several)
+    if len(grouped) == 1 and (grouped[0][1] > 1).any():
+        side, copies = grouped[0]
+        groups = "group" if len(copies) == 1 else "groups"
         out.append(
-            f"{side} is a summary page ({len(weights[side])} groups of {int(weights[side].sum())} "
+            f"{side} is a summary page ({len(copies)} {groups} of {int(copies.sum())} "
             "launches), the other side launches: each launch is paired with one launch of a group, whose duration "
             "is the group's mean, so compare the kernels' GPU time rather than the matched launches; export the "
             "same page of both for a launch-by-launch comparison"
@@ -626,13 +694,20 @@ def _name(analysis: Analysis) -> str:
     return "+".join(str(x) for x in analysis.report.source["report"].dropna()) or "report"
 
 
+def _summary_page(analysis: Analysis) -> bool:
+    """Whether ``analysis`` is of a summary page (a row per group of launches): its flavour says so, or a row stands
+    for several launches."""
+    flavours = analysis.report.source["flavour"].dropna().astype(str)
+    return bool(flavours.str.contains("summary").any()) or bool((_copies(analysis) != 1).any())
+
+
 def untimed_launches(analysis: Analysis) -> int:
     """The launches of ``analysis`` without a measured duration (a summary page's row: its invocations): GPU time
     that no total includes."""
     lv = analysis.launches
     if not len(lv):
         return 0
-    return round(float(launch_weights(lv)[lv["duration_ns"].isna().to_numpy()].sum()))
+    return int(_copies(analysis)[lv["duration_ns"].isna().to_numpy()].sum())
 
 
 def _time_ns(durations: pd.Series) -> float:

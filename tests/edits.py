@@ -44,6 +44,20 @@ def without_launch(source: Path, target: Path, launch_id: int) -> Path:
     return _edit(source, target, edit)
 
 
+def reshaped(source: Path, target: Path, launch_id: int, block_x: int) -> Path:
+    """The export with one launch's block of ``block_x`` threads (as a retuned launch: its other values kept)."""
+
+    def edit(header: list[str], row: list[str]) -> list[str]:
+        if row[header.index("ID")] == str(launch_id):
+            row[header.index("Block Size")] = f"({block_x}, 1, 1)"
+            for name in ("launch__block_dim_x", "launch__block_size"):
+                if name in header:
+                    row[header.index(name)] = str(block_x)
+        return row
+
+    return _edit(source, target, edit)
+
+
 def renamed(source: Path, target: Path, old: str, new: str) -> Path:
     """The export with ``old`` replaced by ``new`` in every kernel name."""
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import gzip
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from _analyses import sample
 from conftest import DATA, data
-from edits import renamed, renumbered_nvtx, untimed, without_kernel, without_launch, without_nvtx
+from edits import renamed, renumbered_nvtx, reshaped, untimed, without_kernel, without_launch, without_nvtx
 
 import ncu_roofline
 from ncu_roofline.analysis import Analysis, analyze
@@ -166,6 +167,34 @@ def test_time_not_measured_is_no_time_never_zero(full: Analysis, variants: Path)
     )
 
 
+def test_groups_of_many_launches_are_matched_by_their_counts() -> None:
+    """A row of a billion invocations is matched as a billion launches without standing for each: against itself
+    every group pairs whole, against the raw page each launch takes one and the rest is AFTER's alone."""
+    summary = analyze(ncu_roofline.read(data("micro_full.summary-per-kernel.csv.gz")))
+    launches = summary.launches.copy()
+    launches["invocations"] = 10**9
+    big = replace(summary, launches=launches)
+    d = compare(big, big)
+    assert (d.total.matched, len(d.pairs), d.unmatched.empty) == (13 * 10**9, 13, True)
+    d = compare(sample("micro_full.raw.csv"), big)
+    assert (d.total.matched, d.total.before_only, d.total.after_only) == (16, 0, 13 * 10**9 - 16)
+    assert len(d.unmatched) == 13 and d.unmatched["invocations"].sum() == 13 * 10**9 - 16
+
+
+def test_two_summary_pages_have_no_caveat_on_pairing_launches_with_groups() -> None:
+    """llm_full's summary page (every group one launch) against micro_full's (tiny_launch's group of 4): both are
+    summary pages, so no side is "the other side launches"."""
+    llm, micro = (
+        analyze(ncu_roofline.read(data(f"{n}.summary-per-kernel.csv.gz"))) for n in ("llm_full", "micro_full")
+    )
+    d = compare(llm, micro)
+    assert not any("is a summary page" in c for c in d.caveats)
+    text = render_diff_text(d, top=2)  # the rows left out counted in launches, as the list's head counts them
+    assert "could not match 32 launches:" in text and "  ... and 30 more launches (" in text
+    one = compare(sample("micro_full.raw.csv"), micro).caveats
+    assert any(c.startswith("AFTER is a summary page (13 groups of 16 launches)") for c in one)
+
+
 def test_a_summary_group_without_a_duration_counts_its_launches(full: Analysis, variants: Path) -> None:
     """The caveat counts launches without a duration, as the totals and ``--fail-if-slower`` do: a summary page's
     group without one is its 4 launches (it said 1, the row)."""
@@ -237,6 +266,18 @@ def test_a_launch_removed_from_a_kernel_of_several_shapes_is_the_one_left_over(v
     pair = d.pairs[(d.pairs["status"] == MATCHED) & (d.pairs["before_launch_id"] == 2)].iloc[0]
     assert pair["after_launch_id"] == 2 and pair["speedup"] == 1.0 and pair["matched_by"] == "name+nvtx"
     assert d.match_counts() == {"name+nvtx": 15}
+
+
+def test_a_launch_whose_block_changed_pairs_with_its_own(full: Analysis, variants: Path) -> None:
+    """tiny_launch's first launch retuned to 64 threads a block, its 4 launches AFTER as many as BEFORE: each pairs
+    with its own in launch order (launches of the same shape paired first, 13 with 12, 14 with 13, ..., shifted
+    every pair by one and paired 15 with the retuned 12)."""
+    after = analyze(ncu_roofline.read(reshaped(data("micro_full.raw.csv"), variants / "tiny64.raw.csv", 12, 64)))
+    assert after.launches.loc[12, "block_x"] == 64
+    d = compare(full, after)
+    tiny = d.pairs[d.pairs["display_name"] == "tiny_launch"]
+    assert tiny["before_launch_id"].tolist() == tiny["after_launch_id"].tolist() == [12, 13, 14, 15]
+    assert d.unmatched.empty
 
 
 def test_renamed_kernel_is_matched_by_its_short_name(full: Analysis, variants: Path) -> None:

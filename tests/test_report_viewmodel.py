@@ -58,7 +58,7 @@ def test_kernel_table_has_one_row_per_kernel_and_every_launch_once() -> None:
     v = build_view(a)
     assert len(v.kernels) == a.launches["kernel_name"].nunique() == 48
     rows = sorted(j for k in v.kernels for j in k.launch_rows)
-    assert rows == list(range(382)) == [r.index for r in v.launches]
+    assert rows == list(range(382)) == [r.position for r in v.launches]
     for k in v.kernels:
         assert {v.launches[j].kernel for j in k.launch_rows} == {k.index}
         names = {a.launches["kernel_name"].iloc[j] for j in k.launch_rows}
@@ -327,7 +327,9 @@ def test_one_percent_of_roof_everywhere(name: str) -> None:
     rf = a.verdicts["roof_fraction"].to_numpy(dtype=float)
     assert np.allclose(rf, 1 - a.verdicts["headroom"].to_numpy(dtype=float), equal_nan=True)
     for lr in v.launches:
-        assert (lr.peak_fraction is None and np.isnan(rf[lr.index])) or lr.peak_fraction == pytest.approx(rf[lr.index])
+        assert (lr.peak_fraction is None and np.isnan(rf[lr.position])) or lr.peak_fraction == pytest.approx(
+            rf[lr.position]
+        )
     for panel in v.rooflines:
         for p, frac in zip(panel.points.launch, panel.points.roof_fraction, strict=True):
             assert frac == pytest.approx(rf[p])

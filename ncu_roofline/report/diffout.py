@@ -251,7 +251,8 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
             f"{_label(labels, r)}  ({report} launch {launch}{nvtx}), {f.duration_ns(dur)}"
         )
     if len(u) > top:
-        lines.append(f"  ... and {len(u) - top} more (--format json lists them all)")
+        more = int(u["invocations"].iloc[top:].sum())
+        lines.append(f"  ... and {more:,} more {'launch' if more == 1 else 'launches'} (--format json lists them all)")
     return lines
 
 
