@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _analyses import sample
 from conftest import DATA, data
@@ -27,6 +28,7 @@ from ncu_roofline.diff import (
     KERNEL_COLUMNS,
     MATCHED,
     PAIR_COLUMNS,
+    _pair_in_order,
     compare,
 )
 from ncu_roofline.report.diffout import matching_line, render_diff_text
@@ -179,6 +181,29 @@ def test_groups_of_many_launches_are_matched_by_their_counts() -> None:
     d = compare(sample("micro_full.raw.csv"), big)
     assert (d.total.matched, d.total.before_only, d.total.after_only) == (16, 0, 13 * 10**9 - 16)
     assert len(d.unmatched) == 13 and d.unmatched["invocations"].sum() == 13 * 10**9 - 16
+
+
+def test_rows_of_many_launches_pair_as_their_launches_would_one_by_one() -> None:
+    """``_pair_in_order`` (rows as intervals on a line per key) against its definition: every row copied once per
+    launch, the n-th copy of a key BEFORE paired with the n-th AFTER, the copies of one pair of rows counted."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        nb, na = rng.integers(0, 12, size=2)
+        b = pd.DataFrame({"k": rng.integers(0, 3, nb).astype(str)})
+        a = pd.DataFrame({"k": rng.integers(0, 3, na).astype(str)})
+        wb, wa = rng.integers(0, 5, nb), rng.integers(0, 5, na)  # 0: a row already matched whole
+        rows_b, rows_a = np.flatnonzero(wb > 0), np.flatnonzero(wa > 0)
+        pb, pa_, n = _pair_in_order(b, a, rows_b, rows_a, wb, wa, ["k"])
+        got = sorted(zip(pb.tolist(), pa_.tolist(), n.tolist(), strict=True))
+        copies_b = [(k, i) for i in rows_b.tolist() for k in [b["k"][i]] * int(wb[i])]
+        copies_a = [(k, j) for j in rows_a.tolist() for k in [a["k"][j]] * int(wa[j])]
+        want: dict[tuple[int, int], int] = {}
+        for key in {k for k, _ in copies_b}:
+            mine = [i for k, i in copies_b if k == key]
+            theirs = [j for k, j in copies_a if k == key]
+            for i, j in zip(mine, theirs, strict=False):
+                want[(i, j)] = want.get((i, j), 0) + 1
+        assert got == sorted((i, j, c) for (i, j), c in want.items())
 
 
 def test_two_summary_pages_have_no_caveat_on_pairing_launches_with_groups() -> None:
