@@ -24,7 +24,7 @@ from conftest import DATA, close_within_rounding, data, read_shared
 import ncu_roofline
 from ncu_roofline.analysis import analyze
 from ncu_roofline.diff import compare
-from ncu_roofline.errors import NcuError
+from ncu_roofline.errors import FormatError, NcuError
 from ncu_roofline.io.identity import demangled, display_name
 from ncu_roofline.labels import TENSOR_TABLE_LABEL
 
@@ -318,6 +318,22 @@ def test_no_kernels_profiled(tmp_path: Path) -> None:
     p.write_text(glued)
     with pytest.raises(NcuError, match="No kernels were profiled"):
         ncu_roofline.read(p)
+
+
+def test_a_text_quoting_ncu_errors_is_no_capture(tmp_path: Path) -> None:
+    """A README whose table quotes ncu's messages (``==ERROR== ERR_NVGPUCTRPERM``) is no ncu output: no header found
+    (it was refused as a capture whose counters ncu could not read); a capture tagged by its launcher is one."""
+    readme = tmp_path / "SOURCES.md"
+    readme.write_text(
+        "| file | what |\n|---|---|\n| `run.csv` | `==ERROR== ERR_NVGPUCTRPERM` (no permission), "
+        "`==WARNING== No kernels were profiled.` |\n"
+    )
+    with pytest.raises(FormatError, match="no ncu CSV header found"):
+        ncu_roofline.read(readme)
+    tagged = tmp_path / "rank0.log"
+    tagged.write_text("".join(f"0: {line}" for line in text_of(PUBLIC / "edge_errperm_nodata.csv").splitlines(True)))
+    with pytest.raises(NcuError, match=r"rank0.log:2: ncu could not read the GPU performance counters"):
+        ncu_roofline.read(tagged)
 
 
 def test_other_ncu_error_is_quoted(tmp_path: Path) -> None:

@@ -31,6 +31,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
 #: ... also glued to the end of a program line that did not end with a line break.
 PROF_ANYWHERE = re.compile(r"==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: A line ncu printed: its marker first, or after a launcher's tag without spaces (``0: `` of ``srun --label``,
+#: ``[1,0]<stderr>:`` of ``mpirun --tag-output``); a capture has one (a README quoting ncu's messages has none).
+_NCU_LINE = re.compile(r"^\s*(?:\S*?[:>]\s*)?==(?:PROF|WARNING|ERROR|INFO|NOTE)==")
 #: The start of every ncu CSV header, found also after program output on the same line.
 _HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain","Range)"')
 #: The start of an ncu header whose fields are not quoted (ncu quotes every field): re-saved by a spreadsheet or
@@ -574,7 +577,9 @@ def _raise_other_separator(path: Path, lines: list[Skipped]) -> None:
 def _raise_ncu_error(path: Path, lines: list[Skipped]) -> None:
     """A capture without CSV that carries ncu's own error (or its warning that no kernel was profiled): raise
     NcuError saying so, in one line, with what to do."""
-    errors = [s for s in lines if "==ERROR==" in s.text]
+    if not any(_NCU_LINE.match(s.text) for s in lines):
+        return  # no line ncu printed (a README that quotes ncu's messages): not a capture
+    errors = [s for s in lines if "==ERROR==" in s.text]  # (glued after program output, too)
     for s in errors:
         for code, message in NCU_ERRORS.items():
             if code in s.text:
