@@ -696,9 +696,13 @@ def small_grid(f: Frame) -> Found:
             )
             + t.pick(launch, "; the launch cost, not the grid, holds this launch", "")
         ),
-        advice=lambda t: (
+        advice=lambda t: t.pick(
+            launch,
+            # the launch cost holds it: a wider grid does not shorten it (launch_overhead's advice)
+            "Its time is the launch cost, which more blocks do not shorten: fuse it with the launches around it, or "
+            "capture them in a CUDA graph; once it does more work, launch more blocks.",
             "Launch more blocks (smaller blocks, or split the work further: split-K, more tiles), or run "
-            "independent kernels concurrently on separate streams so they share the GPU."
+            "independent kernels concurrently on separate streams so they share the GPU.",
         ),
         evidence=(
             Ev("launch__waves_per_multiprocessor", waves, SMALL_GRID_HALF_WAVE, "<="),

@@ -301,6 +301,9 @@ def test_small_grid_and_launch_overhead(micro: Analysis, llm: Analysis) -> None:
         h = hint(micro, lid, "small_grid")
         assert np.isnan(h["estimated_speedup"]) and h["severity"] == "low"
         assert "the launch cost, not the grid" in h["message"]
+        # ... and its advice is launch_overhead's, not "launch more blocks" (which the message says would not help)
+        assert "CUDA graph" in h["advice"] and not h["advice"].startswith("Launch more blocks")
+    assert hint(micro, 11, "small_grid")["advice"].startswith("Launch more blocks")  # atomic_hot: latency-bound
     # a small grid on a latency-bound launch is quantified: the share of SMs without a block, within the headroom
     train = analysed(data("train_step.raw.csv"))
     small = train.hints[(train.hints["hint"] == "small_grid") & train.hints["estimated_speedup"].notna()]
