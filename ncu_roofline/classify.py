@@ -819,10 +819,11 @@ def classify(
         percent(t["memory"]),
         ")",
     )
-    no_verdict = ~verdict & (basis != "") & (unmeasured != "")
+    nothing_scored = np.logical_and.reduce([unknown[k] for k in LIMITERS])
+    # no verdict, and why: the units not measured (every one, where nothing was: a page of ncu's rule results only)
+    no_verdict = ~verdict & (unmeasured != "") & ((basis != "") | nothing_scored)
     with np.errstate(invalid="ignore"):
         memory_bound = t["memory"] >= BOUND_THRESHOLD  # ncu's busiest memory unit: some level is at its bound
-    nothing_scored = np.logical_and.reduce([unknown[k] for k in LIMITERS])
     at = no_verdict & ~memory_bound
     reason[at] = (
         "no verdict: " + unmeasured[at] + f" not measured, and every measured unit is under "

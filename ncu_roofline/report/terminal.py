@@ -188,7 +188,12 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     if not ours and view.unchecked_launches:
         launches = fmt.counted(view.unchecked_launches, "launch", "launches")
         out.append("")
-        none = "No hint of this tool fired (ncu's did: the First hint column)" if view.findings else "No hint fired"
+        if not view.findings:
+            none = "No hint fired"
+        elif any(k.first_hint is not None for k in kernels):  # shown in the table (its column, or a line under it)
+            none = "No hint of this tool fired (ncu's rules did: each kernel's first hint above)"
+        else:  # ncu's rules without an estimate that would lead a kernel's hints
+            none = "No hint of this tool fired (ncu's rules did: the HTML report and --format json list them)"
         out.extend(
             _wrap(
                 f"{none}, but some could not be checked on {launches}: their metrics were not collected "
