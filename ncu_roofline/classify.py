@@ -561,6 +561,10 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = N
     n = len(quant)
     cols = [f"stall_{r}" for r in STALL_REASONS if f"stall_{r}" in quant.columns and r != "selected"]
     missing = np.full(n, f"stall reasons not collected ({STALL_SECTION})", dtype=object)
+    # the section ran (its warp cycles per instruction are here), its reasons are on the raw page only
+    missing[~np.isnan(_col(quant, "warp_cycles_per_issue"))] = (
+        "stall reasons not on this page (WarpStateStats collected them: export the raw page, --page raw)"
+    )
     if rules is not None and has_rules(rules):
         cpi = ncu_stalls(rules, quant.index)
         what = cpi["ncu_stall"]

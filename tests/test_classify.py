@@ -489,6 +489,17 @@ def test_latency_verdicts_on_a_details_page_name_ncus_stall() -> None:
     )
 
 
+def test_latency_verdicts_on_a_details_page_without_ncus_stall_say_where_the_reasons_are(tmp_path: Path) -> None:
+    """The same page without ncu's CPIStall rows: WarpStateStats ran (its warp cycles per instruction are on the
+    page), so the stall reasons were collected and are on the raw page (it said they were not collected)."""
+    lines = data("micro_full.details.csv").read_text().splitlines(keepends=True)
+    page = tmp_path / "micro_full.details.csv"
+    page.write_text("".join(x for x in lines if '"CPIStall"' not in x))
+    reason = str(_by_id(analysed(page).verdicts).loc[10, "reason"])
+    assert reason.startswith("latency-bound")
+    assert "stall reasons not on this page (WarpStateStats collected them: export the raw page, --page raw)" in reason
+
+
 #: A Speed Of Light picked by hand (--metrics): each unit's throughput, L1's of its active cycles, no Memory
 #: Throughput (gpu__compute_memory_throughput), which caps that figure in ncu's own section.
 HAND_PICKED_SOL = (
