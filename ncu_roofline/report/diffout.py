@@ -244,11 +244,10 @@ def _unmatched_lines(diff: Diff, top: int) -> list[str]:
         side = "before" if r.status == BEFORE_ONLY else "after"
         report, launch = getattr(r, f"{side}_report"), getattr(r, f"{side}_launch_id")
         nvtx = "" if f.missing(r.nvtx_path) else f", NVTX {r.nvtx_path}"
-        nvtx += group_part(r.invocations)
         dur = r.before_duration_ns if side == "before" else r.after_duration_ns
         lines.append(
-            f"  {'only in BEFORE' if side == 'before' else 'only in AFTER '}  "
-            f"{_label(labels, r)}  ({report} launch {launch}{nvtx}), {f.duration_ns(dur)}"
+            f"  {'only in BEFORE' if side == 'before' else 'only in AFTER '}  {_label(labels, r)}  "
+            f"({report} launch {launch}{nvtx}{group_part(r.invocations)}), {f.duration_ns(dur)}"
         )
     if len(u) > top:
         more = int(u["invocations"].iloc[top:].sum())
