@@ -1500,13 +1500,15 @@ def ncu_hint_rows(rules: pd.DataFrame | RuleRows) -> Arr:
 
 #: ncu's rules whose fix removes work rather than moving the launch toward its roof, and the limiters whose work
 #: it removes (as a rule's ``relieves``): replayed shared wavefronts, excess sectors of uncoalesced or scattered
-#: accesses, non-fused FP32 instructions fused in pairs.
+#: accesses, non-fused FP32 instructions fused in pairs, FP64 work done in FP32 (SOLFPRoofline's advice on an
+#: FP64-bound launch: its estimate, 49 % for micro_full's fp64_fma on an H200, is not a share of its headroom).
 NCU_RULE_RELIEVES: dict[str, tuple[str, ...]] = {
     "ncu:SharedMemoryConflicts": ("l1",),
     "ncu:UncoalescedSharedAccess": ("l1",),
     "ncu:UncoalescedGlobalAccess": ("l1", "l2", "hbm"),
     "ncu:MemoryCacheAccessPattern": ("l1", "l2", "hbm"),
     "ncu:FPInstructions": ("compute",),
+    "ncu:SOLFPRoofline": ("compute",),
 }
 
 

@@ -25,7 +25,8 @@ Each hint is a rule evaluated over every launch at once (`ncu_roofline.hints`). 
 - **A fix that removes work has a second figure.** Where the fix takes work off units rather than moving the
   launch toward its roof (bank-conflict replays, spills, excess sectors, FP32 FMA work a tensor pipe would do:
   the rule's *relieves* below; for ncu's rules `NCU_RULE_RELIEVES`, where ncu's estimate is of the whole launch,
-  not "local"), the message says how much work, and
+  not "local": shared-memory conflicts, uncoalesced accesses, cache access patterns, unfused FP32 instructions,
+  and SOLFPRoofline's FP64 work done in FP32), the message says how much work, and
   `estimated_speedup_less_work` is the share of the launch's time saved once that work is gone: the rule's
   estimate, at most `1 -` the busiest score among the units the fix does not relieve (the launch still takes
   that unit's time), never below `estimated_speedup`. It exceeds the headroom only where a relieved unit is the
