@@ -263,11 +263,19 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
     return result
 
 
-def _key_ids(b: pd.DataFrame, a: pd.DataFrame, rows_b: np.ndarray, rows_a: np.ndarray, cols: list[str]) -> np.ndarray:
-    """One number per key (``cols``) over the given rows of both sides, BEFORE's rows first."""
+def _key_totals(
+    b: pd.DataFrame, a: pd.DataFrame, rows_b: np.ndarray, rows_a: np.ndarray, left_b: np.ndarray,
+    left_a: np.ndarray, cols: list[str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Each given row's key (``cols``), numbered over the rows of both sides, and each key's launches not matched
+    yet (``left_*``) on each side: (BEFORE's keys, AFTER's keys, BEFORE's totals, AFTER's totals)."""
     both = pd.concat([b[cols].iloc[rows_b], a[cols].iloc[rows_a]], ignore_index=True)
-    ids: np.ndarray = both.groupby(cols, sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
-    return ids
+    kid = both.groupby(cols, sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
+    kb, ka = kid[: len(rows_b)], kid[len(rows_b) :]
+    n = int(kid.max()) + 1 if len(kid) else 0
+    tb = np.bincount(kb, weights=left_b[rows_b], minlength=n).astype(np.int64)
+    ta = np.bincount(ka, weights=left_a[rows_a], minlength=n).astype(np.int64)
+    return kb, ka, tb, ta
 
 
 def _uneven(
@@ -275,11 +283,7 @@ def _uneven(
     left_a: np.ndarray, cols: list[str],
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The rows of the keys whose launches (not matched yet) differ in number between the sides."""
-    kid = _key_ids(b, a, rows_b, rows_a, cols)
-    kb, ka = kid[: len(rows_b)], kid[len(rows_b) :]
-    n = int(kid.max()) + 1 if len(kid) else 0
-    tb = np.bincount(kb, weights=left_b[rows_b], minlength=n)
-    ta = np.bincount(ka, weights=left_a[rows_a], minlength=n)
+    kb, ka, tb, ta = _key_totals(b, a, rows_b, rows_a, left_b, left_a, cols)
     uneven = tb != ta
     return rows_b[uneven[kb]], rows_a[uneven[ka]]
 
@@ -296,12 +300,9 @@ def _pair_in_order(
     empty = np.zeros(0, dtype=np.int64)
     if not len(rows_b) or not len(rows_a):
         return empty, empty, empty
-    kid = _key_ids(b, a, rows_b, rows_a, cols)
-    kb, ka = kid[: len(rows_b)], kid[len(rows_b) :]
-    n_keys = int(kid.max()) + 1
+    kb, ka, tb, ta = _key_totals(b, a, rows_b, rows_a, left_b, left_a, cols)
+    n_keys = len(tb)
     wb, wa = left_b[rows_b], left_a[rows_a]
-    tb = np.bincount(kb, weights=wb, minlength=n_keys).astype(np.int64)
-    ta = np.bincount(ka, weights=wa, minlength=n_keys).astype(np.int64)
     origin = np.concatenate([[0], np.cumsum(np.maximum(tb, ta))])  # each key's point on the line
     paired = origin[:-1] + np.minimum(tb, ta)  # ... and the end of what both sides have of it
 

@@ -27,13 +27,15 @@ from ..vocabulary import DETAILS_EXPORT, RAW_EXPORT
 
 NCU_REP_MAGIC = b"NVR\x00"
 GZIP_MAGIC = b"\x1f\x8b"
-#: ncu's own message lines in a capture.
-PROF_LINE = re.compile(r"^==(PROF|WARNING|ERROR|INFO|NOTE)==")
+#: The marker of ncu's own message lines in a capture.
+_MARKER = r"==(PROF|WARNING|ERROR|INFO|NOTE)=="
+#: ... at a line's start.
+PROF_LINE = re.compile("^" + _MARKER)
 #: ... also glued to the end of a program line that did not end with a line break.
-PROF_ANYWHERE = re.compile(r"==(PROF|WARNING|ERROR|INFO|NOTE)==")
+PROF_ANYWHERE = re.compile(_MARKER)
 #: A line ncu printed: its marker first, or after a launcher's tag without spaces (``0: `` of ``srun --label``,
 #: ``[1,0]<stderr>:`` of ``mpirun --tag-output``); a capture has one (a README quoting ncu's messages has none).
-_NCU_LINE = re.compile(r"^\s*(?:\S*?[:>]\s*)?==(?:PROF|WARNING|ERROR|INFO|NOTE)==")
+_NCU_LINE = re.compile(r"^\s*(?:\S*?[:>]\s*)?" + _MARKER)
 #: The start of every ncu CSV header, found also after program output on the same line.
 _HEADER_START = re.compile(r'"(ID","Process ID|Process ID","Process Name|Domain","Range)"')
 #: The start of an ncu header whose fields are not quoted (ncu quotes every field): re-saved by a spreadsheet or

@@ -152,10 +152,11 @@ def kernel_labels(diff: Diff, width: int = KERNEL_WIDTH) -> dict[str, str]:
     return dict(zip(full, f.shorten_apart(f.unique_names(base), width), strict=True))
 
 
-def _label(labels: dict[str, str], row: Any, width: int = KERNEL_WIDTH) -> str:
-    """A row's kernel as ``kernel_labels`` gives it (its short name cut to ``width`` if the diff's kernels lack it)."""
+def _label(labels: dict[str, str], row: Any) -> str:
+    """A row's kernel as ``kernel_labels`` gives it (its short name cut to KERNEL_WIDTH if the diff's kernels lack
+    it)."""
     name = str(row.kernel)
-    return labels.get(name) or f.shorten(name if f.missing(row.display_name) else str(row.display_name), width)
+    return labels.get(name) or f.shorten(name if f.missing(row.display_name) else str(row.display_name), KERNEL_WIDTH)
 
 
 def _kernel_rows(diff: Diff, top: int) -> tuple[list[list[str]], int]:
