@@ -78,7 +78,8 @@ SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-kernel > summa
 NVTX_SUMMARY_EXPORT = "ncu -i REPORT.ncu-rep --csv --print-summary per-nvtx > summary.csv"
 #: What ``source.not_understood`` (and ``Report.warnings``) begins with for a page that may be cut short: a page
 #: ncu printed without ``--csv`` whose last line has no line break (``head -c``), a details page whose last launch
-#: ends early (``head -n``); the command line warns of it.
+#: ends early (``head -n``), a CSV page followed by what ncu prints when it stops part-way; the command line warns
+#: of it.
 CUT_SHORT = "the page may be cut short"
 #: ... of a metric a launch has twice in one section with different values (neither is taken); the command line
 #: warns of it.

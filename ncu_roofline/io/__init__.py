@@ -52,6 +52,7 @@ from .sniff import (
     lines_starting,
     locate,
     requoted,
+    trailing_line,
     utf16_encoding,
 )
 from .summary import read_summary
@@ -258,6 +259,8 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
         raise InputError(p, f"unknown flavour {loc.flavour}")
     sources: tuple[MetricSource, ...] = () if page.metrics is None else (page.metrics,)
     skipped: list[Skipped] = [*loc.preamble, *page.skipped]
+    ended = _ended_early(p, loc.flavour, skipped)
+    items = [*notes, *page.not_understood, *([ended] if ended else [])]
     metric_rows = sum(x.row_count() for x in sources)
     source = conform(
         pd.DataFrame(
@@ -272,7 +275,7 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
                     "rule_rows": len(page.rules),
                     "skipped_lines": len(skipped),
                     "skipped": describe_skipped(skipped) or None,
-                    "not_understood": describe_not_understood(items := [*notes, *page.not_understood]),
+                    "not_understood": describe_not_understood(items),
                 }
             ]
         ),
@@ -287,11 +290,28 @@ def _read_page(p: Path, shown: Path, name: str, notes: Sequence[str] = ()) -> Re
     )
 
 
+#: The flavours whose every record is a quoted line of CSV (what follows the last one is no part of the page).
+_CSV_PAGES = frozenset({"details", "raw", "summary"})
+
+
+def _ended_early(p: Path, flavour: str, skipped: Sequence[Skipped]) -> str | None:
+    """CUT_SHORT's note where a CSV page's output goes on after its last record with a line that may be ncu's
+    error (``sniff.trailing_line``), with its line number where the reader skipped it."""
+    text = trailing_line(p) if flavour in _CSV_PAGES else None
+    if text is None:
+        return None
+    lines = [s.line for s in skipped if s.line is not None and s.text.strip() == text]
+    at = f" (line {max(lines)})" if lines else ""
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return f"{CUT_SHORT}: after its last record comes {shown!r}{at}, as when ncu stops on an error part-way"
+
+
 def _warnings(shown: Path, items: Sequence[str], launches: int) -> tuple[str, ...]:
     """``Report.warnings`` of one file from its notes (``source.not_understood``'s items, all of them): that the
     page may be cut short (``CUT_SHORT``: the launches after the cut are missing), and the first metric a launch
     has twice with different values (``TWO_VALUES``: not measured), with how many more there are."""
-    out = [f"{shown}: {item}; {launches} launches read" for item in items if item.startswith(CUT_SHORT)][:1]
+    read = f"{launches} launch{'es' * (launches != 1)} read"
+    out = [f"{shown}: {item}; {read}" for item in items if item.startswith(CUT_SHORT)][:1]
     two = [item for item in items if TWO_VALUES in item]
     if two:
         more = len(two) - 1

@@ -12,6 +12,7 @@ import csv
 import gzip
 import io
 import mmap
+import os
 import re
 import shlex
 import shutil
@@ -192,6 +193,33 @@ def skip_reason(text: str) -> str:
     """Why a line around an export's records is skipped: an ncu message (``==PROF==`` and the like) or the
     program's own output."""
     return "ncu message" if PROF_ANYWHERE.search(text) else "program output"
+
+
+#: ncu's messages that a capture may end with after a complete page (its notes; its errors are not among them).
+_NCU_NOTE = re.compile(r"^==(PROF|WARNING|INFO|NOTE)==")
+#: Bytes of a file's end read by :func:`trailing_line` (an error message is one line).
+TAIL_BYTES = 1 << 14
+
+
+def trailing_line(path: Path) -> str | None:
+    """The last non-blank line of a CSV page where it follows the page's records and may be ncu's error: not a
+    quoted record, not a text body item (ncu indents those) and not one of ncu's notes (``==PROF==``,
+    ``==WARNING==``); else None. ncu prints its error there when it stops part-way through an export (2024.2's
+    ``stold`` on ``--print-details all``; ``==ERROR== ...``), and nothing else comes after the records: the
+    program's output comes before them, as ncu prints the page when the program has ended."""
+    with path.open("rb") as fh:
+        start = max(0, fh.seek(0, os.SEEK_END) - TAIL_BYTES)
+        fh.seek(start)
+        tail = fh.read()
+    if start:  # from the first whole line on (a raw page's record is longer than the tail)
+        tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else b""
+    lines = [line for line in tail.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    if not lines:
+        return None
+    last = lines[-1]
+    if last.startswith(('"', " ", "\t")) or _NCU_NOTE.match(last):
+        return None
+    return last.strip()
 
 
 def is_text_page(lines: list[str]) -> bool:
