@@ -26,6 +26,7 @@ along in the hints frame, marked as ncu's (``ncu_rule_hints``).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -133,6 +134,19 @@ class Frame:
     @property
     def n(self) -> int:
         return len(self.keys)
+
+    @functools.cached_property
+    def kernel_codes(self) -> Arr:
+        """Each launch's kernel (its report and kernel name) as a code from 0: the groups of ``repeats``."""
+        report = self.keys["report"].to_numpy(dtype=object) if "report" in self.keys.columns else np.zeros(self.n)
+        codes: Arr = pd.MultiIndex.from_arrays([report, self.kernel_name]).factorize()[0]
+        return codes
+
+    def per_kernel(self, values: Arr) -> Arr:
+        """Per launch, the sum of ``values`` over the launches of its kernel (NaN counted as 0)."""
+        codes = self.kernel_codes
+        sums: Arr = np.bincount(codes, weights=np.nan_to_num(np.asarray(values, dtype=np.float64)))
+        return sums[codes] if len(codes) else np.zeros(0)
 
     def get(self, name: str) -> Arr:
         """Quantity ``name`` (NaN where absent)."""
@@ -549,7 +563,11 @@ def low_occupancy(f: Frame) -> Found:
             + ": warps end unevenly (load imbalance across warps or blocks, a tail, or long-running blocks)",
             t.f(achieved, ".1f") + " % achieved occupancy (" + theo + limit + ")" + on,
         )
-        design = t.pick(by_design, "; one block per SM by design, near a roof", "")
+        design = t.pick(
+            by_design & near,
+            "; one block per SM by design, near a roof",
+            t.pick(by_design, "; one block per SM by design (a tensor-core GEMM's tiles)", ""),
+        )
         elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
         out: Arr = cause + elig + design
         return out
@@ -567,8 +585,9 @@ def low_occupancy(f: Frame) -> Found:
             "Balance the work per block and per warp, and launch enough blocks to keep every SM busy.",
             t.pick(
                 by_design,
-                "The kernel holds one block per SM on purpose (large tiles, warp specialisation) and is near its "
-                "roof: more warps would cost the reuse the tiles buy. Hide latency inside the block instead: "
+                "The kernel holds one block per SM on purpose (large tiles, warp specialisation)"
+                + t.pick(near, " and is near its roof", "")
+                + ": more warps would cost the reuse the tiles buy. Hide latency inside the block instead: "
                 "deeper pipelining (more cp.async/TMA stages), more independent accumulators per warp.",
                 raised + ilp,
             ),
@@ -603,20 +622,29 @@ def low_occupancy(f: Frame) -> Found:
 )
 def launch_overhead(f: Frame) -> Found:
     duration = f.get("duration")
-    repeated = f.repeats >= REPEATED_LAUNCHES
-    total = f.total_duration
+    short = _is(f, "regime", "launch")
+    # the kernel's launch-bound launches: what fusing or a graph saves the launch cost of (train_step's direct_copy:
+    # 29 of its 63 launches, 125 us of its 868 us; a 364 us launch of it is latency-bound, not launch-bound)
+    count = f.per_kernel(short)
+    total = f.per_kernel(np.where(short, duration, np.nan))
+    repeated = count >= REPEATED_LAUNCHES
+    every = count >= f.repeats
     return Found(
-        fires=_is(f, "regime", "launch"),
+        fires=short,
         applies=~(duration >= LAUNCH_DURATION_S),  # short, or of unknown duration
         severity=np.where(repeated, "high", "medium"),
         message=lambda t: t.pick(
             repeated,
             t.f(duration * 1e6, ".1f")
             + " us per launch, "
-            + t.f(f.repeats, ".0f")
-            + " launches of this kernel"
-            + t.pick(ok(total), ", " + t.f(total * 1e6, ".1f") + " us in all", "")
-            + "; launch overhead costs as much as the work",
+            + t.pick(
+                every,
+                t.f(f.repeats, ".0f") + " launches of this kernel",
+                t.f(count, ".0f") + " of this kernel's " + t.f(f.repeats, ".0f") + " launches launch-bound",
+            )
+            + ", "
+            + t.f(total * 1e6, ".1f")
+            + " us in all; launch overhead costs as much as the work",
             t.f(duration * 1e6, ".1f") + " us, too short for any roof to matter",
         ),
         advice=lambda t: t.pick(
@@ -627,7 +655,7 @@ def launch_overhead(f: Frame) -> Found:
         ),
         evidence=(
             Ev("gpu__time_duration.sum", duration, LAUNCH_DURATION_S, "<"),
-            Ev("launches of this kernel", f.repeats.astype(float), REPEATED_LAUNCHES, ">="),
+            Ev("launch-bound launches of this kernel", count, REPEATED_LAUNCHES, ">="),
         ),
     )
 
@@ -783,7 +811,8 @@ _COALESCE_ADVICE = (
     summary="Global accesses touching more sectors than the same accesses need when coalesced.",
     bound="ncu's estimate: the excess sector share x L2 busy time (the L2 throughput where its busy time is not "
     "measured; else, where neither or the ideal sectors are, the excess share on a memory-limited launch), capped "
-    "at the headroom.",
+    "at the headroom; the share taken of every L2 sector of L1/TEX's requests where those are measured (local "
+    "spills and atomics keep the L2 busy too: ncu's share is of the global sectors alone).",
     relieves=("l1", "l2", "hbm"),
 )
 def uncoalesced_global_access(f: Frame) -> Found:
@@ -797,7 +826,12 @@ def uncoalesced_global_access(f: Frame) -> Found:
     l2_busy = f.get("l2_busy")
     by_busy = ~np.isnan(l2_busy)
     busy = np.where(by_busy, l2_busy, f.get("l2_throughput_pct") / 100.0)
-    gain = busy * share
+    # of the L2's work, the excess is its share of all the sectors the SMs send it, not of the global ones alone
+    # (spill_heavy: 354,816 excess sectors are 18 % of its global sectors and 0.1 % of the 327.8 M its local
+    # spills and loads bring to an L2 84 % busy: ncu's 17 % cannot be had from them)
+    from_l1 = f.get("l2_sectors_from_l1")
+    of_l2 = np.where(theo & (np.nan_to_num(from_l1) > 0), np.clip(_div(total - ideal, from_l1), 0.0, None), np.nan)
+    gain = busy * np.fmin(share, of_l2)
     unknown_busy = np.isnan(busy)
     fires_theo = theo & _ge(share, UNCOALESCED_EXCESS_SHARE) & (_ge(gain, UNCOALESCED_MIN_GAIN) | unknown_busy)
     per_ld = _div(f.get("global_load_sectors"), f.get("global_load_requests"))
@@ -831,8 +865,17 @@ def uncoalesced_global_access(f: Frame) -> Found:
         advice=lambda t: _COALESCE_ADVICE,
         evidence=(
             Ev("memory_l2_theoretical_sectors_global_excessive / _global", share, UNCOALESCED_EXCESS_SHARE, ">="),
+            Ev("excess sectors / lts__t_sectors_srcunit_tex.sum", of_l2, None, "==", of_l2 < share),
             Ev(
-                np.where(by_busy, "excess share x L2 busy (ncu's estimate)", "excess share x L2 throughput"),
+                np.where(
+                    of_l2 < share,
+                    np.where(
+                        by_busy,
+                        "excess share of L2's sectors x L2 busy",
+                        "excess share of L2's sectors x L2 throughput",
+                    ),
+                    np.where(by_busy, "excess share x L2 busy (ncu's estimate)", "excess share x L2 throughput"),
+                ),
                 np.where(theo, gain, np.nan),
                 UNCOALESCED_MIN_GAIN,
                 ">=",
@@ -1059,10 +1102,12 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
         advice=lambda t: t.pick(
             no_tf32,
             "Let tensor cores do it: run in FP16 with FP32 accumulation (autocast; cuBLAS/cuDNN with FP16 inputs "
-            "and CUBLAS_COMPUTE_32F). This GPU (compute capability 7.x) has no TF32 or BF16 tensor path.",
+            "and CUBLAS_COMPUTE_32F), where its 10-bit mantissa is accurate enough. This GPU (compute capability "
+            "7.x) has no TF32 or BF16 tensor path.",
             "Let tensor cores do it: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
             "torch.set_float32_matmul_precision('high'), cuBLAS CUBLAS_COMPUTE_32F_FAST_TF32), or run in BF16/FP16 "
-            "with FP32 accumulation (autocast).",
+            "with FP32 accumulation (autocast), where their precision is enough: TF32 and FP16 keep 10 mantissa "
+            "bits, BF16 7, FP32 23 (check the results against FP32).",
         ),
         evidence=(
             Ev("FP32 FLOP/s of the FP32 roof", roof32, FP32_GEMM_MIN_FRACTION, ">="),

@@ -1005,6 +1005,13 @@ TABLE: tuple[Quantity, ...] = (
         "sum",
         "L2 sectors read by L1/TEX (the SMs' read requests to L2)",
     ),
+    _q(
+        "l2_sectors_from_l1",
+        "lts__t_sectors_srcunit_tex.sum",
+        "sector",
+        "sum",
+        "L2 sectors of L1/TEX's requests (global, local and atomic: the SMs' traffic to L2)",
+    ),
     # --- the roofline's achieved work (FLOP/s) and traffic (byte/s) per launch
     _f(
         "fp64_flops",

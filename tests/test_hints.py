@@ -40,7 +40,7 @@ REQUIRED: dict[int, set[str]] = {
     15: {"small_grid", "launch_overhead"},
 }
 #: Hints beyond the README's list that ncu's own rules also report for the launch (checked below).
-NCU_BACKED: dict[int, set[str]] = {8: {"tail_effect"}, 9: {"uncoalesced_global_access"}}
+NCU_BACKED: dict[int, set[str]] = {8: {"tail_effect"}}
 
 SAMPLES = (
     "micro_full.raw.csv", "micro_full.details.csv", "micro_full.details-all.csv", "micro_roof.raw.csv",
@@ -101,7 +101,23 @@ def test_micro_hints_are_exactly_the_expected_ones(micro: Analysis, micro_rules:
         assert got[lid] == expected, (lid, got[lid], expected)
     # the extras are ncu's own findings too
     assert ncu_says(micro_rules, 8, "LaunchConfiguration", "partial wave")
-    assert ncu_says(micro_rules, 9, "UncoalescedGlobalAccess", "excessive sectors")
+
+
+def test_uncoalesced_is_bounded_by_the_excess_share_of_the_l2s_work(micro: Analysis, micro_rules: pd.DataFrame) -> None:
+    """spill_heavy (launch 9): ncu's UncoalescedGlobalAccess finds 354,816 excessive sectors, 18 % of its 2,010,624
+    global ones, and estimates 17.31 % (excess share x L2 busy). But its spills bring 327,791,060 sectors of local
+    traffic to that L2 (lts__t_sectors_srcunit_tex.sum on the raw page): the excess is 0.11 % of the sectors the
+    SMs send the L2, so coalescing can save at most 0.11 % of its busy time, under ncu's 5 % floor: no hint of
+    ours (the README's table lists spilling alone); ncu's own finding stays ncu's."""
+    assert ncu_says(micro_rules, 9, "UncoalescedGlobalAccess", "354816 excessive sectors (18% of the total 2010624")
+    rv = micro.report.values.reset_index(drop=True)
+    tex = float(rv.loc[9, "lts__t_sectors_srcunit_tex.sum"])
+    assert tex == 327_791_060
+    assert 354_816 / tex < 0.0011
+    assert "uncoalesced_global_access" not in ours(micro)[9]
+    # strided_read's global sectors are its whole traffic to the L2: its estimate stays ncu's, capped (above)
+    assert float(rv.loc[1, "lts__t_sectors_srcunit_tex.sum"]) == 2_359_296
+    assert "uncoalesced_global_access" in ours(micro)[1]
 
 
 def test_hint_frame_shape(micro: Analysis) -> None:
@@ -219,11 +235,11 @@ def test_uncoalesced_on_a_print_details_all_page_reads_ncus_sectors_and_no_mixed
     assert "uncoalesced_global_access" not in ours(a)[8]
     assert ncu_says(page.rules, 8, "UncoalescedGlobalAccess")
     assert "uncoalesced_global_access" not in ours(raw)[8]
-    # and the page's hints are the raw page's: strided_read and spill_heavy
+    # and the page's hints are the raw page's: strided_read (spill_heavy's excess is 0.1 % of its L2 work, below)
     assert (
         {lid for lid, hs in ours(a).items() if "uncoalesced_global_access" in hs}
         == {lid for lid, hs in ours(raw).items() if "uncoalesced_global_access" in hs}
-        == {1, 9}
+        == {1}
     )
 
 
