@@ -123,7 +123,10 @@ def test_an_export_without_any_roofline_work_names_every_precision_and_one_run()
     assert missing.str.contains(f"--set {ROOFLINE_SET}", regex=False).all()
     assert not missing.str.contains(f"{ROOFLINE_RULE} rule ran", regex=False).any()
     text = " ".join(render_terminal(a).split())
-    assert "No roofline: this export has no FP64, FP32, FP16 or Tensor work: profile with --set roofline" in text
+    assert (
+        "No roofline: this export has no FP64, FP32, FP16 or Tensor work counts (not collected): profile with --set "
+        "roofline" in text
+    )
     assert "--section NcuRoofline" in text
 
 

@@ -333,6 +333,14 @@ def test_one_percent_of_roof_everywhere(name: str) -> None:
     for panel in v.rooflines:
         for p, frac in zip(panel.points.launch, panel.points.roof_fraction, strict=True):
             assert frac == pytest.approx(rf[p])
+    # beside it, each point's own place: achieved over attainable at its level, the roofline frame's figure
+    r = a.roofline
+    for panel in v.rooflines:
+        pts = panel.points
+        for p, level, own in zip(pts.launch, pts.level, pts.point_fraction, strict=True):
+            lid = v.launches[p].launch_id
+            row = r[(r["launch_id"] == lid) & (r["level"] == level) & (r["precision"] == panel.precision)]
+            assert own == pytest.approx(float(row["roof_fraction"].iloc[0]))
     single = [k for k in v.kernels if k.launches == 1]
     for k in single:
         assert k.peak_fraction == pytest.approx(rf[k.launch_rows[0]])

@@ -325,7 +325,8 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                             "opacity": 1.0 if gl else 0.85,
                             "line": {"width": 0 if gl else 0.5, "color": "white"},
                         },
-                        # per point: the short name, and [kernel index, launch ID, duration (s), % of roof];
+                        # per point: the short name, and [kernel index, launch ID, duration (s), % of roof (the
+                        # limiter's score), the point's own fraction of the roof above it];
                         # what is the same for the whole trace stays in the template (smaller pages)
                         text=[_e(pts.name[i]) for i in idx],
                         customdata=np.array(
@@ -335,6 +336,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                                     np.nan if pts.launch_id[i] is None else pts.launch_id[i],
                                     _nan(pts.duration_ns[i], 1e-9),
                                     _nan(pts.roof_fraction[i]),
+                                    _nan(pts.point_fraction[i]),
                                 ]
                                 for i in idx
                             ],
@@ -342,8 +344,9 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                         ),
                         hovertemplate=(
                             f"<b>%{{text}}</b><br>{_e(level_label)} · launch %{{customdata[1]}} · "
-                            "%{customdata[2]:.3~s}s<br>%{customdata[3]:.1%} of roof · limiter "
-                            f"{_e(view.limiter_label(key))}<br>%{{x:.3~s}} FLOP/byte · %{{y:.3~s}}FLOP/s<extra></extra>"
+                            "%{customdata[2]:.3~s}s<br>this point: %{customdata[4]:.1%} of the roof above it<br>"
+                            f"limiter {_e(view.limiter_label(key))}: %{{customdata[3]:.1%}} of roof<br>"
+                            "%{x:.3~s} FLOP/byte · %{y:.3~s}FLOP/s<extra></extra>"
                         ),
                     )
                 )

@@ -63,7 +63,11 @@ UNCLASSIFIED = "unclassified"
 UNIT_LABELS: dict[str, str] = {unit: label for unit, _, label in UNIT_COLUMNS}
 UNIT_ORDER: tuple[str, ...] = (*(f"limiter_{k}" for k in LIMITER_LABELS), *(u for u, _, _ in UNIT_COLUMNS))
 SOURCE_LABELS = {
-    "classifier": "Verdict (each limiter's score: the larger of its roofline and Speed Of Light figures)",
+    "classifier": (
+        "Verdict (each limiter's score: the larger of its roofline and Speed Of Light figures; for L2 and L1 the "
+        "busiest member of ncu's breakdown, not the SOL header, which may count other work, or the header capped "
+        "at Memory Throughput)"
+    ),
     "speed-of-light": "Speed Of Light (% of each unit's peak throughput)",
     "sol-breakdown": "Speed Of Light breakdown (busiest member per level)",
     "roofline": "Roofline (% of each peak FLOP/s and bytes/s)",
@@ -379,7 +383,11 @@ class RooflinePoints:
     level: list[str] = field(default_factory=list)
     intensity: list[float] = field(default_factory=list)
     flops: list[float] = field(default_factory=list)
+    #: The launch's one "% of roof" figure (its limiter's score), as in the tables.
     roof_fraction: list[float | None] = field(default_factory=list)
+    #: This point's own fraction of the roof above it (achieved over attainable at its level: where the chart
+    #: draws it against the roofs).
+    point_fraction: list[float | None] = field(default_factory=list)
     duration_ns: list[float | None] = field(default_factory=list)
     limiter: list[str | None] = field(default_factory=list)
     name: list[str] = field(default_factory=list)
@@ -762,7 +770,10 @@ def _floats(frame: pd.DataFrame, column: str) -> np.ndarray:
 NOT_COLLECTED, NOT_EXPORTED, NO_DURATION = "not collected", "not exported", "no duration"
 
 #: The roofline columns a chart reads.
-PANEL_COLUMNS = ("achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity")
+PANEL_COLUMNS = (
+    "achieved_flops", "intensity", "level", "dtype", "peak_flops", "peak_bytes_per_s", "ridge_intensity",
+    "roof_fraction",
+)  # fmt: skip
 
 
 def _roofline_panel(
@@ -827,8 +838,11 @@ def _roofline_panel(
     rank = np.array([LEVELS.index(lv) if lv in LEVELS else len(LEVELS) for lv in levels])
     idx = np.flatnonzero(ok)
     idx = idx[np.lexsort((rank[idx], pos[idx]))]
-    # "% of roof" is the launch's one figure (the limiter's score), the same as in the tables, not this point's
+    # "% of roof" is the launch's one figure (the limiter's score), the same as in the tables; the point's own
+    # position against the roof above it is beside it (fp32_fma: limiter 99.8 % by the SM's throughput, its point
+    # at 91 % of the FP32 roof)
     frac = np.array([np.nan if launches[p].peak_fraction is None else launches[p].peak_fraction for p in pos[idx]])
+    own = _floats(r, "roof_fraction")[idx]
     pts = RooflinePoints(
         launch=pos[idx].tolist(),
         kernel=[launches[p].kernel for p in pos[idx]],
@@ -836,6 +850,7 @@ def _roofline_panel(
         intensity=x[idx].tolist(),
         flops=flops[idx].tolist(),
         roof_fraction=[None if np.isnan(v) else float(v) for v in frac],
+        point_fraction=[None if np.isnan(v) else float(v) for v in own],
         duration_ns=[launches[p].duration_ns for p in pos[idx]],
         limiter=[launches[p].limiter for p in pos[idx]],
         name=[kernels[launches[p].kernel].display_name for p in pos[idx]],
@@ -1093,7 +1108,8 @@ def build_view(
 
     # findings: each hint across the report, with the kernels holding the most time first
     kernels_with: dict[tuple[str, str], list[int]] = {}  # (hint, source) -> the kernels with it, in order
-    advice_of: list[dict[str, str]] = []  # per kernel: hint -> the advice of its first item of that hint with one
+    # per kernel: hint -> (the GPU time its first item of that hint with advice could recover, that advice)
+    advice_of: list[dict[str, tuple[float, str]]] = []
     for k in kernels:
         advice_of.append({})
         for h in (*k.hints, *k.ncu_rules):
@@ -1101,12 +1117,17 @@ def build_view(
             if not with_it or with_it[-1] != k.index:
                 with_it.append(k.index)
             if h.advice:
-                advice_of[-1].setdefault(h.hint, h.advice)
+                estimate = max(h.estimated_speedup or 0.0, h.estimated_speedup_less_work or 0.0)
+                advice_of[-1].setdefault(h.hint, (estimate * (k.duration_ns or 0.0), h.advice))
     findings = []
     for r in _records(summary.findings):
         hint, source = fmt.text(r.get("hint")) or "", fmt.text(r.get("source")) or ""
         with_it = kernels_with.get((hint, source), [])
-        advice = next((advice_of[i][hint] for i in with_it if hint in advice_of[i]), None)
+        # the advice of the kernel whose fix recovers the most (a rule advises by launch: train_step's small grids
+        # on launch-bound launches want fewer launches, its 24-block GammaBetaBackward more blocks); the first
+        # kernel by GPU time among equals
+        given = [advice_of[i][hint] for i in with_it if hint in advice_of[i]]
+        advice = max(given, key=lambda g: g[0])[1] if given else None
         findings.append(
             Finding(
                 hint=hint,

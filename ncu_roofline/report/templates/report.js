@@ -370,7 +370,8 @@
       });
     } else {
       add(right, el("p", { "class": "muted" }, DATA.has_rules ? "ncu reported no rule for this kernel." :
-        "The export has no rule results (ncu writes them on the details page: --page details)."));
+        "The export has no rule results (ncu writes them on the details page, --page details, from version 2021 " +
+        "on; an older page has none)."));
     }
   }
   function select(i, scroll) {
