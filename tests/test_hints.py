@@ -314,6 +314,24 @@ def test_ncus_advice_to_use_fp32_keeps_its_estimate_as_less_work() -> None:
     assert h["estimated_speedup_less_work"] == pytest.approx(0.4897, abs=1e-9)
 
 
+def test_launch_overhead_counts_the_kernels_launch_bound_launches() -> None:
+    """train_step's direct_copy kernel: 63 launches, 29 of them under the 5 us launch cost (125 us together, golden:
+    the raw page's gpu__time_duration.sum), the others longer, one of 364 us. The hint fires on the 29, and its
+    message counts them and their time, not the kernel's 63 launches and 868 us."""
+    a = analysed(data("train_step.raw.csv"))
+    names = a.launches.set_index("launch_id")["kernel_name"].astype(str)
+    counts = names[names.str.contains("direct_copy")].value_counts()
+    copy = names[names == counts.index[counts == 63][0]].index  # (the other direct_copy kernel has 6)
+    duration = a.report.values.reset_index().set_index("launch_id").loc[copy, "gpu__time_duration.sum"]  # (s)
+    short = duration[duration < 5e-6]
+    assert len(copy) == 63 and len(short) == 29 and duration.max() > 300e-6
+    h = a.hints[(a.hints["hint"] == "launch_overhead") & a.hints["launch_id"].isin(copy)]
+    assert set(h["launch_id"]) == set(short.index)
+    message = h["message"].iloc[0]
+    assert f"29 of this kernel's 63 launches launch-bound, {short.sum() * 1e6:.1f} us in all" in message
+    assert (h["severity"] == "high").all()
+
+
 def test_small_grid_and_launch_overhead(micro: Analysis, llm: Analysis) -> None:
     for lid in (12, 13, 14, 15):
         h = hint(micro, lid, "launch_overhead")

@@ -167,3 +167,24 @@ def test_a_source_page_saved_again_is_named_as_a_source_page(tmp_path: Path, ver
     p.write_bytes(spreadsheet(text_of(f"reexport/{version}/gene_dzv.source-sass.csv")))
     with pytest.raises(FormatError, match=rf"^{re.escape(str(p))}:2: this is ncu's source page"):
         read_one(p)
+
+
+def test_a_compute_capability_saved_as_a_whole_number_is_read_as_ncus(tmp_path: Path) -> None:
+    """A spreadsheet reads ncu's CC "9.0" as the number 9 and saves it so: the launches keep CC 9.0, and with it
+    their GPU and the peaks the table gives it (it was "unknown device (CC 9)", without L1/L2 peaks)."""
+    from ncu_roofline.analysis import analyze
+
+    rows = list(csv.reader(io.StringIO(text_of("micro_full.details.csv"))))
+    cc = rows[0].index("CC")
+    assert {r[cc] for r in rows[1:] if len(r) > cc} == {"9.0"}
+    saved = [[*r[:cc], "9", *r[cc + 1 :]] if i and len(r) > cc else r for i, r in enumerate(rows)]
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n").writerows(saved)
+    again = tmp_path / "again.csv"
+    again.write_text(out.getvalue(), encoding="utf-8")
+    ncu = tmp_path / "ncu.csv"
+    ncu.write_text(text_of("micro_full.details.csv"), encoding="utf-8")
+    pd.testing.assert_frame_equal(frames(again)["launches"], frames(ncu)["launches"])
+    want, got = analyze(read_one(ncu, "r")), analyze(read_one(again, "r"))
+    pd.testing.assert_frame_equal(got.peaks, want.peaks)
+    assert (got.launches["device_name"] == "NVIDIA H200").all()

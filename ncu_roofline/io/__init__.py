@@ -408,8 +408,14 @@ def with_duration(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd
 def with_cc(launches: pd.DataFrame, sources: Sequence[MetricSource]) -> pd.DataFrame:
     """``launches`` with ``cc`` filled where the page has no CC column (the raw and details pages of ncu 2019.5-2022)
     from the device attributes a launch carries (``device__attribute_compute_capability_major``/``minor``, ``"7.0"``);
-    a page's own CC is kept; missing where neither is."""
-    if "cc" not in launches.columns or launches["cc"].notna().all():
+    a page's own CC is kept (``9`` read as ``9.0``: a spreadsheet that re-saved the page dropped its ``.0``); missing
+    where neither is."""
+    if "cc" not in launches.columns:
+        return launches
+    whole = launches["cc"].str.fullmatch(r"\d+").fillna(False).to_numpy(dtype=bool)
+    if whole.any():
+        launches = launches.assign(cc=launches["cc"].where(~whole, launches["cc"] + ".0"))
+    if launches["cc"].notna().all():
         return launches
     names = tuple(DEVICE_ATTRIBUTES[k].metrics[0] for k in ("cc_major", "cc_minor"))
     columns = merged_columns(sources, launch_index(launches), names)
