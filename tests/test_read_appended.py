@@ -101,3 +101,43 @@ def test_a_page_of_another_kind_appended_is_refused(tmp_path: Path) -> None:
         ncu_roofline.read(path)
     with pytest.raises(ncu_roofline.FormatError, match=f"mixed.csv:{second}:"):
         ncu_roofline.read(path)
+
+
+def _records(text: str) -> tuple[list[str], list[str]]:
+    """(the lines up to and with the header, the records after it) of a capture."""
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, t in enumerate(lines) if t.startswith('"ID"')) + 1
+    return lines[:at], [t for t in lines[at:] if t.startswith('"')]
+
+
+@pytest.mark.parametrize("page", ["details-names", "details"])
+def test_one_process_appended_without_its_header_is_refused(tmp_path: Path, page: str) -> None:
+    """``tail -n +2 b.csv >> a.csv``: the second capture's records after the first's, no header between, the same
+    process ID (one process profiled twice, or a PID reused): its launch IDs start again at 0, and each launch
+    would take the rows of two (it was read as 16 launches, each metric given twice "not measured"). Refused,
+    naming the launch; the same with the second capture's Host Name changed (another node)."""
+    name = "micro_full.details.csv" if page == "details" else "micro_full.details-names.csv"
+    head, records = _records(data(name).read_text())
+    for second in (records, [t.replace('"127.0.0.1"', '"node2"') for t in records]):
+        path = tmp_path / "appended.csv"
+        path.write_text("".join([*head, *records, *second]))
+        with pytest.raises(ncu_roofline.FormatError, match="two captures of one process appended") as err:
+            ncu_roofline.read(path)
+        assert "launch ID 0 of process 663 has rows in two places" in str(err.value)
+
+
+def test_two_ranks_printing_at_once_are_both_read(tmp_path: Path) -> None:
+    """Two ranks' pages whose records interleave line by line (both printing to one terminal at once): each
+    launch's rows are together within its process, so each rank's 16 launches are read with the single capture's
+    values."""
+    name, pid, n = CAPTURES["details"]
+    text = data(name).read_text()
+    head, mine = _records(text)
+    _, theirs = _records(rank(text, pid, 99999))
+    mixed = [t for pair in zip(mine, theirs, strict=True) for t in pair]
+    path = tmp_path / "interleaved.csv"
+    path.write_text("".join([*head, *mixed]))
+    one, two = ncu_roofline.read(data(name)), ncu_roofline.read(path)
+    assert len(two.launches) == 2 * n
+    for p in (pid, 99999):
+        np.testing.assert_array_equal(two.values.xs(p, level="process_id").to_numpy(), one.values.to_numpy())

@@ -29,7 +29,6 @@ from ..errors import DuplicateLaunchError, FormatError, ParseError
 from ..labels import resolve
 from ..model import (
     BODY_COLUMNS,
-    LAUNCH_KEY,
     RULE_COLUMNS,
     STR,
     LazyMetrics,
@@ -51,7 +50,6 @@ from ..units import (
     unit_or_none,
     unread_numbers,
 )
-from ..vector import key_runs
 from ..vocabulary import CUT_SHORT, TWO_VALUES
 from .identity import IDENTITY_COLUMNS, build_launches, is_nvtx_column, main_cc
 from .metricframe import (
@@ -68,7 +66,6 @@ from .metricframe import (
 from .page import Page
 from .records import (
     DICT,
-    REPEATED_HEADER,
     Block,
     Fallback,
     OddRows,
@@ -140,27 +137,32 @@ def read_details(loc: Located, report: str) -> Page:
             page = _read_streamed(loc, report, names, identity)
     if page is None:
         page = _read_careful(loc, report, names, identity, ragged)
-    if any(s.reason == REPEATED_HEADER for s in page.skipped):
-        _same_launch_twice(loc, page)
     return page
 
 
-def _same_launch_twice(loc: Located, page: Page) -> None:
-    """FormatError where a file of two captures (the header repeats) has a launch whose rows are apart: the same
-    process ID and launch ID in both (one process captured twice, or a reused process ID), whose rows would merge
-    into one launch. ncu writes a launch's metric rows together."""
-    if page.metrics is None:
-        return
-    long = page.metrics.to_long()
-    runs = long[list(LAUNCH_KEY)].iloc[key_runs(long)]  # each run of a launch's rows, its key
-    twice = runs.duplicated().to_numpy()
-    if twice.any():
-        pid, lid = runs[["process_id", "launch_id"]].iloc[int(np.argmax(twice))]
-        raise FormatError(
-            loc.path,
-            f"the header repeats and launch ID {lid} of process {pid} has rows in two places: two captures of one "
-            "process appended into one file? export each capture to a file of its own",
-        )
+def _launch_apart(pid: np.ndarray, lid: np.ndarray) -> int | None:
+    """The first row (of rows in file order, or of runs of a launch's rows) whose launch has rows before it that
+    other rows of its process part from it; None where every launch's rows are together within its process. ncu
+    writes a launch's metric rows together: a launch apart is two captures of one process in one file (appended
+    with or without the second header, or a process ID reused), whose launches would merge. Another process's
+    rows between (two ranks printing at once) part no launch."""
+    if len(pid) < 2:
+        return None
+    order = np.argsort(pid, kind="stable")  # each process's rows, in file order
+    p, l_ = pid[order], lid[order]
+    new = np.ones(len(p), dtype=bool)
+    new[1:] = (p[1:] != p[:-1]) | (l_[1:] != l_[:-1])
+    again = pd.DataFrame({"p": p[new], "l": l_[new]}).duplicated().to_numpy()  # a run of a launch seen before
+    return int(order[new][again].min()) if again.any() else None
+
+
+def _apart_error(loc: Located, pid: int, lid: int, header_repeats: bool) -> FormatError:
+    where = "the header repeats and " if header_repeats else ""
+    return FormatError(
+        loc.path,
+        f"{where}launch ID {lid} of process {pid} has rows in two places, other launches of that process between "
+        "them: two captures of one process appended into one file? export each capture to a file of its own",
+    )
 
 
 def _read_careful(loc: Located, report: str, names: list[str], identity: list[str], ragged: bool) -> Page:
@@ -197,7 +199,10 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
 
     pid = int_keys(loc, "Process ID", column(table, "Process ID"))
     lid = int_keys(loc, "ID", column(table, "ID"))
-    launches = _launches(loc, report, table, row_identity, identity, pid, lid)
+    launches = _launches(loc, report, table, row_identity, identity, pid, lid)  # (a key of two identities first)
+    apart = _launch_apart(pid, lid)
+    if apart is not None:
+        raise _apart_error(loc, int(pid[apart]), int(lid[apart]), bool(again))
     if rule_table is not None and rule_table.num_rows:
         launches = _with_rule_only_launches(loc, report, launches, rule_table, identity)
     style = number_style(loc, column(table, "Metric Value"))
@@ -590,6 +595,7 @@ class _Prepared:
     numeric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # the cells with a number ("en"): key, pair,
     # in body?, value
     unread: list[str]  # cells that look like numbers and are none in the "en" style (``units.unread_numbers``)
+    runs: tuple[np.ndarray, np.ndarray]  # (process ID, launch ID) of each run of a launch's rows, in block order
 
 
 def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared | None:
@@ -662,8 +668,14 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
         lid, pid, (uniq, first, inverse), _first_rest(block, first, *first_spec), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
         len(seen), pair_units, in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
-        unread_numbers(value, parsed),
+        unread_numbers(value, parsed), _runs(pid, lid),
     )  # fmt: skip
+
+
+def _runs(pid: np.ndarray, lid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(process ID, launch ID) of each run of rows of one launch, in row order."""
+    starts = np.flatnonzero(np.r_[True, (pid[1:] != pid[:-1]) | (lid[1:] != lid[:-1])])
+    return pid[starts], lid[starts]
 
 
 def _first_rest(block: Block, first: np.ndarray, names: list[str], rest: list[str]) -> pa.Table | None:
@@ -752,6 +764,7 @@ class _Stream:
         self.launch_row: dict[int, int] = {}
         self.lid: list[np.ndarray] = []
         self.pid: list[np.ndarray] = []
+        self.runs: list[tuple[np.ndarray, np.ndarray]] = []  # each block's runs of a launch's rows (_runs)
         self.first_rest: list[pa.Table] = []
         self.words = {c: _Words() for c in row_identity}
         self.ident = {c: np.zeros(0, dtype=np.int32) for c in row_identity}
@@ -797,6 +810,7 @@ class _Stream:
         fresh = first[np.array(new, dtype=np.int64)]
         self.lid.append(pre.lid[fresh])
         self.pid.append(pre.pid[fresh])
+        self.runs.append(pre.runs)
         if pre.first_rest is not None:
             self.first_rest.append(pre.first_rest.take(pa.array(new, pa.int64())))
         new_keys = np.array(new, dtype=np.int64)
@@ -917,6 +931,8 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         stream.add(block)
     if not stream.rows:
         raise Fallback("no metric rows")
+    if _launch_apart(*(np.concatenate(x) for x in zip(*stream.runs, strict=True))) is not None:
+        raise Fallback("a launch with rows in two places")  # the careful reader names it
     skipped = _skipped(loc, stream.odd, len(names)) if stream.odd else []
     if stream.style is None:
         stream.decide_style()
