@@ -196,7 +196,19 @@ def test_unknown_unit_is_kept_as_text_and_listed(tmp_path: Path) -> None:
 
 def test_non_integer_launch_id(tmp_path: Path) -> None:
     text = DETAILS.replace('"3","663"', '"x3","663"', 1)
-    expect(ParseError, write(tmp_path, text), "ID 'x3' is not an integer")
+    line = text[: text.index('"x3","663"')].count("\n") + 1
+    expect(ParseError, write(tmp_path, text), "ID 'x3' is not an integer", line=line)  # (the line, not only the cell)
+
+
+@pytest.mark.parametrize("key", ["-8", "8x"])
+def test_a_launch_id_of_a_late_row_that_is_no_key_is_named_by_its_line(tmp_path: Path, key: str) -> None:
+    """One row of launch 8 (line 801) with its ID damaged: a negative number read as launch -8, a launch of one
+    metric (it was: 17 launches), or text; refused either way, at that line."""
+    lines = list(LINES)
+    assert lines[800].startswith('"8","663"')
+    lines[800] = f'"{key}"' + lines[800][len('"8"') :]
+    what = "is not an integer of 0 or more" if key.startswith("-") else "is not an integer"
+    expect(ParseError, write(tmp_path, "".join(lines)), f"ID '{key}' {what}", line=801)
 
 
 def test_same_launch_id_in_two_processes_is_two_launches(tmp_path: Path) -> None:
