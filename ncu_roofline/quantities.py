@@ -1416,7 +1416,8 @@ def duration_ns(values: pd.DataFrame) -> np.ndarray:
 def seconds_to_ns(seconds: np.ndarray) -> np.ndarray:
     """Seconds -> ns, rounded to 0.001 ns so that the conversion adds no float noise (1.952e-6 s * 1e9 =
     1952.0000000000002)."""
-    out: np.ndarray = np.round(np.asarray(seconds, dtype=np.float64) * 1e9, 3)
+    with np.errstate(over="ignore"):  # a damaged cell of 1e307 us: infinite, which the readers refuse
+        out: np.ndarray = np.round(np.asarray(seconds, dtype=np.float64) * 1e9, 3)
     return out
 
 

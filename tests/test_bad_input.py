@@ -686,3 +686,16 @@ def test_numbers_in_two_styles_are_named(tmp_path: Path) -> None:
     lines = list(LINES)
     lines[at] = lines[at].replace('"3.20"', '"3,25"')
     expect(ParseError, write(tmp_path, "".join(lines)), r"numbers in two styles \('[^']+' and '3,25'\)", line=at + 1)
+
+
+def test_a_duration_beyond_float64_in_ns_is_refused_without_numpy_warnings(tmp_path: Path) -> None:
+    """Duration "1e307" us: a number, but 1e310 ns overflows; it was read as no duration (null GPU time, no note),
+    with numpy's overflow warnings and their source lines printed."""
+    import warnings
+
+    cell = '"Duration","us","189.41"'
+    assert DETAILS.count(cell) == 1
+    path = write(tmp_path, DETAILS.replace(cell, '"Duration","us","1e307"'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        expect(ParseError, path, r"launch ID 0 of process 663 .*its duration in ns is beyond 1e308")

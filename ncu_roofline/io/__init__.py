@@ -321,9 +321,11 @@ def _warnings(shown: Path, items: Sequence[str], launches: int) -> tuple[str, ..
 
 def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
     """ParseError naming the first launch whose GPU time is negative (no GPU time is: a damaged or edited cell,
-    which would subtract from every sum of GPU time)."""
+    which would subtract from every sum of GPU time) or beyond float64 in ns (``1e307`` us)."""
     d = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
     _refuse_negative(shown, launches, d, "its duration is {value:g} ns (expected a duration of zero or more")
+    beyond = "its duration in ns is beyond 1e308 (expected a finite duration"
+    _refuse_negative(shown, launches, np.where(np.isinf(d), -1.0, 0.0), beyond)
 
 
 def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSource]) -> None:
