@@ -647,3 +647,42 @@ def test_a_table_whose_header_row_was_left_out_is_read(tmp_path: Path) -> None:
     (tmp_path / "page.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     a, b = ncu_roofline.read(tmp_path / "cut.txt"), ncu_roofline.read(tmp_path / "page.txt")
     pd.testing.assert_frame_equal(_unnamed(a.values), _unnamed(b.values))
+
+
+def _launch_lines(lines: list[str]) -> list[int]:
+    """Indices of the page's launch lines (two spaces in, ending in the CC), golden from the text itself."""
+    return [i for i, t in enumerate(lines) if t.startswith("  ") and not t.startswith("   ") and ", CC " in t]
+
+
+@pytest.mark.parametrize("launch", [0, 4])
+def test_a_launch_line_wrapped_in_two_is_refused_not_dropped(tmp_path: Path, launch: int) -> None:
+    """A pasted page whose launch line wrapped (a terminal's width): the launch's sections had no launch line of
+    their own, and were skipped (launch 0, stream_triad's 189 us gone) or read as the launch before's (launch 4's
+    into launch 3's), exit 0. Refused at the first section heading with no launch line above it, naming the
+    piece of launch line it could not read."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    at = _launch_lines(lines)[launch]
+    cut = lines[at].index("Stream") + 4
+    wrapped = [*lines[:at], lines[at][:cut], lines[at][cut:], *lines[at + 1 :]]
+    heading = next(i for i in range(at + 2, len(wrapped)) if wrapped[i].startswith("    Section: "))
+    path = tmp_path / "wrapped.txt"
+    path.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="a launch line wrapped or edited") as err:
+        ncu_roofline.read(path)
+    assert err.value.line == heading + 1
+    assert f"(line {at + 2}, {lines[at][cut:].strip()!r}, is not read as one)" in str(err.value)
+
+
+def test_a_launch_line_wrapped_inside_its_name_is_refused(tmp_path: Path) -> None:
+    """Wrapped inside the kernel's name, the rest of the line (unindented) reads as a launch of a kernel named
+    "nt)": refused at it, naming the head on the line above."""
+    lines = _page(data("micro_full.details.txt")).splitlines()
+    at = _launch_lines(lines)[4]
+    cut = lines[at].index("(") + 5
+    wrapped = [*lines[:at], lines[at][:cut], lines[at][cut:], *lines[at + 1 :]]
+    path = tmp_path / "wrapped.txt"
+    path.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="a launch line wrapped or edited") as err:
+        ncu_roofline.read(path)
+    assert err.value.line == at + 2
+    assert f"(line {at + 1}, {lines[at][:cut].strip()!r}" in str(err.value)

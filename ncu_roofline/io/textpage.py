@@ -240,6 +240,10 @@ class TextPage:
     body_items: bool = False  # whether rows of body items were read (--print-details all): the CSV's Body Item Label
 
 
+#: A piece of a launch line ("(1056, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 9.0").
+_LAUNCH_PIECE = re.compile(r"\)x\(|\bContext \d|\bStream \d|\bDevice \d|\bCC \d")
+
+
 def _launch_of(text: str, pid: str, process: str, host: str) -> PageLaunch | None:
     """The launch a ``  name ..., Context c, Stream s[, Device d, CC x.y]`` line names, or None."""
     tail = launch_tail(text)
@@ -312,12 +316,25 @@ class _Parser:
         self.blank_ends = False  # the open table ends at a blank line, not at a dashed one
         self.processes: dict[tuple[str, str, str], int] = {}  # process line -> launches before it (printed once)
         self.again: tuple[int, str] | None = None  # (line, pid) of a process line printed a second time
+        self.sections: set[str] = set()  # the sections of the open launch so far
+        self.last_skipped: tuple[int, str] | None = None  # (see skip)
+        self.skipped_at: tuple[int, bool] = (0, False)  # the last line skipped, and whether indented as a launch line
+        # (line, the line skipped before it) of a section heading with no launch line of its own before it: a section
+        # before any launch line, or a second heading of one section in a launch (its launch line not read)
+        self.lost: tuple[int, tuple[int, str] | None] | None = None
 
     def close_table(self) -> None:
         self.table, self.raw_table, self.blank_ends, self.header_rule = None, False, False, False
 
     def skip(self, number: int, text: str, reason: str | None = None) -> None:
         self.page.skipped.append(Skipped(number, text, reason or skip_reason(text)))
+        # the line skipped last that may be a piece of a launch line: what a section heading with no launch line
+        # before it names (a launch line wrapped in two); else the last one that is not ncu's
+        piece = _LAUNCH_PIECE.search(text) is not None
+        ours = text.strip() and (reason or skip_reason(text)) != "ncu message" and not _WARNING.match(text)
+        if ours and (piece or self.last_skipped is None or not _LAUNCH_PIECE.search(self.last_skipped[1])):
+            self.last_skipped = (number, text.strip())
+        self.skipped_at = (number, text[:2] == "  " and text[2:3] != " ")
 
     def close_rule(self) -> None:
         if self.rule is None:
@@ -375,9 +392,11 @@ class _Parser:
         if self.table is None and self.rule is None:
             launch = _launch_of(text, *(self.process or NO_PROCESS))
             if launch is not None:
+                if self.skipped_at == (number - 1, True) and text[:1] != " ":  # its head on the line above, indented
+                    self.lost = self.lost or (number, self.last_skipped)  # as ncu indents a launch line: wrapped
                 self.no_process |= self.process is None
                 self.page.launches.append(launch)
-                self.section, self.nvtx = "", False
+                self.section, self.nvtx, self.sections = "", False, set()
                 return
         if self.page.launches and self.table is None and RAW_TABLE_HEADER.match(text):
             self.section, self.raw_header = RAW_SECTION, True
@@ -392,6 +411,8 @@ class _Parser:
                 return
         if not self.page.launches or not text.startswith("    "):
             self.close_rule()
+            if not self.page.launches and SECTION_LINE.match(text):  # a section with no launch line before it
+                self.lost = self.lost or (number, self.last_skipped)
             self.skip(number, text)
             return
         self.in_launch(number, text)
@@ -420,6 +441,9 @@ class _Parser:
             return
         section = SECTION_LINE.match(text)
         if section is not None:
+            if section["name"] in self.sections:  # ncu prints a launch's sections once each
+                self.lost = self.lost or (number, self.last_skipped)
+            self.sections.add(section["name"])
             self.section, self.fresh_section = section["name"], True
             self.item, self.titled = "", False
             return
@@ -540,6 +564,16 @@ def parse(path: Path) -> TextPage:
             path,
             f"the launches of process {pid} are printed a second time here (ncu prints a process's launches once): "
             "two captures of one process in one file? export each capture to a file of its own",
+            line=line,
+        )
+    if parser.lost is not None:
+        line, before = parser.lost
+        what = f" (line {before[0]}, {before[1][:60]!r}, is not read as one)" if before else ""
+        raise FormatError(
+            path,
+            f"a launch's sections without the whole launch line above them{what}: a launch line wrapped or edited? "
+            "ncu prints each launch on one line ('  name (grid)x(block), Context c, Stream s, Device d, CC x.y'); "
+            f"mend it, or export the page with '{DETAILS_EXPORT}'",
             line=line,
         )
     page = parser.page
