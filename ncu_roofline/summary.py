@@ -58,7 +58,7 @@ KERNEL_COLUMNS: dict[str, str] = {
     **GROUP_COLUMNS,
     "timed_launches": "Int64",  # launches with a duration (0: duration_ns, mean and share are missing)
     "peak_fraction": "float64",  # time-weighted verdicts.utilization (the limiting unit's fraction of its peak)
-    "reason": "string",  # the verdict's reason on the kernel's longest launch
+    "reason": "string",  # the verdict's reason on the kernel's longest launch of its verdict (else its longest)
     "nvtx": "string",  # the NVTX range (op, outermost) most of its launches ran in
     "nvtx_ranges": "Int64",  # distinct such ranges
 }
@@ -536,8 +536,19 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     frame["timed_launches"] = timed
     peak = weighted_mean(lf["utilization"], lf["time_ns"], pd.Series(launch_kernel))
     frame["peak_fraction"] = peak.reindex(range(n)).to_numpy()
-    # the reason on the longest launch (launches without a duration last, then launch order)
-    order = np.lexsort((np.arange(len(lf)), -d.fillna(-1.0).to_numpy(), launch_kernel))
+
+    # the reason on the longest launch with the kernel's verdict (its regime and limiter, else its regime: the
+    # "why" of the verdict shown beside it; train_step's bfloat16 copy is latency-bound by GPU time, its longest
+    # launch HBM-bound), else the longest; launches without a duration last, then launch order
+    def same(column: str) -> np.ndarray:
+        mine = lf[column].astype(object).to_numpy()
+        theirs = frame[column].astype(object).to_numpy()[launch_kernel]
+        out: np.ndarray = pd.Series(mine == theirs).fillna(False).to_numpy(dtype=bool) & ~pd.isna(theirs)
+        return out
+
+    regime = same("regime")
+    rank = np.where(regime & same("limiter"), 0, np.where(regime, 1, 2))
+    order = np.lexsort((np.arange(len(lf)), -d.fillna(-1.0).to_numpy(), rank, launch_kernel))
     first = order[np.r_[True, launch_kernel[order][1:] != launch_kernel[order][:-1]]]
     reason = np.full(n, None, dtype=object)
     reason[launch_kernel[first]] = lf["reason"].astype(object).to_numpy()[first]

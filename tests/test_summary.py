@@ -193,3 +193,25 @@ def test_time_not_measured_is_no_time_never_zero(tmp_path: Path) -> None:
         if name != "stream_triad":
             assert g.loc[name.split("<")[0], "duration_ns"] == pytest.approx(d.sum() * 1e9)
     assert list(g.index[-1:]) == ["stream_triad"]  # sorted last, after every kernel with a time
+
+
+def test_a_kernels_why_is_that_of_a_launch_with_its_verdict(train: Analysis) -> None:
+    """A kernel's verdict is its launches' by GPU time, and its reason the longest such launch's (train_step's
+    bfloat16 copy: latency-bound by GPU time, its longest launch HBM-bound; the reason given was that launch's,
+    "bound", beside "latency"). Where no launch has the verdict, the longest launch's."""
+    k = summarize(train).kernels
+    v = train.verdicts.reset_index(drop=True)
+    d = train.launches["duration_ns"].to_numpy(dtype=float)
+    launch_kernel = summarize(train).launch_kernel
+    checked = 0
+    for i, row in k.iterrows():
+        mine = np.flatnonzero(launch_kernel == i)
+        same = [j for j in mine if v.loc[j, "regime"] == row["regime"] and v.loc[j, "limiter"] == row["limiter"]]
+        if not same or pd.isna(row["reason"]):
+            continue
+        longest = max(same, key=lambda j: (np.nan_to_num(d[j], nan=-1.0), -j))
+        assert row["reason"] == v.loc[longest, "reason"], row["display_name"]
+        checked += 1
+    assert checked > 30
+    copy = k[k["display_name"].str.contains("bfloat16_copy")].iloc[0]
+    assert copy["regime"] == "latency" and str(copy["reason"]).startswith("latency-bound")

@@ -244,7 +244,7 @@ class KernelRow:
     regime: str | None
     #: Time-weighted verdict utilisation: the limiting unit's fraction of its peak ("% of roof").
     peak_fraction: float | None
-    #: The verdict's reason on the kernel's longest launch.
+    #: The verdict's reason on the kernel's longest launch of its verdict (else its longest launch).
     reason: str | None
     #: The NVTX range (op) most of the kernel's launches ran in, and how many distinct ones.
     nvtx: str | None

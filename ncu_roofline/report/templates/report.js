@@ -347,7 +347,7 @@
       badge(k.limiter, k.pipe, k.partial, k.regime));
     fact("Regime", regime(k.regime));
     fact("% of roof", pct(k.peak, 0) + (k.launches > 1 ? " (time-weighted over launches)" : ""));
-    if (k.reason) fact("Why", k.reason + (k.launches > 1 ? " (longest launch)" : ""));
+    if (k.reason) fact("Why", k.reason + (k.launches > 1 ? " (its longest launch of this verdict)" : ""));
     if (k.nc) fact("Not checked", k.nc);
     if (k.nvtx) fact("NVTX range", k.nvtx + (k.nvtx_n > 1 ? " and " + (k.nvtx_n - 1) + " more" : ""));
     if (DATA.multi_report && k.report) fact("Report", k.report);
