@@ -541,9 +541,9 @@ def _kernels(analysis: Analysis, lf: pd.DataFrame) -> tuple[pd.DataFrame, np.nda
     # "why" of the verdict shown beside it; train_step's bfloat16 copy is latency-bound by GPU time, its longest
     # launch HBM-bound), else the longest; launches without a duration last, then launch order
     def same(column: str) -> np.ndarray:
-        mine = lf[column].astype(object).to_numpy()
-        theirs = frame[column].astype(object).to_numpy()[launch_kernel]
-        out: np.ndarray = pd.Series(mine == theirs).fillna(False).to_numpy(dtype=bool) & ~pd.isna(theirs)
+        mine = lf[column].astype("string").to_numpy(dtype=object, na_value="")  # (no verdict is "": none matches)
+        theirs = frame[column].astype("string").to_numpy(dtype=object, na_value="")[launch_kernel]
+        out: np.ndarray = (mine == theirs) & (theirs != "")
         return out
 
     regime = same("regime")
