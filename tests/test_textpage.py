@@ -660,29 +660,28 @@ def test_a_launch_line_wrapped_in_two_is_refused_not_dropped(tmp_path: Path, lau
     their own, and were skipped (launch 0, stream_triad's 189 us gone) or read as the launch before's (launch 4's
     into launch 3's), exit 0. Refused at the first section heading with no launch line above it, naming the
     piece of launch line it could not read."""
-    lines = _page(data("micro_full.details.txt")).splitlines()
-    at = _launch_lines(lines)[launch]
-    cut = lines[at].index("Stream") + 4
-    wrapped = [*lines[:at], lines[at][:cut], lines[at][cut:], *lines[at + 1 :]]
-    heading = next(i for i in range(at + 2, len(wrapped)) if wrapped[i].startswith("    Section: "))
-    path = tmp_path / "wrapped.txt"
-    path.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
-    with pytest.raises(FormatError, match="a launch line wrapped or edited") as err:
-        ncu_roofline.read(path)
-    assert err.value.line == heading + 1
-    assert f"(line {at + 2}, {lines[at][cut:].strip()!r}, is not read as one)" in str(err.value)
+    lines, at, cut, err = _wrapped(tmp_path, launch, "Stream", 4)
+    heading = next(i for i in range(at + 1, len(lines)) if lines[i].startswith("    Section: "))
+    assert err.line == heading + 2  # (a line more above it, wrapped)
+    assert f"(line {at + 2}, {lines[at][cut:].strip()!r}, is not read as one)" in str(err)
 
 
 def test_a_launch_line_wrapped_inside_its_name_is_refused(tmp_path: Path) -> None:
     """Wrapped inside the kernel's name, the rest of the line (unindented) reads as a launch of a kernel named
     "nt)": refused at it, naming the head on the line above."""
+    lines, at, cut, err = _wrapped(tmp_path, 4, "(", 5)
+    assert err.line == at + 2
+    assert f"(line {at + 1}, {lines[at][:cut].strip()!r}" in str(err)
+
+
+def _wrapped(tmp_path: Path, launch: int, word: str, after: int) -> tuple[list[str], int, int, FormatError]:
+    """The page with launch ``launch``'s line cut in two ``after`` characters into ``word``, and the error reading
+    it: (the page's own lines, that launch line's index, where it was cut, the error)."""
     lines = _page(data("micro_full.details.txt")).splitlines()
-    at = _launch_lines(lines)[4]
-    cut = lines[at].index("(") + 5
-    wrapped = [*lines[:at], lines[at][:cut], lines[at][cut:], *lines[at + 1 :]]
+    at = _launch_lines(lines)[launch]
+    cut = lines[at].index(word) + after
     path = tmp_path / "wrapped.txt"
-    path.write_text("\n".join(wrapped) + "\n", encoding="utf-8")
+    path.write_text("\n".join([*lines[:at], lines[at][:cut], lines[at][cut:], *lines[at + 1 :]]) + "\n", "utf-8")
     with pytest.raises(FormatError, match="a launch line wrapped or edited") as err:
         ncu_roofline.read(path)
-    assert err.value.line == at + 2
-    assert f"(line {at + 1}, {lines[at][:cut].strip()!r}" in str(err.value)
+    return lines, at, cut, err.value
