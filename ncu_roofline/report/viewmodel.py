@@ -337,15 +337,17 @@ class Finding:
         return max(self.recoverable_share or 0.0, self.recoverable_less_work_share or 0.0)
 
     def recoverable_text(self) -> str | None:
-        """The phrase "up to 7.0% of GPU time recoverable", with ", 19.9% with less work" where removing the work
-        the hint counts recovers more (as printed); None where no estimate is known."""
+        """The phrase "up to 7.0% of GPU time recoverable"; where removing the work the hint counts recovers more
+        (as printed), that figure first: "up to 19.9% of GPU time recoverable with less work (<0.1% at today's
+        work)" (a kernel at its roof gains nothing from the same work done faster); None where no estimate is
+        known."""
         if self.recoverable_share is None:
             return None
-        text = f"up to {fmt.percent(self.recoverable_share)} of GPU time recoverable"
+        now = fmt.percent(self.recoverable_share)
         less = self.recoverable_less_work_share
-        if less is not None and fmt.percent(less) != fmt.percent(self.recoverable_share):
-            text += f", {fmt.percent(less)} with less work"
-        return text
+        if less is not None and less > self.recoverable_share and fmt.percent(less) != now:
+            return f"up to {fmt.percent(less)} of GPU time recoverable with less work ({now} at today's work)"
+        return f"up to {now} of GPU time recoverable"
 
 
 @dataclass(frozen=True)

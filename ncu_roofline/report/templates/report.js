@@ -294,13 +294,15 @@
       add(box, el("span", { "class": "v" }, pct(value, 0)));
     });
   }
-  // " · est. speedup 0%", with " (96% with less work)" where removing the work the hint counts saves more
+  // " · est. speedup 7%"; where removing the work the hint counts saves more, that first:
+  // " · est. speedup 96% with less work (<1% at today's work)"
   function speedupText(h) {
     if (h.estimated_speedup === null) return "";
-    var text = " \u00b7 est. speedup " + pct(h.estimated_speedup, 0);
+    var now = pct(h.estimated_speedup, 0);
     var less = h.estimated_speedup_less_work;
-    if (less !== null && pct(less, 0) !== pct(h.estimated_speedup, 0)) text += " (" + pct(less, 0) + " with less work)";
-    return text;
+    if (less !== null && less > h.estimated_speedup && pct(less, 0) !== now)
+      return " \u00b7 est. speedup " + pct(less, 0) + " with less work (" + now + " at today's work)";
+    return " \u00b7 est. speedup " + now;
   }
 
   function hintCard(parent, h, total) {
