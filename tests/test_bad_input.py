@@ -699,3 +699,28 @@ def test_a_duration_beyond_float64_in_ns_is_refused_without_numpy_warnings(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any warning fails the test
         expect(ParseError, path, r"launch ID 0 of process 663 .*its duration in ns is beyond 1e308")
+
+
+@pytest.mark.parametrize("edit", ["another count", "zero"])
+def test_a_summary_groups_invocations_must_be_one_count_of_one_or_more(tmp_path: Path, edit: str) -> None:
+    """ncu repeats a group's Invocations on each of its rows. One row with another count (the group's GPU time was
+    counted as the last row's: 5 taken where the rows said 4 and 5), or a count of 0 (a group of metrics measured
+    on no launch), is damage: refused."""
+    page = _summary_columns(tmp_path, lambda h: h)
+    lines = page.read_text().splitlines(keepends=True)
+    header = next(csv.reader([lines[0]]))
+    at = header.index("Invocations")
+    rows = [next(csv.reader([t])) for t in lines[1:]]
+    group = [i for i, r in enumerate(rows) if r[:at] == rows[0][:at]]  # the first group's rows
+    assert len(group) > 2 and len({rows[i][at] for i in group}) == 1
+    count = rows[0][at]
+    new = str(int(count) + 1) if edit == "another count" else "0"
+    target = group[1] if edit == "another count" else 0
+    rows[target][at] = new
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([header, *rows])
+    path = write(tmp_path, out.getvalue(), "bad.csv")
+    if edit == "another count":
+        expect(ParseError, path, rf"gives Invocations '{count}' on one row and '{new}' on another")
+    else:
+        expect(ParseError, path, r"Invocations '0' is not a count of launches", line=2)

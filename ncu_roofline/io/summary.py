@@ -123,14 +123,15 @@ def read_summary(loc: Located, report: str) -> Page:
     if "Process ID" not in header:
         ident["Process ID"] = "0"
     ident["Invocations"] = column(table, "Invocations").take(pa.array(rows)).cast(pa.string()).to_pylist()
-    for count in dict.fromkeys(ident["Invocations"]):  # a count, its thousands grouped by three at most
-        if count is None or not _COUNT.match(count.strip()):
+    for count in dict.fromkeys(ident["Invocations"]):  # a count, its thousands grouped by three at most, of one
+        if count is None or not _COUNT.match(count.strip()) or not int(count.strip().replace(",", "")):  # or more
             raise ParseError(
                 loc.path,
-                f"Invocations {count!r} is not a count of launches",
+                f"Invocations {count!r} is not a count of launches (a whole number of one or more)",
                 line=line_of(loc.path, f'"{count}"', start=loc.data_offset),
                 column="Invocations",
             )
+    _one_count_per_group(loc, table, inverse, rows[group_number[inverse]] if len(rows) else rows, group_cols)
     launches = build_launches(ident, report)
     average = column(table, "Average")
     style = number_style(loc, average)
@@ -180,6 +181,26 @@ def _sections_of(table: pa.Table, sections: bool) -> pa.Array:
     if sections:
         return column(table, "Section Name")
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([""]))
+
+
+def _one_count_per_group(
+    loc: Located, table: pa.Table, inverse: np.ndarray, first_row: np.ndarray, group_cols: list[str]
+) -> None:
+    """ParseError where a group's rows do not all give its first row's Invocations (ncu repeats the group's count on
+    each of its rows; two counts is damage, and which would be taken is no choice to make). ``first_row``: each
+    row's group's first row."""
+    inv = column(table, "Invocations").cast(pa.string()).to_numpy(zero_copy_only=False)
+    other = np.flatnonzero(inv != inv[first_row])
+    if len(other):
+        at = int(other[0])
+        name = column(table, "Kernel Name")[at].as_py() if "Kernel Name" in group_cols else None
+        group = f" of {name}" if name else ""
+        raise ParseError(
+            loc.path,
+            f"the group{group} gives Invocations {inv[first_row[at]]!r} on one row and {inv[at]!r} on another "
+            "(expected one count per group, on each of its rows)",
+            column="Invocations",
+        )
 
 
 def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections: bool) -> None:
