@@ -27,7 +27,7 @@ import pyarrow.csv as pacsv
 from ..arrowpool import LIBC
 from ..errors import EmptyExportError, FormatError, ParseError
 from ..units import detect_number_style, other_grouping, space_grouped, spaces_read, style_examples
-from .sniff import PROF_LINE, Located, Skipped, cell_line, classify_header, fields_of, line_of, lines_of
+from .sniff import PROF_LINE, Located, Skipped, classify_header, fields_of, line_of, lines_of
 
 BLOCK_SIZE = 1 << 22  # 4 MiB blocks: enough rows per block for the 2,240-column raw page
 DICT = pa.dictionary(pa.int32(), pa.string())
@@ -547,7 +547,7 @@ def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
         keys: np.ndarray = arr.to_numpy(zero_copy_only=False).astype(np.int64)
         if len(keys) and keys.min() < 0:  # ncu numbers launches and processes from 0
             bad = str(int(keys.min()))
-            line = cell_line(loc.path, bad, loc.data_offset)
+            line = line_of(loc.path, f'"{bad}"', start=loc.data_offset)
             raise ParseError(loc.path, f"{column} {bad!r} is not an integer of 0 or more", line=line, column=column)
         return keys
     if not isinstance(arr.type, pa.DictionaryType):
@@ -558,7 +558,7 @@ def int_keys(loc: Located, column: str, arr: pa.Array) -> np.ndarray:
         text = w.strip()  # thousands grouped by three ("1,024"), or no key ("1,0,2,4" was read as 1024)
         m = _KEY.match(text.replace(",", "") if _GROUPED_KEY.match(text) else text)
         if not m:
-            line = cell_line(loc.path, w, loc.data_offset)
+            line = line_of(loc.path, f'"{w}"', start=loc.data_offset)
             raise ParseError(loc.path, f"{column} {w!r} is not an integer", line=line, column=column)
         ints[i] = int(m.group(1))
     codes = arr.indices.to_numpy(zero_copy_only=False)

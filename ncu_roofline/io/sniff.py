@@ -694,15 +694,6 @@ def lines_starting(
     return found
 
 
-def cell_line(path: Path, cell: str, start: int = 0) -> int | None:
-    """The 1-based number of the first line, at or after byte ``start``, with ``cell`` as one of its quoted
-    fields (``"8x"`` between separators or the line's ends); None where none has it."""
-    data = path.read_bytes()
-    quoted = b'"' + cell.replace('"', '""').encode("utf-8") + b'"'
-    m = re.compile(rb"(?:^|,)" + re.escape(quoted) + rb"(?=,|\r?$)", re.MULTILINE).search(data, start)
-    return None if m is None else data.count(b"\n", 0, m.start()) + 1
-
-
 def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[int]]:
     """All 1-based line numbers, at or after byte ``start``, of lines whose whole text is one of ``needles``."""
     data = path.read_bytes()

@@ -131,7 +131,7 @@ def read_summary(loc: Located, report: str) -> Page:
                 line=line_of(loc.path, f'"{count}"', start=loc.data_offset),
                 column="Invocations",
             )
-    _one_count_per_group(loc, table, inverse, rows[group_number[inverse]] if len(rows) else rows, group_cols)
+    _one_count_per_group(loc, table, first[inverse], group_cols)
     launches = build_launches(ident, report)
     average = column(table, "Average")
     style = number_style(loc, average)
@@ -183,9 +183,7 @@ def _sections_of(table: pa.Table, sections: bool) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([""]))
 
 
-def _one_count_per_group(
-    loc: Located, table: pa.Table, inverse: np.ndarray, first_row: np.ndarray, group_cols: list[str]
-) -> None:
+def _one_count_per_group(loc: Located, table: pa.Table, first_row: np.ndarray, group_cols: list[str]) -> None:
     """ParseError where a group's rows do not all give its first row's Invocations (ncu repeats the group's count on
     each of its rows; two counts is damage, and which would be taken is no choice to make). ``first_row``: each
     row's group's first row."""
