@@ -379,10 +379,13 @@ def style_of(en: bool, dot: bool) -> str | None:
     return "dot-grouped" if dot else "en"
 
 
-#: A cell that reads as a number ncu might have written: digits with grouping and decimal marks, a sign, an
-#: exponent. Where such a cell is no number (digits grouped otherwise than by three, ``1159,966,902.07``; a
-#: number beyond float64, ``1e999``) it is damaged, not one of the texts ncu writes (``n/a``, a shape, a word).
-NUMBER_LIKE = r"^[-+]?[0-9][0-9.,' ]*(?:[eE][-+]?[0-9]+)?$"
+#: A cell that begins as a number does: a sign or none, then a digit (or a decimal mark and a digit), not a
+#: hexadecimal ``0x``. Where such a cell is no number (digits grouped otherwise than by three,
+#: ``1159,966,902.07``; a number beyond float64, ``1e999``; a number with something after it, ``189.41x``) it is
+#: damaged, not one of the texts ncu writes for a metric (``n/a``, ``no data``, a shape ``(1, 1, 1)``, a word):
+#: no metric cell of the real exports of ncu 2019.5-2025.3 in ``../shared`` begins with a digit and is no number
+#: (those with their instances after the value, ``1,056 (0; 0; 16)``, read as the value).
+NUMBER_LIKE = r"^\s*[-+]?[.,]?(?:[1-9]|0(?:[^xX]|$))"  # (RE2: no look-ahead)
 
 
 def unread_numbers(text: pa.Array | pa.ChunkedArray, parsed: np.ndarray) -> list[str]:

@@ -99,9 +99,12 @@ def test_a_number_beyond_float64s_range_is_no_number() -> None:
 
 
 def test_cells_that_look_like_numbers_and_are_none() -> None:
-    cells = pa.array(["1,234.5", "1159,966,902.07", "n/a", "", "(1, 2, 3)", "1e999", "12", "1,2,3", None, "LRU"])
+    ncu = ["1,234.5", "n/a", "", "(1, 2, 3)", "12", None, "LRU", "no data", "0x7fe20b7ac010", "1,056 (0; 0; 16)"]
+    damaged = ["1159,966,902.07", "1e999", "1,2,3", "189.41x", "0.5 GHz", "-3abc", ".5z"]
+    cells = pa.array([*ncu, *damaged, "(49.39; 0; 1)", " 7 "])
     parsed = parse_numbers(cells, "en").to_numpy(zero_copy_only=False)
-    assert unread_numbers(cells, parsed) == ["1159,966,902.07", "1e999", "1,2,3"]  # not ncu's texts: n/a, shapes
+    # not ncu's texts (n/a, no data, shapes, words, an address, instances without a value), nor numbers
+    assert unread_numbers(cells, parsed) == damaged
 
 
 def _damaged(text: str, column: str, row: int, cell: str) -> tuple[str, int]:
@@ -118,29 +121,32 @@ def _damaged(text: str, column: str, row: int, cell: str) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize(
-    ("name", "column", "row", "style"),
+    ("name", "column", "row", "style", "cell"),
     [
-        ("micro_full.details.csv", "Metric Value", 6, "en"),  # read block by block
-        ("micro_full.details.csv", "Metric Value", 6, "dot-grouped"),  # ... a de_DE page: read again in its style
-        ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en"),
+        ("micro_full.details.csv", "Metric Value", 6, "en", "1159,966,902.07"),  # read block by block
+        ("micro_full.details.csv", "Metric Value", 6, "dot-grouped", "1159,966,902.07"),  # ... de_DE: read again
+        ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en", "1159,966,902.07"),
+        ("micro_full.details.csv", "Metric Value", 6, "en", "189.41x"),  # something after the number
+        ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en", "3.39 2"),
     ],
 )
 def test_a_damaged_number_is_not_measured_and_said(
-    tmp_path: Path, name: str, column: str, row: int, style: str
+    tmp_path: Path, name: str, column: str, row: int, style: str, cell: str
 ) -> None:
-    """A cell damaged into digits no ncu writes (grouped by four, then three: ``1159,966,902.07``) is not measured,
-    and ``source.not_understood`` says so with its line (it was not measured, silently)."""
+    """A cell damaged into digits no ncu writes (grouped by four, then three: ``1159,966,902.07``), or a number with
+    something after it (``189.41x``), is not measured, and ``source.not_understood`` says so with its line (it was
+    not measured, silently: the duration then came from cycles over the clock)."""
     text = data(name).read_text()
     if style == "dot-grouped":
         text = derive.dot_grouped(text)
-    page, line = _damaged(text, column, row, "1159,966,902.07")
+    page, line = _damaged(text, column, row, cell)
     path = tmp_path / name
     path.write_text(page)
     report = ncu_roofline.read(path)
     note = report.source["not_understood"].iloc[0]
-    assert "1 number as ncu writes none (damaged?), not measured: '1159,966,902.07' (line " + f"{line})" in note
+    assert f"1 number as ncu writes none (damaged?), not measured: '{cell}' (line {line})" in note
     cells = report.metrics
-    assert cells.loc[cells["text"] == "1159,966,902.07", "value"].isna().all()
+    assert cells.loc[cells["text"] == cell, "value"].isna().all()
     whole = tmp_path / f"whole-{name}"
     whole.write_text(text)
     assert ncu_roofline.read(whole).source["not_understood"].isna().all()
