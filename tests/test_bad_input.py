@@ -724,3 +724,49 @@ def test_a_summary_groups_invocations_must_be_one_count_of_one_or_more(tmp_path:
         expect(ParseError, path, rf"gives Invocations '{count}' on one row and '{new}' on another")
     else:
         expect(ParseError, path, r"Invocations '0' is not a count of launches", line=2)
+
+
+@pytest.mark.parametrize("edit", ["minimum above maximum", "average above maximum"])
+def test_a_summary_rows_average_outside_its_minimum_and_maximum_is_not_measured_and_said(
+    tmp_path: Path, edit: str
+) -> None:
+    """ncu's Minimum, Maximum and Average of a group's metric are figures over its launches in the row's one unit:
+    ``Minimum <= Average <= Maximum`` on all 50,000 rows of the summary pages in ../shared. A row where it fails is
+    damaged, and which of its cells is not known: its Average is not measured, and said with its line (it was
+    read as measured)."""
+    page = _summary_columns(tmp_path, lambda h: h)
+    lines = page.read_text().splitlines(keepends=True)
+    header = next(csv.reader([lines[0]]))
+    low, high, mean = (header.index(c) for c in ("Minimum", "Maximum", "Average"))
+    rows = [next(csv.reader([t])) for t in lines[1:]]
+    at = next(i for i, r in enumerate(rows) if r[header.index("Metric Name")] == "Duration")
+    row = rows[at]
+    assert 0 < float(row[low]) <= float(row[mean]) <= float(row[high]), row
+    if edit == "minimum above maximum":
+        row[low] = str(float(row[high]) * 2)
+    else:
+        row[mean] = str(float(row[high]) * 2)
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows([header, *rows])
+    path = write(tmp_path, out.getvalue(), "bad.csv")
+    report = ncu_roofline.read(path)
+    note = report.source["not_understood"].iloc[0]
+    assert (
+        "1 metric row whose Average is not between its Minimum and Maximum (damaged?), not measured: Duration "
+        f"{row[mean]!r} beside {row[low]!r} to {row[high]!r} (line {at + 2})"
+    ) in note
+    cells = report.metrics
+    duration = cells[cells["label"] == "Duration"]
+    assert duration["value"].isna().sum() == 1
+    assert duration["value"].notna().sum() == len(duration) - 1
+    assert ncu_roofline.read(_summary_columns(tmp_path, lambda h: h)).source["not_understood"].isna().all()
+
+
+@pytest.mark.parametrize("extra", ['"x"', "x"])
+def test_a_metric_row_with_a_value_after_metric_value_is_refused_at_its_line(tmp_path: Path, extra: str) -> None:
+    """ncu ends a metric row of its ragged layout with one empty field after Metric Value; a row with something
+    there is damaged, refused naming its line (the error named none)."""
+    lines = list(LINES)
+    assert lines[7].endswith('",\n')
+    lines[7] = lines[7].rstrip("\n") + extra + "\n"
+    expect(ParseError, write(tmp_path, "".join(lines)), r"a metric row has a value after 'Metric Value' \('x'", line=8)

@@ -138,8 +138,11 @@ def read_summary(loc: Located, report: str) -> Page:
     unit = column(table, "Metric Unit")
     section = _sections_of(table, sections)
     not_understood = check_units(loc, unit) + _cut_at_a_line(table, pid, lid, section)
-    unread = unread_note(loc, unread_numbers(average, parse_numbers(average, style).to_numpy(zero_copy_only=False)))
+    parsed = parse_numbers(average, style).to_numpy(zero_copy_only=False)
+    unread = unread_note(loc, unread_numbers(average, parsed))
     not_understood += [unread] if unread else []
+    outside = _outside_range(loc, table, parsed, style)
+    not_understood += [outside[1]] if outside else []
     cc = main_cc(launches)
     check_unit_kinds(
         loc, metric_units(column(table, "Section Name") if sections else None, column(table, "Metric Name"), unit), cc
@@ -161,7 +164,33 @@ def read_summary(loc: Located, report: str) -> Page:
         maximum=column(table, "Maximum") if "Maximum" in header else None,
         by_name=not sections,
     )
+    if outside:
+        metrics.loc[outside[0], "value"] = np.nan
     return Page(launches, LongMetrics(metrics), skipped=skipped, not_understood=not_understood)
+
+
+def _outside_range(loc: Located, table: pa.Table, average: np.ndarray, style: str) -> tuple[np.ndarray, str] | None:
+    """The rows whose Average is not between their Minimum and Maximum (all three numbers; ncu's figures over the
+    group's launches, in the row's one unit, rounded alike, so ``Minimum <= Average <= Maximum`` holds on every row
+    it writes), and the ``source.not_understood`` note naming the first's line: their Average is damaged or
+    one of the others is, and which is not known, so it is not measured. None where every row holds (or the page
+    has no Minimum and Maximum)."""
+    if "Minimum" not in table.column_names or "Maximum" not in table.column_names:
+        return None
+    low, high = (parse_numbers(column(table, c), style).to_numpy(zero_copy_only=False) for c in ("Minimum", "Maximum"))
+    with np.errstate(invalid="ignore"):
+        bad = (average < low) | (average > high)  # (NaN compares False: a cell that is no number is no figure here)
+    if not bad.any():
+        return None
+    at = int(np.flatnonzero(bad)[0])
+    cells = [column(table, c)[at].as_py() for c in ("Metric Name", "Metric Unit", "Minimum", "Maximum", "Average")]
+    line = line_of(loc.path, ",".join(f'"{c}"' for c in cells), start=loc.data_offset)
+    count = int(bad.sum())
+    return bad, (
+        f"{count} metric row{'s' if count > 1 else ''} whose Average is not between its Minimum and Maximum"
+        f" (damaged?), not measured: {cells[0]} {cells[4]!r} beside {cells[2]!r} to {cells[3]!r}"
+        + (f" (line {line})" if line else "")
+    )
 
 
 def _cut_at_a_line(table: pa.Table, pid: np.ndarray, lid: np.ndarray, section: pa.Array) -> list[str]:
