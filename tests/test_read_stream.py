@@ -9,6 +9,7 @@ import csv
 import gzip
 import itertools
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -216,15 +217,20 @@ def test_a_prefix_that_is_not_what_ncu_writes_is_parsed_whole(monkeypatch: pytes
     assert set(fast.metrics["section"]) == {"GPU Speed Of Light Throughput"}
 
 
+@pytest.mark.parametrize(
+    ("col", "other"),
+    [("Grid Size", "(1, 1, 1)"), ("Device", "1"), ("CC", "8.0")],  # the GPU too: its peaks make the roofline
+)
 def test_a_launch_whose_identity_changes_is_left_to_the_whole_parse(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, col: str, other: str
 ) -> None:
-    grid = LINES[0].split('","').index("Grid Size")
-    path = _edited(tmp_path, lambda n, f: [*f[:grid], "(1, 1, 1)", *f[grid + 1 :]] if n == 40 else f)
+    at = LINES[0].split('","').index(col)
+    path = _edited(tmp_path, lambda n, f: [*f[:at], other, *f[at + 1 :]] if n == 40 else f)
     taken = _spied(monkeypatch)
-    with pytest.raises(ParseError, match="two different 'Grid Size' values") as fast:
+    with pytest.raises(ParseError, match=f"two different '{col}' values .* '{re.escape(other)}'") as fast:
         ncu_roofline.read(path)
     assert False in taken
+    assert fast.value.line == 40  # the row edited (a Device "1" is also the Context column's cell on every row)
     monkeypatch.setattr(records, "_HAS_VIEWS", False)
     with pytest.raises(ParseError) as slow:
         ncu_roofline.read(path)

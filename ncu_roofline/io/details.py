@@ -114,9 +114,10 @@ def _metric_row_width(loc: Located, value_index: int) -> int:
     return width
 
 
-#: Identity columns the fast path parses on every row (to check that a launch key has one identity); the
-#: others are read from each launch's first line only.
-ROW_IDENTITY = ("Kernel Name", "Block Size", "Grid Size")
+#: Identity columns the fast path parses on every row (to check that a launch key has one identity: its kernel
+#: and launch configuration, and the GPU whose peaks its roofline takes); the others are read from each launch's
+#: first line only.
+ROW_IDENTITY = ("Kernel Name", "Block Size", "Grid Size", "Device", "CC")
 
 
 def read_details(loc: Located, report: str) -> Page:
@@ -184,7 +185,14 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     if "__trailing__" in names:
         trailing = column(table, "__trailing__")
         if pc.any(pc.not_equal(trailing, "")).as_py():
-            raise ParseError(loc.path, "a metric row has a value after 'Metric Value' (expected none)")
+            at = int(pc.index(pc.not_equal(trailing, ""), True).as_py())
+            key, extra = (f'"{column(table, c)[at].as_py()}",' for c in ("ID", "Process ID")), trailing[at].as_py()
+            line = lines_starting(loc.path, "".join(key), loc.data_offset, 1, extra)
+            raise ParseError(
+                loc.path,
+                f"a metric row has a value after 'Metric Value' ({extra!r}; expected none)",
+                line=line[0] if line else None,
+            )
     # Rows that carry a rule in a non-ragged layout.
     rule_table = classified.rules
     if not ragged and "Rule Name" in header:
@@ -379,8 +387,8 @@ def _launches(
             i = int(mismatch[0])
             j = int(first[inverse[i]])
             a, b = arr[j].as_py(), arr[i].as_py()
-            quoted = '"' + str(b).replace('"', '""') + '"'
-            line = lines_starting(loc.path, f'"{lid[i]}","{pid[i]}",', loc.data_offset, 1, quoted)
+            key, cell = f'"{lid[i]}","{pid[i]}",', (loc.header.index(col), str(b))
+            line = lines_starting(loc.path, key, loc.data_offset, 1, field=cell)
             raise DuplicateLaunchError(
                 loc.path,
                 f"launch ID {lid[i]} of process {pid[i]} appears with two different {col!r} values "

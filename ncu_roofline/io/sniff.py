@@ -673,10 +673,16 @@ def line_of(path: Path, needle: str, start: int = 0) -> int | None:
 
 
 def lines_starting(
-    path: Path, prefix: str, start: int = 0, limit: int = 2, containing: str | tuple[str, ...] = ""
+    path: Path,
+    prefix: str,
+    start: int = 0,
+    limit: int = 2,
+    containing: str | tuple[str, ...] = "",
+    field: tuple[int, str] | None = None,
 ) -> list[int]:
     """The first ``limit`` 1-based line numbers, at or after byte ``start`` (a line's first byte), of lines that
-    begin with ``prefix`` (a launch's key, ``"0","663",``) and hold ``containing`` (each of them)."""
+    begin with ``prefix`` (a launch's key, ``"0","663",``), hold ``containing`` (each of them) and, where
+    ``field`` is given as (index, text), have that text as their CSV field of that index."""
     data = path.read_bytes()
     b = prefix.encode("utf-8")
     inside = [t.encode("utf-8") for t in ((containing,) if isinstance(containing, str) else containing)]
@@ -686,12 +692,19 @@ def lines_starting(
     while pos >= 0 and len(found) < limit:
         at = pos if data.startswith(b, pos) and (pos == 0 or data[pos - 1 : pos] == b"\n") else pos + 1
         end = data.find(b"\n", at)
-        if all(data.find(t, at, len(data) if end < 0 else end) >= 0 for t in inside):
+        stop = len(data) if end < 0 else end
+        if all(data.find(t, at, stop) >= 0 for t in inside) and (field is None or _field(data[at:stop], field)):
             line += data.count(b"\n", last, at)
             last = at
             found.append(line)
         pos = data.find(b"\n" + b, at)
     return found
+
+
+def _field(line: bytes, field: tuple[int, str]) -> bool:
+    """Whether CSV ``line`` has ``field[1]`` as its field of index ``field[0]``."""
+    fields = next(csv.reader([line.decode("utf-8", errors="replace").rstrip("\r")]), [])
+    return len(fields) > field[0] and fields[field[0]] == field[1]
 
 
 def lines_of(path: Path, needles: list[str], start: int = 0) -> dict[str, list[int]]:
