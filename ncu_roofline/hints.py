@@ -26,7 +26,6 @@ along in the hints frame, marked as ncu's (``ncu_rule_hints``).
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -113,8 +112,9 @@ class Frame:
 
     ``q``: quantities (``ncu_roofline.quantities``, base units, NaN when absent); ``units``: the unit table
     (``ncu_roofline.classify.unit_table``, fractions); ``verdicts``: VERDICT_COLUMNS; ``kernel_name``;
-    ``repeats``: launches of the same kernel in the report; ``total_duration``: seconds, all launches of the
-    kernel; ``ncu``: ncu's HighPipeUtilization/SOLFPRoofline figures (ncu_pipe_family, ncu_fp32_pct ...);
+    ``kernel_codes``: each launch's kernel (its report and kernel name) as a code, the groups of ``repeats``
+    and :meth:`per_kernel`; ``repeats``: launches of the same kernel in the report; ``ncu``: ncu's
+    HighPipeUtilization/SOLFPRoofline figures (ncu_pipe_family, ncu_fp32_pct ...);
     ``tensor_time``: the launch's time at the TF32 tensor roof (capped by its own memory roofs) over its time
     now, from the FP32 roofline rows (NaN where unknown); ``cc``: the GPU's compute capability (7.5; NaN where
     unknown); ``tensor_cores``: False where the GPU is known to have none."""
@@ -124,8 +124,8 @@ class Frame:
     units: pd.DataFrame
     verdicts: pd.DataFrame
     kernel_name: Arr
+    kernel_codes: Arr
     repeats: Arr
-    total_duration: Arr
     ncu: pd.DataFrame
     tensor_time: Arr
     cc: Arr
@@ -134,13 +134,6 @@ class Frame:
     @property
     def n(self) -> int:
         return len(self.keys)
-
-    @functools.cached_property
-    def kernel_codes(self) -> Arr:
-        """Each launch's kernel (its report and kernel name) as a code from 0: the groups of ``repeats``."""
-        report = self.keys["report"].to_numpy(dtype=object) if "report" in self.keys.columns else np.zeros(self.n)
-        codes: Arr = pd.MultiIndex.from_arrays([report, self.kernel_name]).factorize()[0]
-        return codes
 
     def per_kernel(self, values: Arr) -> Arr:
         """Per launch, the sum of ``values`` over the launches of its kernel (NaN counted as 0)."""
@@ -191,8 +184,8 @@ class Frame:
             self.units.iloc[pick].reset_index(drop=True),
             self.verdicts.iloc[pick].reset_index(drop=True),
             self.kernel_name[pick],
+            self.kernel_codes[pick],
             self.repeats[pick],
-            self.total_duration[pick],
             self.ncu.iloc[pick].reset_index(drop=True),
             self.tensor_time[pick],
             self.cc[pick],
@@ -209,8 +202,8 @@ class Frame:
             self.units,
             self.verdicts,
             self.kernel_name,
+            self.kernel_codes,
             self.repeats,
-            self.total_duration,
             self.ncu,
             self.tensor_time,
             self.cc,
@@ -1496,10 +1489,8 @@ def build_frame(
     theirs of the launches' CC column alone; ``sm_counts``: each launch's SM count as ``device.sm_counts`` finds
     it, the report's or the one its waves imply, before the table's or ``--peak``'s)."""
     keys = index.to_frame(index=False)
-    group = [launches["report"], launches["kernel_name"]]
-    dur = pd.Series(quant["duration"].to_numpy(dtype=float), index=launches.index)
-    repeats = dur.groupby(group, dropna=False).transform("size").to_numpy()
-    total = dur.groupby(group, dropna=False).transform("sum", min_count=1).to_numpy(dtype=float)
+    name = launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object)
+    codes = pd.MultiIndex.from_arrays([launches["report"].to_numpy(dtype=object), name]).factorize()[0]
     cc, tensor_cores = gpu_traits(launches["cc"]) if gpu is None else gpu
     q = quant.reset_index(drop=True)
     own = q["sm_count"].to_numpy(dtype=float) if "sm_count" in q.columns else np.full(len(q), np.nan)
@@ -1515,9 +1506,9 @@ def build_frame(
         q=q,
         units=table.reset_index(drop=True),
         verdicts=verdicts.reset_index(drop=True),
-        kernel_name=launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object),
-        repeats=repeats.astype(np.int64),
-        total_duration=total,
+        kernel_name=name,
+        kernel_codes=codes,
+        repeats=np.bincount(codes)[codes] if len(codes) else np.zeros(0, dtype=np.int64),
         ncu=ncu_frame(rules, index) if ncu is None else ncu,
         tensor_time=tensor_time_share(roof, peaks, index, positions=roof_positions),
         cc=cc,
