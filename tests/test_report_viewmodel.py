@@ -425,3 +425,21 @@ def test_every_rendering_of_a_gddr_report_says_dram() -> None:
         assert "DRAM" in text and "HBM" not in text
     assert '"limiter":{"compute":"Compute","hbm":"DRAM"' in render_html(t4)  # the page's script labels
     assert "HBM" in render_terminal(sample("micro_full.raw.csv"), width=120)
+
+
+@pytest.mark.parametrize(
+    ("now", "less", "decimals", "expected"),
+    [
+        (0.004, 0.963, 0, ("96%", "<1%")),  # at its roof: less work recovers more, and leads
+        (0.07, None, 0, ("7%", None)),  # no less-work figure
+        (0.07, 0.0704, 0, ("7%", None)),  # the same as printed: one figure
+        (0.5, 0.3, 1, ("50.0%", None)),  # the same work done faster recovers more
+        (None, 0.5, 1, None),  # no estimate today: none given
+    ],
+)
+def test_a_hints_estimates_lead_with_the_larger_as_printed(
+    now: float | None, less: float | None, decimals: int, expected: tuple[str, str | None] | None
+) -> None:
+    """One rule for the terminal's and Markdown's findings and the HTML page's hint cards (the page's script worded
+    its cards with a rule of its own)."""
+    assert fmt.less_work_first(now, less, decimals) == expected

@@ -107,6 +107,18 @@ def percent(value: Any, decimals: int = 1) -> str:
     return f"{text}%"
 
 
+def less_work_first(now: float | None, less: float | None, decimals: int = 1) -> tuple[str, str | None] | None:
+    """A hint's two estimates as printed, the one to lead with first: (what less work recovers, what the same
+    work done faster does) where removing the work recovers more, as printed (a kernel at its roof gains nothing
+    from the same work done faster); else (today's figure, None). None where today's is not known."""
+    if now is None:
+        return None
+    today = percent(now, decimals)
+    if less is not None and less > now and percent(less, decimals) != today:
+        return percent(less, decimals), today
+    return today, None
+
+
 def count(value: Any) -> str:
     """An integer with thousands separators."""
     v = integer(value)

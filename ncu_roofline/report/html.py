@@ -96,8 +96,10 @@ def _script_safe(text: str) -> str:
 
 
 #: The fields of a hint card (``dataclasses.asdict`` without its deep copy: the evidence is rebuilt below and
-#: every other field is a number, a string or None).
-_HINT_FIELDS = tuple(f.name for f in fields(HintItem))
+#: every other field is a number, a string or None); the estimates go as the card words them (``speedup``).
+_HINT_FIELDS = tuple(
+    f.name for f in fields(HintItem) if f.name not in ("estimated_speedup", "estimated_speedup_less_work")
+)
 
 
 def _hint(h: HintItem, advice: dict[str, int]) -> dict[str, Any]:
@@ -106,6 +108,7 @@ def _hint(h: HintItem, advice: dict[str, int]) -> dict[str, Any]:
     d = {name: getattr(h, name) for name in _HINT_FIELDS}
     d["evidence"] = [{k: (fmt.number(v) if isinstance(v, float) else v) for k, v in e.items()} for e in h.evidence]
     d["advice"] = None if h.advice is None else advice.setdefault(h.advice, len(advice))
+    d["speedup"] = h.speedup_text
     return d
 
 

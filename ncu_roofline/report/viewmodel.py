@@ -220,6 +220,17 @@ class HintItem:
     launches: int
     launch_id: int | None
 
+    @property
+    def speedup_text(self) -> str | None:
+        """The estimate as a hint card gives it, in whole percent: "est. speedup 12%", or where removing the
+        work recovers more (``fmt.less_work_first``) "est. speedup 96% with less work (<1% at today's work)";
+        None where there is no estimate."""
+        figures = fmt.less_work_first(self.estimated_speedup, self.estimated_speedup_less_work, 0)
+        if figures is None:
+            return None
+        lead, today = figures
+        return f"est. speedup {lead}" + (f" with less work ({today} at today's work)" if today is not None else "")
+
 
 @dataclass(frozen=True)
 class UnitUse:
@@ -341,13 +352,13 @@ class Finding:
         (as printed), that figure first: "up to 19.9% of GPU time recoverable with less work (<0.1% at today's
         work)" (a kernel at its roof gains nothing from the same work done faster); None where no estimate is
         known."""
-        if self.recoverable_share is None:
+        figures = fmt.less_work_first(self.recoverable_share, self.recoverable_less_work_share)
+        if figures is None:
             return None
-        now = fmt.percent(self.recoverable_share)
-        less = self.recoverable_less_work_share
-        if less is not None and less > self.recoverable_share and fmt.percent(less) != now:
-            return f"up to {fmt.percent(less)} of GPU time recoverable with less work ({now} at today's work)"
-        return f"up to {now} of GPU time recoverable"
+        lead, today = figures
+        if today is not None:
+            return f"up to {lead} of GPU time recoverable with less work ({today} at today's work)"
+        return f"up to {lead} of GPU time recoverable"
 
 
 @dataclass(frozen=True)

@@ -294,15 +294,10 @@
       add(box, el("span", { "class": "v" }, pct(value, 0)));
     });
   }
-  // " · est. speedup 7%"; where removing the work the hint counts saves more, that first:
-  // " · est. speedup 96% with less work (<1% at today's work)"
+  // " · est. speedup 7%", or " · est. speedup 96% with less work (<1% at today's work)": worded by the view
+  // model (HintItem.speedup_text), as the terminal and Markdown findings are
   function speedupText(h) {
-    if (h.estimated_speedup === null) return "";
-    var now = pct(h.estimated_speedup, 0);
-    var less = h.estimated_speedup_less_work;
-    if (less !== null && less > h.estimated_speedup && pct(less, 0) !== now)
-      return " \u00b7 est. speedup " + pct(less, 0) + " with less work (" + now + " at today's work)";
-    return " \u00b7 est. speedup " + now;
+    return h.speedup ? " \u00b7 " + h.speedup : "";
   }
 
   function hintCard(parent, h, total) {
