@@ -441,15 +441,20 @@ def resolve_peaks(
     # figure costs a millisecond or two each at 10,000 launches)
     figures = frame[list(FIGURES)].to_numpy(dtype=np.float64, copy=True)
     needs = missing.any(axis=1) & names.notna().to_numpy()
+    # the SM clock and count the report measured (NaN where it has none): what a table figure made of the boost
+    # clock and the SM count is scaled to (ncu locks the clocks at base by default: a V100 measured at 1.31 GHz)
+    measured = {basis: figures[:, FIGURES.index(basis)].copy() for basis in _FLOP_BASES}
     for name in sorted(set(names[needs].dropna().astype(str))):
         spec = find_device(name)
         if spec is None:  # a GPU outside the table: the report's own peaks carry the analysis
             continue
         rows = needs & (names == name).fillna(False).to_numpy()
-        for fig, figure in table_figures(spec).items():
+        table = table_figures(spec)
+        scale = _at_measured(measured, table, rows)
+        for fig, figure in table.items():
             j = FIGURES.index(fig)
             fill = rows & missing[:, j]  # distinct names fill distinct rows: still missing before this name
-            figures[fill, j] = figure.value
+            figures[fill, j] = figure.value * (scale[fill] if fig in _PER_SM_CYCLE else 1.0)
             sources[fill, j] = code(f"{TABLE}{spec.name}")
     frame[list(FIGURES)] = figures
 
@@ -498,6 +503,31 @@ _MADE_OF: dict[str, tuple[str, ...]] = {
     "l2_clock_hz": ("l2_bytes_per_s",),
     "l1_clock_hz": ("l1_bytes_per_s",),
 }
+
+
+#: The table's figures that are work per SM per cycle x SM count x boost clock: they follow the report's
+#: SM clock and count (DRAM and L2 run on clocks of their own).
+_PER_SM_CYCLE = (*_FLOP_FIGURES, "l1_bytes_per_s")
+
+
+def _at_measured(measured: dict[str, np.ndarray], table: Mapping[str, Figure], rows: np.ndarray) -> np.ndarray:
+    """Per launch, the factor that takes a ``_PER_SM_CYCLE`` figure of the table (at its boost clock and SM
+    count) to the SM clock and count the report measured for the launch (``measured``: each basis per launch,
+    NaN where the report has none; 1.0 there, and where the table lacks the basis). As ncu's roofs are: its
+    peaks are per-cycle work x the measured clock, so a launch's fraction of a table roof is of what the GPU
+    could do at the clock it ran at, not at one it did not (ncu runs kernels at the base clock by default).
+    Never above the boost clock: a launch of a few microseconds can measure more (train_step: up to 2.50 GHz on
+    an H200 whose boost is 1.98), which no GPU runs at."""
+    scale = np.ones(len(rows))
+    for basis in _FLOP_BASES:
+        own = table.get(basis)
+        if own is None or not own.value > 0:
+            continue
+        ratio = measured[basis] / own.value
+        if basis == "sm_clock_hz":
+            ratio = np.minimum(ratio, 1.0)
+        scale = np.where(rows & np.isfinite(ratio) & (ratio > 0), scale * ratio, scale)
+    return scale
 
 
 def _summarise(sources: np.ndarray, labels: list[str]) -> Any:

@@ -16,6 +16,7 @@ import pytest
 if TYPE_CHECKING:
     from ncu_roofline import Report
     from ncu_roofline.analysis import Analysis
+    from ncu_roofline.devices import DeviceSpec
 
 T = TypeVar("T")
 
@@ -210,3 +211,21 @@ def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
     tol = half_unit(frame[f"text{a}"], va) + half_unit(frame[f"text{b}"], vb)
     same = (va - vb).abs() <= tol * (1 + 1e-9) + 1e-12 * va.abs()
     return same | (va.isna() & vb.isna())
+
+
+def at_measured(figure: str, spec: DeviceSpec, values: pd.DataFrame) -> np.ndarray:
+    """Per launch of ``values`` (a report's wide values), the table's ``figure`` of ``spec`` (work per SM per
+    cycle x SMs x boost clock) at the SM clock and SM count the report measured: ``sm__cycles_elapsed.avg.
+    per_second`` (at most the boost clock) and ``device__attribute_multiprocessor_count`` (the table's own where
+    the report lacks one)."""
+    value = getattr(spec, figure).value
+    scale = np.ones(len(values.index))
+    for metric, basis, most in (
+        ("sm__cycles_elapsed.avg.per_second", spec.sm_clock_hz, 1.0),
+        ("device__attribute_multiprocessor_count", spec.sm_count, np.inf),
+    ):
+        if metric in values.columns and basis is not None:
+            own = pd.to_numeric(values[metric], errors="coerce").to_numpy(dtype=np.float64)
+            scale *= np.where(np.isnan(own), 1.0, np.minimum(own / basis.value, most))
+    out: np.ndarray = value * scale
+    return out
