@@ -12,6 +12,7 @@ import csv
 import gzip
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -341,6 +342,37 @@ def test_other_ncu_error_is_quoted(tmp_path: Path) -> None:
     p.write_text("==PROF== Connected to process 7 (/app)\nhello\n==ERROR== Failed to prepare kernel for profiling\n")
     with pytest.raises(NcuError, match=r":3: ncu reported an error and wrote no CSV: Failed to prepare kernel"):
         ncu_roofline.read(p)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("refused-option-2022.3.csv", "unrecognised option '--print-details'"),
+        ("refused-page-2022.3.csv", "the argument for option '--page' is invalid"),
+    ],
+)
+def test_ncu_2022_3_refusing_its_command_line_is_said(name: str, reason: str) -> None:
+    """ncu 2022.3's own words on a command line it refuses, captured with ``2>&1`` (``--csv --page details
+    --print-details all``, an option of 2023.1 on; ``--csv --page session``): no ``==ERROR==`` mark, the reason
+    then "Use --help for further details." (it was "no ncu CSV header found")."""
+    with pytest.raises(NcuError, match=rf":1: ncu refused its command line and wrote no CSV: {re.escape(reason)}"):
+        ncu_roofline.read(DATA / "ncu-cli" / name)
+
+
+@pytest.mark.parametrize("version", _ncu.VERSIONS)
+def test_ncu_refusing_its_command_line_live_is_said(tmp_path: Path, version: str) -> None:
+    """The real ncu of each version on an option it lacks, its output captured as a user's ``> page.csv 2>&1``
+    does: 2022.3's unmarked reason or 2024.2's ``==ERROR==`` line is named, not "no ncu CSV header"."""
+    ncu = _ncu.require_ncu(version)
+    page = tmp_path / "page.csv"
+    with page.open("wb") as out:
+        done = subprocess.run(
+            [str(ncu), "--csv", "--print-no-such-option", "-i", str(tmp_path / "r.ncu-rep")],
+            stdout=out, stderr=subprocess.STDOUT, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode != 0
+    with pytest.raises(NcuError, match=r"wrote no CSV: .*--print-no-such-option"):
+        ncu_roofline.read(page)
 
 
 # ------------------------------------------------------------- program output in any encoding, CRLF, glued lines

@@ -571,6 +571,7 @@ def locate(path: Path) -> Located:
             "with --csv)",
         )
     _raise_ncu_error(path, preamble)
+    _raise_usage_error(path, preamble)
     _raise_reindented(path, preamble)
     if any(_SOURCE_WARNING.match(s.text.strip()) for s in preamble):
         raise FormatError(path, f"{_SOURCE_PAGE}; ncu printed no source for it")
@@ -627,6 +628,24 @@ def _raise_ncu_error(path: Path, lines: list[Skipped]) -> None:
                 "--nvtx-include) and --target-processes of the ncu command line",
                 line=s.line,
             )
+
+
+#: ncu's last words on a command line it refuses (2022.3 prints them on a line of their own, after the reason
+#: without a ``==ERROR==`` mark; 2024.2 after ``==ERROR== <reason>.`` on the same line, read as ncu's error).
+_USAGE_END = "Use --help for further details."
+
+
+def _raise_usage_error(path: Path, lines: list[Skipped]) -> None:
+    """A capture of ncu refusing its command line (``ncu --csv --print-details all ... > page.csv 2>&1`` with an
+    ncu that lacks the option): the reason is the line before ncu's "Use --help for further details."; raise
+    NcuError with it. Only where that line is the capture's last words and the reason is a short first line."""
+    texts = [s for s in lines if s.text.strip()]
+    if len(texts) == 2 and texts[1].text.strip() == _USAGE_END:
+        reason = texts[0].text.strip()
+        raise NcuError(
+            path, f"ncu refused its command line and wrote no CSV: {reason} (an option of another ncu version?)",
+            line=texts[0].line,
+        )  # fmt: skip
 
 
 def _raise_run_log(path: Path, lines: list[Skipped]) -> None:
