@@ -244,8 +244,7 @@ def _no_roofline(panels: Sequence[RooflinePanel]) -> str:
     if len(panels) == 1:
         return f"No roofline: {panels[0].label}: {panels[0].note}"
     return (
-        f"No roofline: this export has no {_named([p.label for p in panels], 'or')} work counts (not "
-        f"collected): profile with --set "
+        f"No roofline: this export has no {_named([p.label for p in panels], 'or')} work counts: profile with --set "
         f"{ROOFLINE_SET}, or in one run with this tool's section: {profile_command()}; a report made with ncu's "
         f"roofline sections has it on its raw page ({RAW_EXPORT})."
     )
