@@ -638,7 +638,7 @@ _USAGE_END = "Use --help for further details."
 def _raise_usage_error(path: Path, lines: list[Skipped]) -> None:
     """A capture of ncu refusing its command line (``ncu --csv --print-details all ... > page.csv 2>&1`` with an
     ncu that lacks the option): the reason is the line before ncu's "Use --help for further details."; raise
-    NcuError with it. Only where that line is the capture's last words and the reason is a short first line."""
+    NcuError with it. Only where the capture holds those two lines and nothing else (blank lines aside)."""
     texts = [s for s in lines if s.text.strip()]
     if len(texts) == 2 and texts[1].text.strip() == _USAGE_END:
         reason = texts[0].text.strip()
