@@ -90,7 +90,8 @@ def read_summary(loc: Located, report: str) -> Page:
     dict_cols = {*group_cols, "Section Name", "Metric Name", "Metric Unit"} & set(header)
     table, odd = read_records(loc, list(header), string_columns(list(header), dict_cols))
     table, again = drop_repeated_headers(loc, table, ("Invocations", "Metric Name"))
-    if sections and _misaligned(header, table, odd):
+    reflowed = sections and _misaligned(header, table, odd)
+    if reflowed:
         table, skipped = _reflow(loc, header, dict_cols)
     else:
         skipped = classify_odd_rows(loc, odd, record_width=len(header), rule_width=None).skipped
@@ -112,7 +113,7 @@ def read_summary(loc: Located, report: str) -> Page:
     inverse = inverse.reshape(-1)
     # two captures in one file (the header repeats, or a page without --csv printed twice): one process's twice
     # would merge its groups
-    _same_group_twice(loc, table, inverse, sections)
+    _same_group_twice(loc, table, inverse, sections, reflowed)
     order = np.argsort(first, kind="stable")
     group_number = np.empty_like(order)
     group_number[order] = np.arange(len(order))
@@ -230,9 +231,11 @@ def _one_count_per_group(loc: Located, table: pa.Table, first_row: np.ndarray, g
         )
 
 
-def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections: bool) -> None:
+def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections: bool, reflowed: bool) -> None:
     """FormatError where a group has a metric twice: two captures of one process (same process ID, same kernels)
-    appended into one file, whose groups cannot be told apart."""
+    appended into one file, whose groups cannot be told apart; or, on a page whose rows ncu cut across lines
+    (``reflowed``), the body tables ``--print-details all`` adds (their labels repeat within a section: both
+    pipe-utilisation tables of Compute Workload Analysis have an "ALU" row)."""
     metric = [column(table, "Metric Name")] + ([column(table, "Section Name")] if sections else [])
     codes = [group.astype(np.int64)] + [
         pc.dictionary_encode(m).indices.to_numpy(zero_copy_only=False).astype(np.int64) for m in metric
@@ -252,10 +255,16 @@ def _same_group_twice(loc: Located, table: pa.Table, group: np.ndarray, sections
         pid = column(table, "Process ID")[i].as_py() if "Process ID" in table.column_names else None
         quoted = tuple('"' + str(t).replace('"', '""') + '"' for t in (kernel, name))
         lines = lines_starting(loc.path, f'"{pid}",' if pid is not None else '"', loc.data_offset, 2, quoted)
+        why = (
+            "ncu printed its sections' body tables into this summary (--print-details all or body: its rows cut "
+            "across lines, tables whose labels repeat); export the summary without --print-details, or the details "
+            "or raw page"
+            if reflowed
+            else "two captures of one process appended into one file? export each capture to a file of its own"
+        )
         raise FormatError(
             loc.path,
-            f"the group of {kernel!r} has metric {name!r} twice: two captures of one process appended into one "
-            "file? export each capture to a file of its own",
+            f"the group of {kernel!r} has metric {name!r} twice: {why}",
             line=lines[1] if len(lines) > 1 else None,
         )
 
