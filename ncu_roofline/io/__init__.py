@@ -324,8 +324,7 @@ def _check_durations(shown: Path, launches: pd.DataFrame) -> None:
     which would subtract from every sum of GPU time) or beyond float64 in ns (``1e307`` us)."""
     d = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
     _refuse_negative(shown, launches, d, "its duration is {value:g} ns (expected a duration of zero or more")
-    beyond = "its duration in ns is beyond 1e308 (expected a finite duration"
-    _refuse_negative(shown, launches, np.where(np.isinf(d), -1.0, 0.0), beyond)
+    _refuse(shown, launches, np.isinf(d), "its duration in ns is beyond 1e308 (expected a finite duration")
 
 
 def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSource]) -> None:
@@ -342,18 +341,25 @@ def _check_signs(shown: Path, launches: pd.DataFrame, sources: Sequence[MetricSo
 
 def _refuse_negative(shown: Path, launches: pd.DataFrame, values: np.ndarray, said: str) -> None:
     """ParseError naming the first launch (row of ``launches``) whose value is negative: ``said`` with its
-    ``{value}``, then that the cell is damaged or edited."""
-    bad = np.flatnonzero(values < 0)
-    if len(bad):
-        row = launches.iloc[int(bad[0])]
+    ``{value}``, then that the cell is damaged or edited; the line, the launch's first with a negative cell."""
+    bad = values < 0
+    if bad.any():
+        _refuse(shown, launches, bad, said.format(value=values[int(np.argmax(bad))]), ',"-')
+
+
+def _refuse(shown: Path, launches: pd.DataFrame, bad: np.ndarray, said: str, containing: str | None = None) -> None:
+    """ParseError naming the first launch (row of ``launches``) where ``bad`` holds: ``said``, then that the cell
+    is damaged or edited; with the line of that launch's first record holding ``containing``, where given."""
+    at = np.flatnonzero(bad)
+    if len(at):
+        row = launches.iloc[int(at[0])]
         lid, pid = row["launch_id"], row["process_id"]
-        # the launch's first line with a negative cell (a CSV page's records begin with the launch's key)
-        line = lines_starting(shown, f'"{lid}","{pid}",', containing=',"-', limit=1) if shown.is_file() else []
+        # (a CSV page's records begin with the launch's key)
+        found = containing is not None and shown.is_file()
+        line = lines_starting(shown, f'"{lid}","{pid}",', containing=containing or "", limit=1) if found else []
         raise ParseError(
             shown,
-            f"launch ID {lid} of process {pid} ({row['kernel_name']}): "
-            + said.format(value=values[bad[0]])
-            + ": the cell is damaged or edited)",
+            f"launch ID {lid} of process {pid} ({row['kernel_name']}): {said}: the cell is damaged or edited)",
             line=line[0] if line else None,
         )
 

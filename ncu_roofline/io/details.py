@@ -186,8 +186,9 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
         trailing = column(table, "__trailing__")
         if pc.any(pc.not_equal(trailing, "")).as_py():
             at = int(pc.index(pc.not_equal(trailing, ""), True).as_py())
-            key, extra = (f'"{column(table, c)[at].as_py()}",' for c in ("ID", "Process ID")), trailing[at].as_py()
-            line = lines_starting(loc.path, "".join(key), loc.data_offset, 1, extra)
+            key = "".join(f'"{column(table, c)[at].as_py()}",' for c in ("ID", "Process ID"))
+            extra = trailing[at].as_py()
+            line = lines_starting(loc.path, key, loc.data_offset, 1, field=(names.index("__trailing__"), extra))
             raise ParseError(
                 loc.path,
                 f"a metric row has a value after 'Metric Value' ({extra!r}; expected none)",
