@@ -28,8 +28,10 @@ import pandas as pd
 
 from .analysis import Analysis
 from .io import read_warnings
+from .io.identity import display_name, nvtx_renamed
 from .model import launch_index
 from .summary import dominant, launch_weights
+from .vector import distinct_rows
 from .vocabulary import PRECISIONS, Level
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
@@ -179,19 +181,39 @@ def _match_frame(analysis: Analysis) -> pd.DataFrame:
     and block, "" where not given)."""
     lv = analysis.launches
     short = lv["display_name"].astype(object).where(lv["display_name"].notna(), lv["kernel_name"].astype(object))
-    kernel = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), short)
+    named = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), short)
+    kernel, short = _without_rename(named.fillna("").astype(str).to_numpy(), short, lv["nvtx_path"])
     nvtx = lv["nvtx_path"].astype(object).where(lv["nvtx_path"].notna(), lv["nvtx_start_end"].astype(object))
     nvtx = nvtx.where(nvtx.notna(), "")
     return pd.DataFrame(
         {
             "pos": np.arange(len(lv)),
-            "kernel": kernel.fillna("").astype(str).to_numpy(),
+            "kernel": kernel,
             "short": short.fillna("").astype(str).to_numpy(),
             "nvtx": nvtx.astype(str).to_numpy(),
             "nvtx_shape": [_NUMBER.sub("#", s) for s in nvtx.astype(str)],
             "launch": _launch_shapes(lv),
         }
     )
+
+
+def _without_rename(kernel: np.ndarray, short: pd.Series, paths: pd.Series) -> tuple[np.ndarray, pd.Series]:
+    """The kernel names and display names to match by, without the NVTX range that ``--print-nvtx-rename
+    kernel`` put before a launch's kernel name (``nvtx_renamed``): an export printed with it matches the same
+    report's plain export (its ranges are still matched, by the NVTX passes). Worked out once per distinct
+    kernel and ranges."""
+    codes, first = distinct_rows(kernel, paths)
+    own = [
+        nvtx_renamed(str(k), p if isinstance(p, str) else None)
+        for k, p in zip(kernel[first], paths.to_numpy(dtype=object)[first], strict=True)
+    ]
+    renamed = np.array([r is not None for r in own])[codes]
+    if not renamed.any():
+        return kernel, short
+    names = np.array([r[1] if r is not None else "" for r in own], dtype=object)[codes]
+    shorts = np.array([display_name(r[1]) if r is not None else "" for r in own], dtype=object)[codes]
+    out = np.where(renamed, names, kernel)
+    return out, short.where(~renamed, pd.Series(shorts, index=short.index))
 
 
 def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:

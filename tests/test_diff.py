@@ -7,6 +7,7 @@ program or a second run would change them (``tests/edits.py``).
 
 from __future__ import annotations
 
+import csv
 import gzip
 import math
 from dataclasses import replace
@@ -443,3 +444,57 @@ def test_nothing_matched_is_said_first() -> None:
     said = "no kernel in common: the totals above compare different kernels (see the caveats)"
     assert matching_line(d).endswith(said)
     assert not any(c.startswith("no launch matched") for c in compare(roof, roof).caveats)
+
+
+def _innermost_ranges(path: Path) -> dict[int, str]:
+    """Each launch's innermost NVTX push/pop range, read off the CSV itself (golden: the file, not the reader):
+    the range name of the last quoted item of its push/pop cell (``<default domain>:memory:none:...``)."""
+    with gzip.open(path, "rt", newline="") as fh:
+        rows = csv.reader(fh)
+        header = next(rows)
+        i, col = header.index("ID"), next(j for j, c in enumerate(header) if "Push/Pop_Range" in c)
+        return {int(r[i]): r[col].split('"')[-2].split(":")[1] for r in rows if len(r) > col and r[i].isdigit()}
+
+
+@pytest.mark.parametrize(
+    ("version", "name", "plain_pass"),
+    [
+        ("2024.2", "micro_roof", "name+nvtx"),
+        ("2022.3", "gene_dzv", "name+nvtx"),
+        # ncu 2024.2 prints the plain page's long template names shortened, the renamed page's in full
+        ("2024.2", "gene_dzv", "short-name"),
+    ],
+)
+def test_kernels_renamed_by_their_nvtx_range_read_as_the_plain_export(version: str, name: str, plain_pass: str) -> None:
+    """``--print-nvtx-rename kernel`` prints each kernel as its innermost NVTX push/pop range, "/" and its
+    name (real re-exports of one report by ncu). Each launch's display name is that range, "/" and the plain
+    export's display name of the same launch, whatever the kernel's own name looks like (``memory/stream_triad``
+    kept its range and ``dzv_ak/void gt::detail::kernel_assign_6<...>`` lost it, as if a return type), and
+    ``diff`` pairs every launch with the plain export's as it pairs two plain exports of that report."""
+    folder = DATA_REEXPORT / f"ncu-{version}"
+    renamed_path, plain_path = folder / f"{name}.details-nvtx-rename.csv.gz", folder / f"{name}.details.csv.gz"
+    ranges = _innermost_ranges(renamed_path)
+    plain, renamed_ = analyze(ncu_roofline.read(plain_path)), analyze(ncu_roofline.read(renamed_path))
+    p = plain.launches.set_index("launch_id")
+    r = renamed_.launches.set_index("launch_id")
+    assert sorted(r.index) == sorted(ranges) == sorted(p.index)
+    for lid, inner in ranges.items():
+        assert str(r.at[lid, "kernel_name"]).startswith(inner + "/")  # ncu's rename, as the file has it
+        assert r.at[lid, "display_name"] == f"{inner}/{p.at[lid, 'display_name']}"
+    d = compare(plain, renamed_)
+    assert d.match_counts() == {plain_pass: len(ranges)}
+    assert d.unmatched.empty
+    assert (d.pairs["before_launch_id"] == d.pairs["after_launch_id"]).all()
+
+
+def test_a_slash_in_a_name_is_no_rename_unless_the_launchs_range_is_before_it() -> None:
+    from ncu_roofline.io.identity import nvtx_renamed, renamed_display_name
+
+    assert nvtx_renamed("fwd/attn/softmax_kernel(float *)", "step/fwd/attn") == ("fwd/attn", "softmax_kernel(float *)")
+    assert nvtx_renamed("attn/softmax_kernel(float *)", "step/fwd/attn") == ("attn", "softmax_kernel(float *)")
+    assert nvtx_renamed("operator/(float2, float2)", "step") is None
+    assert nvtx_renamed("attn/softmax_kernel(float *)", None) is None
+    assert nvtx_renamed("attn/", "attn") is None
+    assert renamed_display_name("void ns::k<Op>(int)", "attn") == "k<Op>"
+    long_range = "aten::scaled_dot_product_attention, seq = 12"
+    assert renamed_display_name(f"{long_range}/void k(int)", f"x/{long_range}") == "aten::scaled_dot_produc…/k"

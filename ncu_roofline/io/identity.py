@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import LAUNCH_COLUMNS, conform, ext_array
+from ..vector import distinct_rows
 
 #: ncu names NVTX columns by their format string: the details and raw pages of every version since 2019.5
 #: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`` (scope ``thread`` or
@@ -266,6 +267,37 @@ def demangled(name: str) -> str | None:
     return _demangler()(name.strip())
 
 
+def nvtx_renamed(kernel: str, path: str | None) -> tuple[str, str] | None:
+    """(range, kernel name) where ``kernel`` is a name as ``--print-nvtx-rename kernel`` prints it: the launch's
+    innermost NVTX push/pop range, a "/" and the kernel's own name (``memory/stream_triad(float4 *, ...)`` in
+    the range ``memory``); None where it is not. ``path``: the launch's ranges as ``nvtx_path`` joins them, of
+    which the innermost is the shortest tail at a "/" that the name begins with (a range may hold a "/")."""
+    if not path or "/" not in kernel:
+        return None
+    for cut in [*(i + 1 for i in range(len(path) - 1, -1, -1) if path[i] == "/"), 0]:
+        inner = path[cut:]
+        if inner and kernel.startswith(inner + "/") and len(kernel) > len(inner) + 1:
+            return inner, kernel[len(inner) + 1 :]
+    return None
+
+
+#: The longest NVTX range a display name keeps before the kernel's own short name (``renamed_display_name``).
+_RANGE_IN_NAME = 24
+
+
+def renamed_display_name(kernel: str, path: str | None) -> str:
+    """``display_name`` of a kernel, where ncu renamed it by its NVTX range (``nvtx_renamed``) the range kept
+    before the short name of the kernel itself (``dzv_ak/kernel_assign_6<gtensor_view>``; the range cut to
+    ``_RANGE_IN_NAME`` characters), so that a renamed name reads alike whatever the kernel's own name is."""
+    renamed = nvtx_renamed(kernel, path)
+    if renamed is None:
+        return display_name(kernel)
+    inner, own = renamed
+    if len(inner) > _RANGE_IN_NAME:
+        inner = inner[: _RANGE_IN_NAME - 1] + "…"
+    return f"{inner}/{display_name(own)}"
+
+
 def display_name(kernel: str, max_len: int = 60) -> str:
     """A short, readable name for a (demangled, possibly templated) kernel name.
 
@@ -334,6 +366,21 @@ def _per_unique(values: pd.Series, fn: Callable[[str], object], dtype: str) -> o
     return mapped.take(np.where(codes < 0, len(uniques), codes))
 
 
+def _display_names(kernels: pd.Series, paths: object) -> object:
+    """Per launch, its kernel's display name (``renamed_display_name`` where the launch has NVTX ranges: ncu
+    may have renamed the kernel by its range), made once per distinct kernel, or kernel and ranges."""
+    if paths is None:
+        return _per_unique(kernels, display_name, "string")
+    codes, first = distinct_rows(kernels, paths)
+    names = pd.Series(kernels).astype(object).to_numpy()[first]
+    ranges = pd.Series(paths).astype(object).to_numpy()[first]
+    made = [
+        renamed_display_name(k, r if isinstance(r, str) else None) if isinstance(k, str) else None
+        for k, r in zip(names, ranges, strict=True)
+    ]
+    return ext_array(made, "string").take(codes)
+
+
 def _int_column(values: pd.Series) -> object:
     """An Int64 identity column: integers as they are, text through :func:`_to_int`."""
     if pd.api.types.is_integer_dtype(values.dtype) and not isinstance(values.dtype, pd.CategoricalDtype):
@@ -390,7 +437,7 @@ def build_launches(identity: pd.DataFrame, report: str) -> pd.DataFrame:
         col = startend[0]
         out["nvtx_start_end"] = _per_unique(identity[col], lambda v: nvtx_path(v, col), "string")
     if "Kernel Name" in identity.columns:
-        out["display_name"] = _per_unique(identity["Kernel Name"], display_name, "string")
+        out["display_name"] = _display_names(identity["Kernel Name"], out.get("nvtx_path"))
     if "invocations" not in out:
         out["invocations"] = ext_array(np.ones(n, np.int64), "Int64")
     return conform(pd.DataFrame(out), LAUNCH_COLUMNS)
