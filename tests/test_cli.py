@@ -288,6 +288,9 @@ def test_an_export_of_no_rows_in_a_folder_is_skipped_and_named_alone_is_an_error
     assert [s["report"] for s in json.loads(r.stdout)["sources"]] == ["micro_full.raw", "micro_roof.raw"]
     alone = run(body)
     assert alone.exit_code == EXIT_INPUT and "the export has a header but no rows" in one_error_line(alone)
+    # ... and why, from its header: a body page has rows only where the sections have body items
+    assert "printed with --print-details body or all" in one_error_line(alone)
+    assert "export the details page without --print-details, or the raw page" in one_error_line(alone)
 
 
 def test_a_file_and_its_gzip_twin_in_one_folder_are_two_reports(work: Path) -> None:

@@ -598,10 +598,20 @@ def check_header(loc: Located, page: str, required: Sequence[str] = ()) -> None:
 
 
 def check_nonempty(loc: Located, n_rows: int, what: str) -> None:
+    """EmptyExportError where the page has no rows after its header; on a page printed with ``--print-details
+    body`` or ``all`` (a ``Body Item Label`` column), that such a page has rows only where the report's sections
+    have body items to print, and what to export instead."""
     if n_rows == 0:
+        why = ""
+        if "Body Item Label" in loc.header:
+            why = (
+                "; its 'Body Item Label' column says it was printed with --print-details body or all, which has rows"
+                " only where the report's sections have body items: export the details page without"
+                " --print-details, or the raw page"
+            )
         raise EmptyExportError(
             loc.path,
-            f"the export has a header but no {what} (expected at least one launch after line {loc.header_line})",
+            f"the export has a header but no {what} (expected at least one launch after line {loc.header_line}){why}",
             line=loc.header_line,
         )
 
