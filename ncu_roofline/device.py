@@ -444,6 +444,10 @@ def resolve_peaks(
     # the SM clock and count the report measured (NaN where it has none): what a table figure made of the boost
     # clock and the SM count is scaled to (ncu locks the clocks at base by default: a V100 measured at 1.31 GHz)
     measured = {basis: figures[:, FIGURES.index(basis)].copy() for basis in _FLOP_BASES}
+    # a details page gives no SM clock: its "SM Frequency" is the GPC clock, the clock domain the SMs run in
+    # (within 1 % of the SM clock on the H200 sample's raw page, but for launches of a few microseconds)
+    clock = measured["sm_clock_hz"]
+    measured["sm_clock_hz"] = np.where(np.isnan(clock), _first_values(values, (GPC_CLOCK,)), clock)
     for name in sorted(set(names[needs].dropna().astype(str))):
         spec = find_device(name)
         if spec is None:  # a GPU outside the table: the report's own peaks carry the analysis
@@ -564,6 +568,8 @@ CC_MINOR = quantities.DEVICE_ATTRIBUTES["cc_minor"].metrics[0]
 MEMORY_CLOCKS = quantities.DEVICE_ATTRIBUTES["memory_clock"].metrics
 BUS_WIDTHS = quantities.DEVICE_ATTRIBUTES["bus_width"].metrics
 SM_COUNTS = quantities.BY_NAME["sm_count"].metrics
+#: The GPC clock: a details page's "SM Frequency" (the SM clock of the table's figures where the page lacks it).
+GPC_CLOCK = "gpc__cycles_elapsed.avg.per_second"
 
 
 def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:

@@ -216,16 +216,21 @@ def close_within_rounding(frame: pd.DataFrame, a: str, b: str) -> pd.Series:
 def at_measured(figure: str, spec: DeviceSpec, values: pd.DataFrame) -> np.ndarray:
     """Per launch of ``values`` (a report's wide values), the table's ``figure`` of ``spec`` (work per SM per
     cycle x SMs x boost clock) at the SM clock and SM count the report measured: ``sm__cycles_elapsed.avg.
-    per_second`` (at most the boost clock) and ``device__attribute_multiprocessor_count`` (the table's own where
-    the report lacks one)."""
+    per_second``, else the GPC clock ``gpc__cycles_elapsed.avg.per_second`` (a details page's "SM Frequency"),
+    at most the boost clock, and ``device__attribute_multiprocessor_count`` (the table's own where the report
+    lacks one)."""
     value = getattr(spec, figure).value
     scale = np.ones(len(values.index))
-    for metric, basis, most in (
-        ("sm__cycles_elapsed.avg.per_second", spec.sm_clock_hz, 1.0),
-        ("device__attribute_multiprocessor_count", spec.sm_count, np.inf),
+    for metrics, basis, most in (
+        (("sm__cycles_elapsed.avg.per_second", "gpc__cycles_elapsed.avg.per_second"), spec.sm_clock_hz, 1.0),
+        (("device__attribute_multiprocessor_count",), spec.sm_count, np.inf),
     ):
-        if metric in values.columns and basis is not None:
-            own = pd.to_numeric(values[metric], errors="coerce").to_numpy(dtype=np.float64)
+        own = np.full(len(values.index), np.nan)
+        for metric in metrics:
+            if metric in values.columns:
+                got = pd.to_numeric(values[metric], errors="coerce").to_numpy(dtype=np.float64)
+                own = np.where(np.isnan(own), got, own)
+        if basis is not None:
             scale *= np.where(np.isnan(own), 1.0, np.minimum(own / basis.value, most))
     out: np.ndarray = value * scale
     return out
