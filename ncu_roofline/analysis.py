@@ -304,18 +304,15 @@ def figure_recipes(values: pd.DataFrame, roof: pd.DataFrame, *, positions: np.nd
     codes_of: dict[str, tuple[np.ndarray, pd.Index]] = {}
 
     def column(sel: np.ndarray, recipe: str) -> Any:
-        """The ``recipe`` text of each launch's first selected row; missing for a launch without one. As pandas
-        infers a column of such objects: the ``str`` dtype (NaN where missing), all missing: objects (<NA>).
-        Built by codes: the str column taken from the distinct names by Arrow, no objects inferred."""
+        """The ``recipe`` text of each launch's first selected row; <NA> for a launch without one: the string
+        dtype of the other recipe columns. Built by codes: taken from the distinct names by Arrow."""
         launches, first = np.unique(pos[sel], return_index=True)
         if recipe not in codes_of:
             codes_of[recipe] = pd.factorize(roof[recipe])  # <NA>: -1
         codes, names = codes_of[recipe]
         col = np.full(n, -1, dtype=np.int64)
         col[launches] = codes[np.flatnonzero(sel)[first]]
-        if not (col >= 0).any():
-            return np.full(n, pd.NA, dtype=object)
-        return taken([str(x) for x in names], col, dtype=pd.api.types.pandas_dtype("str"))
+        return taken([str(x) for x in names], col)
 
     dram = known & rows_of("level", "dram")
     for prec in ("fp64", "fp32", "fp16", "tensor"):

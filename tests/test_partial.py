@@ -119,3 +119,15 @@ def test_missing_names_only_what_the_file_lacks() -> None:
         assert "--metrics lts__t_bytes.sum.per_second" in text
     assert (v["unmeasured"] == "hbm, l2, l1, sm").all()
     assert v["limiter"].isna().all()  # FP64 at 0.07 % of its peak says nothing while memory is unmeasured
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "micro_full.details.csv", "micro_metrics.raw.csv"])
+def test_every_recipe_column_is_text_with_na_where_no_recipe(name: str) -> None:
+    """``Analysis.recipes``: one text dtype for every figure, <NA> (never NaN, never "") where the export has no
+    recipe for it: the FLOP and byte columns, taken from the roofline's rows, were pandas' ``str`` (NaN) beside
+    the others' ``string``. The details page has no FLOP counts (its FP columns all <NA>)."""
+    recipes = analysed(data(name)).recipes
+    assert all(isinstance(t, pd.StringDtype) and t.na_value is pd.NA for t in recipes.dtypes), recipes.dtypes
+    assert not (recipes == "").any().any()
+    if name == "micro_full.details.csv":
+        assert recipes["fp64_flops"].isna().all() and recipes["duration"].notna().all()
