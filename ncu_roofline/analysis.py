@@ -209,9 +209,9 @@ def analyze(
             shape[~(np.abs(shape) < 2.0**53)] = np.nan  # none beyond an exact integer, NaN and infinities too
             measured = pd.array(np.round(shape), dtype="Int64")
             launches[size] = launches[size].fillna(pd.Series(measured, index=launches.index))
-    launches["device_name"] = _as_objects(ident["device_name"].fillna(table), launches.index)
-    launches["device_table"] = _as_objects(table, launches.index)
-    launches["device_basis"] = _as_objects(basis, launches.index)
+    launches["device_name"] = _as_text(ident["device_name"].fillna(table))
+    launches["device_table"] = _as_text(table)
+    launches["device_basis"] = _as_text(basis)
 
     frame = build_frame(
         launches,
@@ -256,13 +256,9 @@ def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
     return out
 
 
-def _as_objects(texts: pd.Series, index: pd.Index) -> Any:
-    """A text column, positionally, as a frame stores it when given ``texts.to_numpy()`` (objects): pandas
-    infers the ``str`` dtype where some value is present and keeps objects where none is. Built in that type
-    directly (an Arrow cast; objects not inferred element by element)."""
-    if texts.notna().any():
-        return texts.astype("str").array
-    return pd.Series(texts.to_numpy(dtype=object), index=index, dtype=object)
+def _as_text(texts: pd.Series) -> Any:
+    """A text column, positionally, in the string dtype of the frames' other text columns (<NA> where missing)."""
+    return texts.astype("string").array
 
 
 def _joined_missing(said: pd.Series, lacking: pd.Series) -> Any:

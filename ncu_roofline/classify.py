@@ -340,9 +340,9 @@ def utilization(
             "report": pd.array(base["report"].to_numpy(dtype=object), dtype="string").take(rows),
             "process_id": base["process_id"].astype("Int64").array.take(rows),
             "launch_id": base["launch_id"].astype("Int64").array.take(rows),
-            "unit": pd.array(pa.array([p[2] for p in parts], type=pa.large_string()).take(part), dtype="str"),
+            "unit": pd.array(pa.array([p[2] for p in parts], type=pa.large_string()).take(part), dtype="string"),
             "value": value[have],
-            "source": pd.array(pa.array([p[3] for p in parts], type=pa.large_string()).take(part), dtype="str"),
+            "source": pd.array(pa.array([p[3] for p in parts], type=pa.large_string()).take(part), dtype="string"),
         }
     )
     return out

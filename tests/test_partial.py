@@ -122,12 +122,21 @@ def test_missing_names_only_what_the_file_lacks() -> None:
 
 
 @pytest.mark.parametrize("name", ["micro_full.raw.csv", "micro_full.details.csv", "micro_metrics.raw.csv"])
-def test_every_recipe_column_is_text_with_na_where_no_recipe(name: str) -> None:
-    """``Analysis.recipes``: one text dtype for every figure, <NA> (never NaN, never "") where the export has no
-    recipe for it: the FLOP and byte columns, taken from the roofline's rows, were pandas' ``str`` (NaN) beside
-    the others' ``string``. The details page has no FLOP counts (its FP columns all <NA>)."""
-    recipes = analysed(data(name)).recipes
-    assert all(isinstance(t, pd.StringDtype) and t.na_value is pd.NA for t in recipes.dtypes), recipes.dtypes
-    assert not (recipes == "").any().any()
+def test_every_text_column_of_the_analysis_is_text_with_na_where_missing(name: str) -> None:
+    """Every text column of every frame of an ``Analysis`` in one dtype, <NA> (never NaN, never "") where
+    missing: ``recipes``' FLOP and byte columns, ``launches``' device columns and ``utilization``'s unit and
+    source were pandas' ``str`` (NaN where missing) beside the others' ``string``. The details page has no FLOP
+    counts (its FP recipes all <NA>)."""
+    a = analysed(data(name))
+    frames = {
+        f: getattr(a, f)
+        for f in ("launches", "quantities", "peaks", "roofline", "utilization", "verdicts", "hints", "recipes")
+    }
+    for frame_name, frame in frames.items():
+        for column, dtype in frame.dtypes.items():
+            assert str(dtype) not in ("object", "str"), (frame_name, column, dtype)
+            if isinstance(dtype, pd.StringDtype):
+                assert dtype.na_value is pd.NA, (frame_name, column)
+    assert not (a.recipes == "").any().any()
     if name == "micro_full.details.csv":
-        assert recipes["fp64_flops"].isna().all() and recipes["duration"].notna().all()
+        assert a.recipes["fp64_flops"].isna().all() and a.recipes["duration"].notna().all()
