@@ -211,7 +211,12 @@ def _template_args(name: str) -> tuple[str, str]:
     return name, ""
 
 
-_NOISE_ARG = re.compile(r"^(\d+|true|false|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$")
+#: A template argument that names no type or functor: a number (``8``, ``-1``, ``4ul``; cast as ncu 2025.3 does
+#: not print it but older versions and a ``--print-nvtx-rename`` page do, ``(int)8``), a truth value, a built-in type.
+_NOISE_ARG = re.compile(
+    r"^((\([^()]*\))?\s*-?\d+[uUlL]*|true|false"
+    r"|(unsigned |signed )?(char|short|int|long|long long|float|double|bool)\b.*)$"
+)
 
 
 #: A C++ name mangled by the Itanium ABI (what ``--print-kernel-base mangled`` exports): ``_Z`` and a name.
