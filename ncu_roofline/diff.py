@@ -201,19 +201,25 @@ def _without_rename(kernel: np.ndarray, short: pd.Series, paths: pd.Series) -> t
     """The kernel names and display names to match by, without the NVTX range that ``--print-nvtx-rename
     kernel`` put before a launch's kernel name (``nvtx_renamed``): an export printed with it matches the same
     report's plain export (its ranges are still matched, by the NVTX passes). Worked out once per distinct
-    kernel and ranges."""
-    codes, first = distinct_rows(kernel, paths)
-    own = [
-        nvtx_renamed(str(k), p if isinstance(p, str) else None)
-        for k, p in zip(kernel[first], paths.to_numpy(dtype=object)[first], strict=True)
-    ]
-    renamed = np.array([r is not None for r in own])[codes]
+    kernel and ranges of the launches whose kernel name has a "/"."""
+    ranges = paths.to_numpy(dtype=object)
+    codes, names = pd.factorize(kernel)
+    slashed = np.array(["/" in str(k) for k in names], dtype=bool)
+    rows = np.flatnonzero(slashed[codes] & pd.notna(ranges)) if len(names) else np.zeros(0, dtype=np.int64)
+    if not len(rows):
+        return kernel, short
+    at, first = distinct_rows(codes[rows], ranges[rows])
+    own = [nvtx_renamed(str(kernel[rows[i]]), str(ranges[rows[i]])) for i in first]
+    renamed = np.array([r is not None for r in own])[at]
     if not renamed.any():
         return kernel, short
-    names = np.array([r[1] if r is not None else "" for r in own], dtype=object)[codes]
-    shorts = np.array([display_name(r[1]) if r is not None else "" for r in own], dtype=object)[codes]
-    out = np.where(renamed, names, kernel)
-    return out, short.where(~renamed, pd.Series(shorts, index=short.index))
+    unnamed = np.array([r[1] if r is not None else None for r in own], dtype=object)
+    short_of = {name: display_name(name) for name in {r[1] for r in own if r is not None}}
+    shortened = np.array([short_of[r[1]] if r is not None else None for r in own], dtype=object)
+    rows, at = rows[renamed], at[renamed]
+    out, shorts = kernel.copy(), short.to_numpy(dtype=object).copy()
+    out[rows], shorts[rows] = unnamed[at], shortened[at]
+    return out, pd.Series(shorts, index=short.index)
 
 
 def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:

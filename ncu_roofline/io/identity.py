@@ -276,13 +276,16 @@ def nvtx_renamed(kernel: str, path: str | None) -> tuple[str, str] | None:
     """(range, kernel name) where ``kernel`` is a name as ``--print-nvtx-rename kernel`` prints it: the launch's
     innermost NVTX push/pop range, a "/" and the kernel's own name (``memory/stream_triad(float4 *, ...)`` in
     the range ``memory``); None where it is not. ``path``: the launch's ranges as ``nvtx_path`` joins them, of
-    which the innermost is the shortest tail at a "/" that the name begins with (a range may hold a "/")."""
-    if not path or "/" not in kernel:
+    which the innermost is the shortest tail at a "/" that the name begins with (a range may hold a "/"). Only
+    the name's own "/"s are tried (a path of PyTorch's ranges can be thousands of characters)."""
+    if not path:
         return None
-    for cut in [*(i + 1 for i in range(len(path) - 1, -1, -1) if path[i] == "/"), 0]:
-        inner = path[cut:]
-        if inner and kernel.startswith(inner + "/") and len(kernel) > len(inner) + 1:
-            return inner, kernel[len(inner) + 1 :]
+    cut = kernel.find("/")
+    while cut >= 0:
+        inner = kernel[:cut]
+        if inner and cut + 1 < len(kernel) and (path == inner or path.endswith("/" + inner)):
+            return inner, kernel[cut + 1 :]
+        cut = kernel.find("/", cut + 1)
     return None
 
 
@@ -297,10 +300,14 @@ def renamed_display_name(kernel: str, path: str | None) -> str:
     renamed = nvtx_renamed(kernel, path)
     if renamed is None:
         return display_name(kernel)
-    inner, own = renamed
+    return _with_range(renamed[0], display_name(renamed[1]))
+
+
+def _with_range(inner: str, short: str) -> str:
+    """A renamed kernel's display name: its range (cut to ``_RANGE_IN_NAME`` characters), "/", its short name."""
     if len(inner) > _RANGE_IN_NAME:
         inner = inner[: _RANGE_IN_NAME - 1] + "…"
-    return f"{inner}/{display_name(own)}"
+    return f"{inner}/{short}"
 
 
 def display_name(kernel: str, max_len: int = 60) -> str:
@@ -372,18 +379,32 @@ def _per_unique(values: pd.Series, fn: Callable[[str], object], dtype: str) -> o
 
 
 def _display_names(kernels: pd.Series, paths: object) -> object:
-    """Per launch, its kernel's display name (``renamed_display_name`` where the launch has NVTX ranges: ncu
-    may have renamed the kernel by its range), made once per distinct kernel, or kernel and ranges."""
+    """Per launch, its kernel's display name, made once per distinct kernel; where the launch has NVTX ranges
+    and its kernel name a "/" and ncu renamed it by its range (``nvtx_renamed``, tried once per distinct kernel
+    and ranges of those launches only: PyTorch's ranges count each call, so nearly every launch's differ), the
+    range before the short name of the kernel's own name (``renamed_display_name``)."""
+    names = _per_unique(kernels, display_name, "string")
     if paths is None:
-        return _per_unique(kernels, display_name, "string")
-    codes, first = distinct_rows(kernels, paths)
-    names = pd.Series(kernels).astype(object).to_numpy()[first]
-    ranges = pd.Series(paths).astype(object).to_numpy()[first]
-    made = [
-        renamed_display_name(k, r if isinstance(r, str) else None) if isinstance(k, str) else None
-        for k, r in zip(names, ranges, strict=True)
-    ]
-    return ext_array(made, "string").take(codes)
+        return names
+    codes, uniques = _distinct(kernels)
+    ranges = np.asarray(paths, dtype=object)
+    slashed = np.array([isinstance(k, str) and "/" in k for k in uniques] + [False])
+    rows = np.flatnonzero(slashed[np.where(codes < 0, len(uniques), codes)] & pd.notna(ranges))
+    if not len(rows):
+        return names
+    at, first = distinct_rows(codes[rows], ranges[rows])
+    shown: dict[str, str] = {}  # each kernel's own name made short once (ranges differ far more than kernels)
+    made: list[object] = []
+    for i in first:
+        renamed = nvtx_renamed(str(uniques[codes[rows[i]]]), str(ranges[rows[i]]))
+        if renamed is not None and renamed[1] not in shown:
+            shown[renamed[1]] = display_name(renamed[1])
+        made.append(None if renamed is None else _with_range(renamed[0], shown[renamed[1]]))
+    out = pd.Series(names, dtype="string").to_numpy(dtype=object)
+    got = np.asarray(made, dtype=object)[at]
+    have = np.array([x is not None for x in got], dtype=bool)
+    out[rows[have]] = got[have]
+    return ext_array(out, "string")
 
 
 def _int_column(values: pd.Series) -> object:
