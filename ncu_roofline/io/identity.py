@@ -382,28 +382,33 @@ def _display_names(kernels: pd.Series, paths: object) -> object:
     """Per launch, its kernel's display name, made once per distinct kernel; where the launch has NVTX ranges
     and its kernel name a "/" and ncu renamed it by its range (``nvtx_renamed``, tried once per distinct kernel
     and ranges of those launches only: PyTorch's ranges count each call, so nearly every launch's differ), the
-    range before the short name of the kernel's own name (``renamed_display_name``)."""
-    names = _per_unique(kernels, display_name, "string")
+    range before the short name of the kernel's own name (``renamed_display_name``), made short once per own
+    name (a renamed export's kernel names carry their ranges: nearly as many as launches)."""
     if paths is None:
-        return names
+        return _per_unique(kernels, display_name, "string")
     codes, uniques = _distinct(kernels)
+    at_kernel = np.where(codes < 0, len(uniques), codes)
     ranges = np.asarray(paths, dtype=object)
     slashed = np.array([isinstance(k, str) and "/" in k for k in uniques] + [False])
-    rows = np.flatnonzero(slashed[np.where(codes < 0, len(uniques), codes)] & pd.notna(ranges))
-    if not len(rows):
-        return names
-    at, first = distinct_rows(codes[rows], ranges[rows])
-    shown: dict[str, str] = {}  # each kernel's own name made short once (ranges differ far more than kernels)
-    made: list[object] = []
-    for i in first:
-        renamed = nvtx_renamed(str(uniques[codes[rows[i]]]), str(ranges[rows[i]]))
-        if renamed is not None and renamed[1] not in shown:
-            shown[renamed[1]] = display_name(renamed[1])
-        made.append(None if renamed is None else _with_range(renamed[0], shown[renamed[1]]))
-    out = pd.Series(names, dtype="string").to_numpy(dtype=object)
-    got = np.asarray(made, dtype=object)[at]
-    have = np.array([x is not None for x in got], dtype=bool)
-    out[rows[have]] = got[have]
+    rows = np.flatnonzero(slashed[at_kernel] & pd.notna(ranges))
+    out = np.full(len(codes), None, dtype=object)
+    if len(rows):
+        at, first = distinct_rows(codes[rows], ranges[rows])
+        shown: dict[str, str] = {}
+        made: list[object] = []
+        for i in first:
+            renamed = nvtx_renamed(str(uniques[codes[rows[i]]]), str(ranges[rows[i]]))
+            if renamed is not None and renamed[1] not in shown:
+                shown[renamed[1]] = display_name(renamed[1])
+            made.append(None if renamed is None else _with_range(renamed[0], shown[renamed[1]]))
+        out[rows] = np.asarray(made, dtype=object)[at]
+    # the other launches: their kernel's display name, made once per distinct kernel among them
+    plain = np.array([x is None for x in out], dtype=bool) & (codes >= 0)
+    if plain.any():
+        needed = np.unique(codes[plain])
+        short = np.full(len(uniques), None, dtype=object)
+        short[needed] = [display_name(uniques[c]) if isinstance(uniques[c], str) else None for c in needed.tolist()]
+        out[plain] = short[codes[plain]]
     return ext_array(out, "string")
 
 
