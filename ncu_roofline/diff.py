@@ -28,10 +28,9 @@ import pandas as pd
 
 from .analysis import Analysis
 from .io import read_warnings
-from .io.identity import display_name, nvtx_renamed
+from .io.identity import nvtx_renames, short_names
 from .model import launch_index
 from .summary import dominant, launch_weights
-from .vector import distinct_rows
 from .vocabulary import PRECISIONS, Level
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
@@ -199,27 +198,14 @@ def _match_frame(analysis: Analysis) -> pd.DataFrame:
 
 def _without_rename(kernel: np.ndarray, short: pd.Series, paths: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """The kernel names and display names to match by, without the NVTX range that ``--print-nvtx-rename
-    kernel`` put before a launch's kernel name (``nvtx_renamed``): an export printed with it matches the same
-    report's plain export (its ranges are still matched, by the NVTX passes). Worked out once per distinct
-    kernel and ranges of the launches whose kernel name has a "/"."""
-    ranges = paths.to_numpy(dtype=object)
-    codes, names = pd.factorize(kernel)
-    slashed = np.array(["/" in str(k) for k in names], dtype=bool)
-    rows = np.flatnonzero(slashed[codes] & pd.notna(ranges)) if len(names) else np.zeros(0, dtype=np.int64)
-    if not len(rows):
-        return kernel, short
-    at, first = distinct_rows(codes[rows], ranges[rows])
-    own = [nvtx_renamed(str(kernel[rows[i]]), str(ranges[rows[i]])) for i in first]
-    renamed = np.array([r is not None for r in own])[at]
+    kernel`` put before a launch's kernel name (``nvtx_renames``): an export printed with it matches the same
+    report's plain export (its ranges are still matched, by the NVTX passes)."""
+    renamed, _, own = nvtx_renames(pd.Series(kernel), paths)
     if not renamed.any():
         return kernel, short
-    unnamed = np.array([r[1] if r is not None else None for r in own], dtype=object)
-    short_of = {name: display_name(name) for name in {r[1] for r in own if r is not None}}
-    shortened = np.array([short_of[r[1]] if r is not None else None for r in own], dtype=object)
-    rows, at = rows[renamed], at[renamed]
-    out, shorts = kernel.copy(), short.to_numpy(dtype=object).copy()
-    out[rows], shorts[rows] = unnamed[at], shortened[at]
-    return out, pd.Series(shorts, index=short.index)
+    shorts = short.to_numpy(dtype=object).copy()
+    shorts[renamed] = short_names(own[renamed])
+    return np.where(renamed, own, kernel), pd.Series(shorts, index=short.index)
 
 
 def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import LAUNCH_COLUMNS, conform, ext_array
-from ..vector import distinct_rows
+from ..vector import distinct_rows, per_distinct
 
 #: ncu names NVTX columns by their format string: the details and raw pages of every version since 2019.5
 #: ``thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`` (scope ``thread`` or
@@ -300,14 +300,38 @@ def renamed_display_name(kernel: str, path: str | None) -> str:
     renamed = nvtx_renamed(kernel, path)
     if renamed is None:
         return display_name(kernel)
-    return _with_range(renamed[0], display_name(renamed[1]))
+    return f"{_range_shown(renamed[0])}/{display_name(renamed[1])}"
 
 
-def _with_range(inner: str, short: str) -> str:
-    """A renamed kernel's display name: its range (cut to ``_RANGE_IN_NAME`` characters), "/", its short name."""
-    if len(inner) > _RANGE_IN_NAME:
-        inner = inner[: _RANGE_IN_NAME - 1] + "…"
-    return f"{inner}/{short}"
+def _range_shown(inner: str) -> str:
+    """A range as a renamed kernel's display name shows it: cut to ``_RANGE_IN_NAME`` characters."""
+    return inner if len(inner) <= _RANGE_IN_NAME else inner[: _RANGE_IN_NAME - 1] + "…"
+
+
+def nvtx_renames(kernels: pd.Series, paths: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per launch (``kernels``: its kernel name; ``paths``: its ranges as ``nvtx_path`` joins them, or None):
+    whether ncu renamed its kernel by its range (``nvtx_renamed``), that range and the kernel's own name (object
+    arrays, None where not renamed). Tried once per distinct kernel and ranges, of the launches whose kernel name
+    has a "/" only (PyTorch's ranges count each call: nearly every launch's differ)."""
+    n = len(kernels)
+    inner, own = np.full(n, None, dtype=object), np.full(n, None, dtype=object)
+    if paths is None:
+        return np.zeros(n, dtype=bool), inner, own
+    codes, uniques = _distinct(kernels)
+    ranges = np.asarray(paths, dtype=object)
+    slashed = np.array([isinstance(k, str) and "/" in k for k in uniques] + [False])
+    rows = np.flatnonzero(slashed[np.where(codes < 0, len(uniques), codes)] & pd.notna(ranges))
+    if len(rows):
+        at, first = distinct_rows(codes[rows], ranges[rows])
+        found = [nvtx_renamed(str(uniques[codes[rows[i]]]), str(ranges[rows[i]])) for i in first]
+        inner[rows] = np.array([None if f is None else f[0] for f in found], dtype=object)[at]
+        own[rows] = np.array([None if f is None else f[1] for f in found], dtype=object)[at]
+    return pd.notna(own), inner, own
+
+
+def short_names(kernels: np.ndarray) -> np.ndarray:
+    """``display_name`` of each kernel name (None where missing), made once per distinct name."""
+    return per_distinct(kernels, lambda k: display_name(k) if isinstance(k, str) else None)
 
 
 def display_name(kernel: str, max_len: int = 60) -> str:
@@ -379,37 +403,18 @@ def _per_unique(values: pd.Series, fn: Callable[[str], object], dtype: str) -> o
 
 
 def _display_names(kernels: pd.Series, paths: object) -> object:
-    """Per launch, its kernel's display name, made once per distinct kernel; where the launch has NVTX ranges
-    and its kernel name a "/" and ncu renamed it by its range (``nvtx_renamed``, tried once per distinct kernel
-    and ranges of those launches only: PyTorch's ranges count each call, so nearly every launch's differ), the
-    range before the short name of the kernel's own name (``renamed_display_name``), made short once per own
-    name (a renamed export's kernel names carry their ranges: nearly as many as launches)."""
-    if paths is None:
+    """Per launch, its kernel's display name, made once per distinct kernel; where ncu renamed the kernel by
+    its NVTX range (``nvtx_renames``), the range before the short name of the kernel's own name, made once per
+    own name (``renamed_display_name``: a renamed export's kernel names carry their ranges, nearly as many as
+    launches)."""
+    renamed, inner, own = nvtx_renames(kernels, paths)
+    if not renamed.any():
         return _per_unique(kernels, display_name, "string")
-    codes, uniques = _distinct(kernels)
-    at_kernel = np.where(codes < 0, len(uniques), codes)
-    ranges = np.asarray(paths, dtype=object)
-    slashed = np.array([isinstance(k, str) and "/" in k for k in uniques] + [False])
-    rows = np.flatnonzero(slashed[at_kernel] & pd.notna(ranges))
-    out = np.full(len(codes), None, dtype=object)
-    if len(rows):
-        at, first = distinct_rows(codes[rows], ranges[rows])
-        shown: dict[str, str] = {}
-        made: list[object] = []
-        for i in first:
-            renamed = nvtx_renamed(str(uniques[codes[rows[i]]]), str(ranges[rows[i]]))
-            if renamed is not None and renamed[1] not in shown:
-                shown[renamed[1]] = display_name(renamed[1])
-            made.append(None if renamed is None else _with_range(renamed[0], shown[renamed[1]]))
-        out[rows] = np.asarray(made, dtype=object)[at]
-    # the other launches: their kernel's display name, made once per distinct kernel among them
-    plain = np.array([x is None for x in out], dtype=bool) & (codes >= 0)
-    if plain.any():
-        needed = np.unique(codes[plain])
-        short = np.full(len(uniques), None, dtype=object)
-        short[needed] = [display_name(uniques[c]) if isinstance(uniques[c], str) else None for c in needed.tolist()]
-        out[plain] = short[codes[plain]]
-    return ext_array(out, "string")
+    short = short_names(np.where(renamed, own, pd.Series(kernels).astype(object).to_numpy()))
+    short[renamed] = per_distinct(inner[renamed], lambda r: _range_shown(r) if isinstance(r, str) else None) + (
+        "/" + short[renamed]
+    )
+    return ext_array(short, "string")
 
 
 def _int_column(values: pd.Series) -> object:
