@@ -107,6 +107,28 @@ def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None
     assert triad["partial"] is True
 
 
+def test_the_lead_says_when_latency_bound_time_stands_on_partial_verdicts() -> None:
+    """The NERSC recipe collects neither SM throughput nor L1's shared-memory work (the file's metric list), so
+    every launch's verdict is partial: the lead's latency sentence says "every measured unit" and names what was
+    not measured; wmma_bf16 (a tensor-core kernel, its tensor work among what the recipe misses) is one of them.
+    A full export (micro_full: SpeedOfLight collected) keeps the plain sentence."""
+    from ncu_roofline.report.viewmodel import build_view
+
+    nersc_view = build_view(analysed(data("micro_metrics.raw.csv")))
+    latency = next(x for x in nersc_view.lead if "latency-bound" in x and "GPU time:" in x)
+    assert "every measured unit below 60% of its peak" in latency
+    assert "For 100.0% of that time the verdicts are partial" in latency
+    assert "(the SM's integer, tensor and issue work, L1's shared-memory work) could be at its bound" in latency
+    wmma = next(k for k in nersc_view.kernels if k.display_name == "wmma_bf16")
+    assert wmma.regime == "latency" and wmma.partial
+    text = render_terminal(analysed(data("micro_metrics.raw.csv")), width=120)
+    assert "the verdicts are partial" in text
+
+    full = build_view(analysed(data("micro_full.raw.csv")))
+    plain = next(x for x in full.lead if "latency-bound" in x and "GPU time:" in x)
+    assert "every unit below 60% of its peak" in plain and "partial" not in plain
+
+
 def test_missing_names_only_what_the_file_lacks() -> None:
     """gene_dzv (ncu 2022.3 raw page, NERSC time-flops run): cycles, clock and FP64 counts, no bytes. The
     duration and FP64 work are there (not missing); the memory levels are, with the option that collects them."""

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis
-from ..classify import UNIT_COLUMNS
+from ..classify import UNIT_COLUMNS, UNMEASURED_UNITS
 from ..device import find_device, hbm_of_cc, parse_series, peaks_note
 from ..hints import read_evidence
 from ..io import read_warnings
@@ -947,6 +947,35 @@ def _roofline_panel(
     return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None)
 
 
+#: What the lead calls the units a verdict may lack (``classify.UNMEASURED_UNITS``) other than the memory levels
+#: (those by the report's limiter labels: HBM or DRAM).
+UNMEASURED_LABELS = {
+    "compute": "compute",
+    "sm": "the SM's integer, tensor and issue work",
+    "shared": "L1's shared-memory work",
+}
+
+
+def _partial_caution(launches: Sequence[LaunchRow], regimes: set[str | None], labels: dict[str, str]) -> str | None:
+    """Where some of the GPU time of the launches of ``regimes`` (latency- and launch-bound) stands on partial
+    verdicts (a unit the export did not measure: ``unmeasured``), the lead's caution: that share of their time
+    and the units (named by ``labels``, the limiters', and UNMEASURED_LABELS); None where none does."""
+    slow = [r for r in launches if r.regime in regimes and r.duration_ns is not None and r.duration_ns > 0]
+    total = sum(r.duration_ns or 0.0 for r in slow)
+    partial = [r for r in slow if r.partial]
+    if not partial or total <= 0:
+        return None
+    share = sum(r.duration_ns or 0.0 for r in partial) / total
+    order = {u: i for i, u in enumerate(UNMEASURED_UNITS)}
+    units = sorted({u for r in partial for u in r.unmeasured}, key=lambda u: order.get(u, len(order)))
+    named = [UNMEASURED_LABELS.get(u) or labels.get(u, u) for u in units]
+    what = f" ({', '.join(named)})" if named else ""
+    return (
+        f"For {fmt.percent(share)} of that time the verdicts are partial: a unit the export did not "
+        f"measure{what} could be at its bound."
+    )
+
+
 def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
     """The first screen's sentences: where the time goes and what to look at first."""
     header: Header = view_parts["header"]
@@ -963,9 +992,11 @@ def _lead(view_parts: dict[str, Any]) -> tuple[str, ...]:
     if any((t.share or 0) >= LEAD_MIN_SHARE for t in slow):
         under = f"below {fmt.percent(BOUND_THRESHOLD, 0)} of its peak"
         parts = " and ".join(f"{fmt.percent(t.share)} {t.key}-bound" for t in slow)
+        caution = _partial_caution(view_parts["launches"], {t.key for t in slow}, view_parts["limiter_labels"])
         out.append(
-            f"{parts[0].upper()}{parts[1:]} GPU time: those launches keep every unit {under}, so more work per "
-            "launch (occupancy, larger grids) or fewer, fused launches help them more than a faster unit would."
+            f"{parts[0].upper()}{parts[1:]} GPU time: those launches keep every {'measured ' if caution else ''}"
+            f"unit {under}, so more work per launch (occupancy, larger grids) or fewer, fused launches help them "
+            "more than a faster unit would." + (f" {caution}" if caution else "")
         )
     # the largest row of all (bound limiters, latency- and launch-bound time) leads
     lim = sorted((t for t in by_limiter if t.key is not None and (t.share or 0) > 0), key=lambda t: -(t.share or 0))
@@ -1199,6 +1230,8 @@ def build_view(
         "kernels": tuple(kernels),
         "ranges": ranges,
         "findings": tuple(findings),
+        "launches": launch_rows,
+        "limiter_labels": limiters,
     }
     return ReportView(
         title=title,
