@@ -1199,7 +1199,10 @@ def atomic_contention(f: Frame) -> Found:
     bound="None: the fix removes instructions rather than moving toward a roof.",
 )
 def non_fp_compute(f: Frame) -> Found:
-    applies = _is(f, "limiter", "compute") & _is(f, "compute_pipe", "other") & _is(f, "regime", "bound")
+    compute_bound = _is(f, "limiter", "compute") & _is(f, "regime", "bound")
+    applies = compute_bound & _is(f, "compute_pipe", "other")
+    # a compute-bound launch whose pipe nothing told (no FLOP counts, no pipes) could be this rule's: not checked
+    unsure = compute_bound & _is(f, "compute_pipe", "")
     flops = np.vstack([f.unit(p) for p in ("fp64", "fp32", "fp16", "tensor")])
     measured = ~np.isnan(flops).all(axis=0)
     best = np.full(f.n, np.nan)
@@ -1233,7 +1236,7 @@ def non_fp_compute(f: Frame) -> Found:
             Ev("sm__throughput (fraction)", sm, None, "=="),
             Ev(np.array([p + " (fraction)" for p in pipes], dtype=object)[top_at], top, None, "=="),
         ),
-        applies=applies,
+        applies=applies | unsure,
     )
 
 

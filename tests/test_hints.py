@@ -655,6 +655,18 @@ def test_evidence_or_silence(name: str) -> None:
         assert "non_fp_compute: FLOP counts" in str(nc) and "not collected (--section" in str(nc)
 
 
+def test_non_fp_compute_is_not_checked_where_nothing_tells_the_pipe() -> None:
+    """micro_full's per-kernel summary page has SOL figures but no FLOP counts and no pipes: its compute-bound
+    kernels (l1_reread among them, whose work the samples README gives as integer/issue, not FLOPs) have no
+    compute pipe, so non_fp_compute could be theirs: it is said to be not checked, not left out in silence."""
+    a = analysed(data("micro_full.summary-per-kernel.csv.gz"))
+    v = a.verdicts.assign(name=a.launches["display_name"].to_numpy())
+    bound = v[(v["limiter"] == "compute") & (v["regime"] == "bound")]
+    assert "l1_reread" in set(bound["name"]) and bound["compute_pipe"].isna().all()
+    for nc in bound["not_checked"]:
+        assert "non_fp_compute: FLOP counts" in str(nc)
+
+
 def test_non_fp_compute_on_measured_flops(llm: Analysis) -> None:
     # llm_full's raw page measures FLOPs: softmax, layernorm and GELU do FP32 work (ncu's SOLFPRoofline on the
     # details page of the same run reports their share of the FP32 peak): not "non-FP work"
