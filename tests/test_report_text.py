@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 
@@ -9,7 +10,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
+from conftest import analysed, data
 
+import ncu_roofline
+from ncu_roofline.analysis import analyze
 from ncu_roofline.filters import filter_analysis
 from ncu_roofline.report.exports import (
     md_code,
@@ -18,6 +22,7 @@ from ncu_roofline.report.exports import (
     render_csv,
     render_markdown,
 )
+from ncu_roofline.report.html import render_html
 from ncu_roofline.report.terminal import render_terminal
 from ncu_roofline.report.viewmodel import build_view, limiter_label
 
@@ -215,3 +220,69 @@ def test_latency_bound_kernels_show_their_busiest_unit_as_context() -> None:
     for k in lat:
         (line,) = [x for x in text.splitlines() if k.display_name[:20] in x and "latency" in x][:1]
         assert "(" + limiter_label(k.limiter) in line
+
+
+def test_beside_the_hints_that_fired_the_summaries_say_which_could_not_be_checked() -> None:
+    """direct_summary.stdout.csv is a summary page of the SpeedOfLight section alone (its Section Name column):
+    no SourceCounters (register spilling), no Launch Statistics (tail effect, small grid), no memory tables. One
+    hint fires (launch overhead on tiny_launch); the rest are said to be not checked, with their launches (the
+    page's 13 groups are 16 launches: tiny_launch's 4 invocations counted)."""
+    text = data("direct_summary.stdout.csv").read_text()
+    assert "GPU Speed Of Light Throughput" in text
+    assert not any(s in text for s in ("Source Counters", "Launch Statistics", "Occupancy", "Memory Workload"))
+    a = analysed(data("direct_summary.stdout.csv"))
+    hints = render_terminal(a, width=200).split("\nHints\n", 1)[1]
+    assert hints.startswith("  Launch overhead: 1 kernel")
+    note = " ".join(hints.split("\nNot checked (metrics not collected): ", 1)[1].split("\n\n")[0].split())
+    assert (
+        "register spilling, tail effect, uncoalesced global access, shared bank conflicts and atomic contention "
+        "on 16 launches" in note
+    )
+    assert "small grid on 7" in note and "low occupancy on 3" in note
+    md = render_markdown(a)
+    assert "Not checked (metrics not collected): register spilling" in md
+    # a full export has every rule's evidence: nothing to say
+    assert "Not checked" not in render_terminal(sample("micro_full.raw.csv"), width=200)
+
+
+def test_markdown_marks_partial_verdicts_and_says_why_a_kernel_has_none() -> None:
+    """The NERSC-recipe page (no SM throughput, no shared-memory figures) gives partial verdicts: marked in the
+    Markdown table as in the terminal's, with the footnote. gene_dzv's V100 export has no bytes and no SOL: no
+    verdict, and the Markdown says why and that no hint could be checked."""
+    md = render_markdown(analysed(data("micro_metrics.raw.csv")))
+    assert "| `stream_triad` | 1 | 190 µs | 0.9% | HBM\\* | bound |" in md
+    assert "\\* partial verdict: a unit the export did not measure could be busier" in md
+    gene = render_markdown(analysed(data("wild/public/v100_summit_gene_dzv.csv.gz")))
+    assert "unclassified: no verdict: hbm, l2, l1, compute not measured" in gene
+    assert "No hint fired, but some could not be checked on 4 launches" in gene
+
+
+def test_the_header_counts_the_launches_the_gpu_time_leaves_out() -> None:
+    """The A100 export has no duration (no gpu__time_duration, no elapsed cycles): merged with micro_full's 16
+    timed launches, the GPU time is theirs, and the header says the 240 others have none."""
+    a100 = data("wild/public/a100_opinsight_pooling.csv.gz")
+    raw = gzip.decompress(a100.read_bytes()).decode()
+    assert "Duration" not in raw and "gpu__time_duration" not in raw and "cycles_elapsed" not in raw
+    merged = analyze(ncu_roofline.read([data("micro_full.raw.csv"), a100]))
+    line = render_terminal(merged, width=200).splitlines()[1]
+    assert "256 launches of" in line and line.endswith("GPU time 20.5 ms (240 launches without a duration)")
+    assert "**20.5 ms** GPU time (240 launches without a duration)" in render_markdown(merged)
+    assert "without a duration" not in render_terminal(sample("micro_full.raw.csv")).splitlines()[1]
+
+
+def test_a_summary_page_says_its_rows_are_averages_over_launches() -> None:
+    """train_step's per-kernel summary page: 68 groups (kernel, launch shape) of 382 invocations in all (the
+    file's own Invocations column); each row's figures are ncu's averages, so its verdict holds for its launches
+    alike: the header says so in the terminal, the Markdown and the page. A page of single launches says
+    nothing of it."""
+    page = pd.read_csv(data("train_step.summary-per-kernel.csv.gz"))
+    groups = page.drop_duplicates(["Kernel Name", "Block Size", "Grid Size", "Device", "Invocations"])
+    assert len(groups) == 68 and groups["Invocations"].sum() == 382
+    a = analysed(data("train_step.summary-per-kernel.csv.gz"))
+    note = build_view(a).header.averaged
+    assert note is not None and note.startswith("A summary page: its 68 rows are ncu's averages")
+    assert "(382 in all;" in note
+    assert " ".join(render_terminal(a, width=200).split()).find(" ".join(note.split())) > 0
+    assert md_text(note) in render_markdown(a)
+    assert f'<p class="note" id="averaged">{note}</p>' in render_html(a).replace("&#39;", "'")
+    assert build_view(sample("train_step.raw.csv")).header.averaged is None

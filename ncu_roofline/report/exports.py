@@ -16,7 +16,7 @@ from ..model import LAUNCH_KEY
 from ..summary import NCU_SOURCE
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import ReportView, TimeShare, build_view
+from .viewmodel import PARTIAL_MARK, ReportView, TimeShare, build_view, hints_note, table_notes
 
 #: Launch columns that lead each CSV row (then every verdict column, then the hints).
 #: ``duration_ns`` is one launch's (a summary page's row: the mean of its ``invocations``: its GPU time is the
@@ -74,9 +74,11 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
     out.append(
         f"{md_text(dev + ncu)} · {fmt.counted(h.launches, 'launch', 'launches')} of "
         f"{fmt.counted(h.kernels, 'kernel')} · "
-        f"**{fmt.duration_ns(h.gpu_time_ns)}** GPU time"
+        f"**{fmt.duration_ns(h.gpu_time_ns)}** GPU time{h.untimed_note}"
     )
     out.append("")
+    if h.averaged:
+        out += [md_text(h.averaged), ""]
     for line in view.lead:
         out.append(f"- {md_text(line)}")
     if view.lead:
@@ -92,8 +94,10 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
         for i, k in enumerate(kernels, 1):
             hint = k.first_hint
             hint_text = "–" if hint is None else md_text(hint.label)
-            lim = view.limiter_label(k.limiter) + (
-                f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else ""
+            lim = (
+                view.limiter_label(k.limiter)
+                + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
+                + (PARTIAL_MARK if k.partial and k.limiter else "")
             )
             if k.regime in ("latency", "launch") and k.limiter:
                 lim = f"({lim} busiest)"  # no roof holds it: the busiest unit is context, not the limiter
@@ -105,6 +109,9 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
         more = len(view.kernels) - len(kernels)
         if more > 0:
             out.append(f"\n… and {more:,} more kernels.")
+        notes = table_notes(kernels)
+        if notes:
+            out += ["", *(f"{md_text(note)}  " for note in notes)]  # two spaces: a line break
     ours = [f for f in view.findings if f.source != NCU_SOURCE]
     if ours:
         out += ["", "**Hints**", ""]
@@ -116,6 +123,11 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
                 + (f"{f.recoverable_text()}, " if f.recoverable_share is not None else "")
                 + f"{fmt.percent(f.share)} of GPU time touched ({where}).{advice}"
             )
+    unchecked = hints_note(view, kernels)
+    if unchecked:
+        out += ["", md_text(unchecked)]
+    if h.missing_peaks:
+        out += ["", md_text(h.missing_peaks)]
     rules = [f for f in view.findings if f.source == NCU_SOURCE]
     if rules:
         out += ["", "<details><summary>ncu's own rules</summary>", ""]

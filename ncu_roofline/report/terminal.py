@@ -14,7 +14,17 @@ from ..quantities import DURATION_METRIC, ROOFLINE_SET
 from ..vocabulary import RAW_EXPORT, Limiter, Regime
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import NO_DURATION, NOT_EXPORTED, KernelRow, ReportView, RooflinePanel, build_view
+from .viewmodel import (
+    NO_DURATION,
+    NOT_EXPORTED,
+    PARTIAL_MARK,
+    KernelRow,
+    ReportView,
+    RooflinePanel,
+    build_view,
+    hints_note,
+    table_notes,
+)
 
 #: Width when the caller does not say (the summary is the same on every machine unless asked otherwise).
 DEFAULT_WIDTH = 120
@@ -57,12 +67,8 @@ def _header(view: ReportView) -> list[str]:
     return [
         f"ncu-roofline · {view.title}",
         f"{dev}{ncu} · {fmt.counted(h.launches, 'launch', 'launches')} of {fmt.counted(h.kernels, 'kernel')} · "
-        f"GPU time {fmt.duration_ns(h.gpu_time_ns)}",
+        f"GPU time {fmt.duration_ns(h.gpu_time_ns)}{h.untimed_note}",
     ]
-
-
-#: Appended to the limiter of a partial verdict (``ncu_roofline.classify``: ``partial``, ``unmeasured``).
-PARTIAL_MARK = "*"
 
 
 def _hint_text(k: KernelRow) -> str:
@@ -142,13 +148,7 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
             sep = " · " if h.source == "ncu" else ": "
             msg = f"{h.label}{sep}{h.message}" if h.message else h.label
             lines.append(fmt.shorten(" " * (4 + rank_w) + "↳ " + msg, width))
-    unclassified = (k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no "))
-    for reason in list(dict.fromkeys(unclassified))[:2]:  # in the table's order, each once
-        lines.append(fmt.shorten(f"  unclassified: {reason}", width))
-    if any(k.partial and k.limiter for k in kernels):
-        lines.append(
-            f"  {PARTIAL_MARK} partial verdict: a unit the export did not measure could be busier (JSON `unmeasured`)."
-        )
+    lines += [fmt.shorten(f"  {note}", width) for note in table_notes(kernels)]
     return lines
 
 
@@ -157,6 +157,8 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
     w = max(MIN_WIDTH, width or DEFAULT_WIDTH)
     first, second = _header(view)
     out = [_bold(fmt.shorten(first, w), color), *_wrap(second, w)]
+    if view.header.averaged:
+        out.extend(_wrap(view.header.averaged, w))
     out.append("")
     out.append("GPU time by limiter")
     label_w = max([len(t.label) for t in view.by_limiter] + [7])
@@ -185,22 +187,10 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
         if more > 0:
             out.append(f"  … and {more:,} more kernel{'s' if more != 1 else ''}")
     ours = [f for f in view.findings if f.source != "ncu"]
-    if not ours and view.unchecked_launches:
-        launches = fmt.counted(view.unchecked_launches, "launch", "launches")
+    unchecked = hints_note(view, kernels)
+    if not ours and unchecked:
         out.append("")
-        if not view.findings:
-            none = "No hint fired"
-        elif any(k.first_hint is not None for k in kernels):  # shown in the table (its column, or a line under it)
-            none = "No hint of this tool fired (ncu's rules did: each kernel's first hint above)"
-        else:  # ncu's rules without an estimate that would lead a kernel's hints
-            none = "No hint of this tool fired (ncu's rules did: the HTML report and --format json list them)"
-        out.extend(
-            _wrap(
-                f"{none}, but some could not be checked on {launches}: their metrics were not collected "
-                "(--format json: each launch's not_checked).",
-                w,
-            )
-        )
+        out.extend(_wrap(unchecked, w))
     if ours:
         out.append("")
         out.append("Hints")
@@ -216,6 +206,8 @@ def render_view_terminal(view: ReportView, *, top: int = 15, width: int | None =
         more = len(ours) - 5
         if more > 0:  # the page and --format markdown list every hint
             out.append(f"  … and {more:,} more hint{'s' if more != 1 else ''} (the HTML report lists them all)")
+        if unchecked:
+            out.extend(_wrap(unchecked, w))
     if view.header.missing_peaks:
         out.append("")
         out.extend(_wrap(view.header.missing_peaks, w))

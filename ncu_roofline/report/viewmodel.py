@@ -19,7 +19,7 @@ import pandas as pd
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS, UNMEASURED_UNITS
 from ..device import find_device, hbm_of_cc, parse_series, peaks_note
-from ..hints import read_evidence
+from ..hints import RULES, read_evidence
 from ..io import read_warnings
 from ..io.identity import display_name as short_name
 from ..io.identity import nvtx_op
@@ -188,6 +188,18 @@ class Header:
     #: What a reader must know of the inputs (``io.read_warnings``: a page cut short, a value given twice, an
     #: input given twice), one line each; the command line warns of the same.
     warnings: tuple[str, ...] = ()
+    #: Where inputs are summary pages: that their rows are ncu's averages over launches (``_averaged_note``).
+    averaged: str | None = None
+
+    @property
+    def untimed_note(self) -> str:
+        """What the header says after the GPU time where some launches are timed and some not (the GPU time and
+        its shares are of the timed ones): " (240 launches without a duration)"; else "" (none timed: the lead
+        says so)."""
+        n = self.untimed_launches
+        if not n or n >= self.launches:
+            return ""
+        return f" ({fmt.counted(n, 'launch', 'launches')} without a duration)"
 
 
 @dataclass(frozen=True)
@@ -443,6 +455,8 @@ class ReportView:
     max_duration_ns: float | None
     #: Launches some hint could not be checked on for want of its metrics (their ``not_checked``).
     unchecked_launches: int = 0
+    #: Each hint rule that could not be checked on some launches, with those launches (``unchecked_note``).
+    unchecked_rules: tuple[tuple[str, int], ...] = ()
     #: Each limiter's label on this report (``limiter_labels``: the DRAM limiter's follows its GPUs' memory).
     limiter_labels: Mapping[str, str] = field(default_factory=lambda: dict(LIMITER_LABELS))
 
@@ -601,6 +615,28 @@ def _header(analysis: Analysis, summary: Summary) -> Header:
         missing_peaks=peaks_note(analysis.peaks, launch_weights(analysis.launches), analysis.launches["device_name"]),
         gpus=tuple(dict.fromkeys(gpu(name, cc) for name, cc in pairs)),
         warnings=tuple(read_warnings(analysis.report)),
+        averaged=_averaged_note(lv, [x.report for x in sources if x.flavour == "summary"]),
+    )
+
+
+def _averaged_note(launches: pd.DataFrame, reports: Sequence[str]) -> str | None:
+    """Where some inputs are summary pages (``reports``), what their rows are: ncu's averages over a group of
+    launches, so a row's verdict holds for all of its launches alike; None where none is, or where each row is
+    one launch."""
+    if not reports or "report" not in launches.columns:
+        return None
+    mine = launches["report"].isin(list(reports)).to_numpy(dtype=bool)
+    rows = int(mine.sum())
+    if not rows:
+        return None
+    total = round(float(launch_weights(launches)[mine].sum()))
+    if total <= rows:  # a launch per row: its own figures
+        return None
+    page, their = ("A summary page", "its") if len(reports) == 1 else ("Summary pages", "their")
+    return (
+        f"{page}: {their} {rows:,} rows are ncu's averages over groups of launches ({total:,} in all; a kernel and "
+        "launch shape each), so a row's verdict, % of roof and hints hold for all of its launches alike; the raw "
+        "or details page gives each launch its own."
     )
 
 
@@ -651,6 +687,87 @@ def _unchecked(analysis: Analysis) -> int:
         return 0
     said = v["not_checked"].astype("string").fillna("").to_numpy(dtype=object) != ""
     return round(float(launch_weights(analysis.launches)[said].sum()))
+
+
+def _unchecked_rules(analysis: Analysis) -> tuple[tuple[str, int], ...]:
+    """Each hint rule some launches lacked the metrics for (``not_checked``: "<rule>: <metric> not collected
+    (<option>)", "; "-joined) with those launches (a summary group: its invocations), most launches first, then
+    in the order the rules run."""
+    v = analysis.verdicts
+    if "not_checked" not in v.columns or not len(v):
+        return ()
+    codes, texts = pd.factorize(v["not_checked"].astype("string").fillna(""))  # a few distinct texts
+    weights = np.bincount(codes, weights=launch_weights(analysis.launches), minlength=len(texts))
+    launches: dict[str, float] = {}
+    for text, weight in zip(texts, weights, strict=True):
+        for note in str(text).split("; ") if text else ():
+            rule = note.split(":", 1)[0]
+            launches[rule] = launches.get(rule, 0.0) + float(weight)
+    order = {rule: i for i, rule in enumerate(RULES)}
+    ranked = sorted(launches.items(), key=lambda x: (-round(x[1]), order.get(x[0], len(order))))
+    return tuple((rule, round(n)) for rule, n in ranked)
+
+
+def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
+    """The hints that could not be checked, each with its launches (``_unchecked_rules``), as the summaries say
+    it beside the hints that fired (silence is not their absence): "Not checked (metrics not collected): register
+    spilling and tail effect on 382 launches, thread divergence on 306 (...)"; None where every rule had
+    its evidence."""
+    if not rules:
+        return None
+    groups: dict[int, list[str]] = {}
+    for rule, n in rules:
+        label = hint_label(rule)
+        groups.setdefault(n, []).append(label if label[:2].isupper() else label[0].lower() + label[1:])
+    parts = []
+    for i, (n, labels) in enumerate(groups.items()):
+        named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + f" and {labels[-1]}"
+        parts.append(f"{named} on {fmt.counted(n, 'launch', 'launches') if i == 0 else f'{n:,}'}")
+    return (
+        "Not checked (metrics not collected): "
+        + ", ".join(parts)
+        + " (JSON `not_checked`: the metrics, the ncu options)."
+    )
+
+
+#: Appended to the limiter of a partial verdict in the summaries' kernel tables (``classify``: ``partial``,
+#: ``unmeasured``).
+PARTIAL_MARK = "*"
+
+
+def table_notes(kernels: Sequence[KernelRow]) -> list[str]:
+    """What the summaries say under their kernel table of ``kernels``: why a kernel has no verdict (each reason
+    once, the first two in the table's order), and what the partial mark means where a row has it."""
+    unclassified = (k.reason for k in kernels if not k.limiter and k.reason and k.reason.startswith("no "))
+    out = [f"unclassified: {reason}" for reason in list(dict.fromkeys(unclassified))[:2]]
+    if any(k.partial and k.limiter for k in kernels):
+        out.append(
+            f"{PARTIAL_MARK} partial verdict: a unit the export did not measure could be busier (JSON `unmeasured`)."
+        )
+    return out
+
+
+def hints_note(view: ReportView, kernels: Sequence[KernelRow]) -> str | None:
+    """What the summaries say of the hints that could not be checked (the ``kernels`` shown: where ncu's rules
+    lead some of them): beside the hints that fired, which ones and on how many launches (``unchecked_note``);
+    where none of this tool's fired, that none did and that some could not be checked. None where every rule
+    had its evidence."""
+    ours = [f for f in view.findings if f.source != NCU_SOURCE]
+    if ours:
+        return unchecked_note(view.unchecked_rules)
+    if not view.unchecked_launches:
+        return None
+    if not view.findings:
+        none = "No hint fired"
+    elif any(k.first_hint is not None for k in kernels):  # shown in the table (its column, or a line under it)
+        none = "No hint of this tool fired (ncu's rules did: each kernel's first hint above)"
+    else:  # ncu's rules without an estimate that would lead a kernel's hints
+        none = "No hint of this tool fired (ncu's rules did: the HTML report and --format json list them)"
+    launches = fmt.counted(view.unchecked_launches, "launch", "launches")
+    return (
+        f"{none}, but some could not be checked on {launches}: their metrics were not collected "
+        "(--format json: each launch's not_checked)."
+    )
 
 
 def _never_measured(verdicts: pd.DataFrame) -> frozenset[str]:
@@ -1248,5 +1365,6 @@ def build_view(
         regime_help=_regime_help(),
         max_duration_ns=max(durations) if durations else None,
         unchecked_launches=_unchecked(analysis),
+        unchecked_rules=_unchecked_rules(analysis),
         limiter_labels=limiters,
     )
