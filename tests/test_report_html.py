@@ -12,6 +12,7 @@ import pytest
 from _analyses import HOSTILE, all_missing, hostile, no_launches, sample
 
 from ncu_roofline.report import figures as figures_module
+from ncu_roofline.report import fmt
 from ncu_roofline.report.figures import (
     LEVEL_SYMBOLS,
     figures,
@@ -243,3 +244,61 @@ def test_ridge_labels_never_overlap(name: str) -> None:
                 assert not (b[0] < c[1] and c[0] < b[1] and b[2] < c[3] and c[2] < b[3]), (fid, b, c)
         labelled += len(boxes)
     assert labelled >= 3
+
+
+def test_every_finding_is_on_the_page() -> None:
+    """llm_full's details page has 19 findings (ours and ncu's rules): the first TOP_FINDINGS listed, the rest
+    under "more findings", none dropped (the terminal sends the reader to the page for them)."""
+    from ncu_roofline.report.viewmodel import TOP_FINDINGS
+
+    a = sample("llm_full.details.csv")
+    view = build_view(a)
+    assert len(view.findings) > TOP_FINDINGS
+    html = render_html(a)
+    listed = re.findall(r'<li class="(?:ncu|ours)"><span class="sev[^"]*">[^<]*</span> <b>([^<]*)</b>', html)
+    assert sorted(listed) == sorted(f.label for f in view.findings)
+    assert f"{len(view.findings) - TOP_FINDINGS} more findings</summary>" in html
+
+
+def test_a_summary_pages_rows_carry_the_launches_they_stand_for() -> None:
+    """train_step's per-kernel summary page: 68 rows of 382 launches (the file's Invocations column); the page's
+    launch data says how many launches each row stands for, so its tables count launches, not rows."""
+    data = page_data(build_view(sample("train_step.summary-per-kernel.csv")))
+    inv = data["launches"]["inv"]
+    assert len(inv) == 68 and sum(inv) == 382
+    assert "inv" not in page_data(build_view(sample("train_step.raw.csv")))["launches"]
+
+
+def test_the_page_shows_the_percentages_the_terminal_shows(train_html: str) -> None:
+    """Each kernel's "% of roof" as the page's script rounds it (half up, from the figure the page stores) is
+    the terminal's (Python's rounding of the full figure): nvjet ..._TNT's 0.83496 read 84 % on the page and
+    83 % in the terminal when the page stored four digits."""
+    view = build_view(sample("train_step.raw.csv"))
+    for k, shown in zip(view.kernels, _data(train_html)["kernels"], strict=True):
+        if k.peak_fraction is None:
+            continue
+        js = int(np.floor(shown["peak"] * 100 + 0.5))  # toFixed(0): the nearer integer, ties up
+        assert f"{js}%" == fmt.percent(k.peak_fraction, 0) or fmt.percent(k.peak_fraction, 0) == "<1%", k.display_name
+
+
+def test_the_fp16_chart_says_which_launches_it_leaves_out(train_html: str) -> None:
+    """The FP16 chart leaves out launches whose FP16 count is HFMA2.MMA register moves: it says how many, and
+    they are the launches the JSON has FP16 work for that the chart does not draw."""
+    a = sample("train_step.raw.csv")
+    panel = next(p for p in build_view(a).rooflines if p.precision == "fp16")
+    r = a.roofline
+    work = r[(r["precision"] == "fp16") & (r["achieved_flops"] > 0)]
+    with_work = len(work.drop_duplicates(["report", "process_id", "launch_id"]))
+    assert panel.left_out is not None and with_work > panel.launches
+    assert panel.left_out.startswith(f"Not drawn: {with_work - panel.launches} launches whose FP16 instructions")
+    assert panel.left_out in train_html
+
+
+def test_a_latency_bound_points_hover_names_its_busiest_unit_not_a_limiter() -> None:
+    """micro_full's low_occupancy is latency-bound (the samples README: 8 % occupancy, no unit near its peak):
+    its points' hover calls HBM its busiest unit; stream_triad's (HBM bound) calls HBM its limiter."""
+    traces = figures(build_view(sample("micro_full.raw.csv")))["fig-roofline-fp32"]["data"]
+    hovers = {t.hovertemplate for t in traces if t.text is not None and "low_occupancy" in list(t.text)}
+    assert hovers and all("busiest unit HBM (latency- or launch-bound)" in h for h in hovers)
+    triad = {t.hovertemplate for t in traces if t.text is not None and "stream_triad" in list(t.text)}
+    assert triad and all("limiter HBM:" in h for h in triad)

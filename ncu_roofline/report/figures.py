@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from ..vocabulary import LEVEL_LABELS, LEVELS, LIMITERS, Level
 from . import fmt
 from .viewmodel import (
+    UNBOUND_LABELS,
     ReportView,
     RooflinePanel,
     TimeShare,
@@ -303,11 +304,24 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                 continue
             launches = len({pts.launch[i] for i in mine})
             first = True
-            for level in [*LEVELS, *sorted({pts.level[i] for i in mine} - set(LEVELS))]:
-                idx = [i for i in mine if pts.level[i] == level]
+            # a bound launch's limiter holds it; a latency- or launch-bound one's is only its busiest unit: the
+            # two kinds of point are traces of their own (one hover text each), in one legend entry
+            held = [view.launches[pts.launch[i]].regime not in UNBOUND_LABELS for i in mine]
+            groups = [
+                (level, bound)
+                for level in [*LEVELS, *sorted({pts.level[i] for i in mine} - set(LEVELS))]
+                for bound in (True, False)
+            ]
+            for level, bound in groups:
+                idx = [i for i, h in zip(mine, held, strict=True) if pts.level[i] == level and h == bound]
                 if not idx:
                     continue
                 level_label = LEVEL_LABELS.get(level, level)
+                role = (
+                    f"limiter {_e(view.limiter_label(key))}"
+                    if bound
+                    else f"busiest unit {_e(view.limiter_label(key))} (latency- or launch-bound)"
+                )
                 traces.append(
                     dict(
                         type=scatter,
@@ -345,7 +359,7 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                         hovertemplate=(
                             f"<b>%{{text}}</b><br>{_e(level_label)} · launch %{{customdata[1]}} · "
                             "%{customdata[2]:.3~s}s<br>this point: %{customdata[4]:.1%} of the roof above it<br>"
-                            f"limiter {_e(view.limiter_label(key))}: %{{customdata[3]:.1%}} of roof<br>"
+                            f"{role}: %{{customdata[3]:.1%}} of roof<br>"
                             "%{x:.3~s} FLOP/byte · %{y:.3~s}FLOP/s<extra></extra>"
                         ),
                     )

@@ -318,6 +318,8 @@ class LaunchRow(NamedTuple):
     #: The verdict stands on the measured units only (``unmeasured``: the units the export lacks).
     partial: bool = False
     unmeasured: tuple[str, ...] = ()
+    #: The launches the row stands for: a summary page's group (its duration their mean), else 1.
+    invocations: int = 1
 
 
 @dataclass(frozen=True)
@@ -435,6 +437,8 @@ class RooflinePanel:
     #: Whether it is empty for what the export holds: its work was not collected (NOT_COLLECTED), or was (ncu's
     #: roofline chart rule ran) and this page leaves it out (NOT_EXPORTED); None otherwise.
     absent: str | None = None
+    #: What the chart leaves out of the analysis' points, and why (FP16 register moves); None: nothing.
+    left_out: str | None = None
 
 
 @dataclass(frozen=True)
@@ -942,10 +946,20 @@ def _roofline_panel(
     sel = (roof["precision"] == precision).fillna(False).to_numpy(dtype=bool)
     if not sel.any():
         return replace(empty, note=f"No {label} roofline in this analysis.")
+    left_out = None
     if precision == "fp16":  # HFMA2.MMA register moves in integer/FP32 kernels are not FP16 work
-        sel &= ~fp16_register_moves(roof)
+        moves = sel & fp16_register_moves(roof)
+        sel &= ~moves
         if not sel.any():
             return replace(empty, note=f"No launch does {label} work (FP16 instructions counted are register moves).")
+        with np.errstate(invalid="ignore"):
+            work = _floats(roof, "achieved_flops") > 0  # a row of no FP16 work is not drawn anyway
+        moved = len(np.unique(roof_pos[moves & work]))
+        if moved:
+            left_out = (
+                f"Not drawn: {fmt.counted(moved, 'launch', 'launches')} whose FP16 instructions are register moves "
+                "(HFMA2.MMA in integer and FP32 code), not FP16 work; the JSON keeps their points."
+            )
     r = roof.loc[sel, [c for c in PANEL_COLUMNS if c in roof.columns]]  # the columns read below only
     pos = roof_pos[sel]
     flops = _floats(r, "achieved_flops")
@@ -1061,7 +1075,7 @@ def _roofline_panel(
                     gpu=None if len(on_gpus) == 1 else gpu or "unknown GPU",
                 )
             )
-    return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None)
+    return RooflinePanel(precision, label, tuple(roofs), pts, len(plotted), None, left_out=left_out)
 
 
 #: What the lead calls the units a verdict may lack (``classify.UNMEASURED_UNITS``) other than the memory levels
@@ -1207,6 +1221,7 @@ def build_view(
             [hint_ids.get(i, ()) for i in range(n)],
             [x is True for x in _col(v, "partial")],  # <NA>: False
             [units[u] for u in unmeasured],
+            np.rint(launch_weights(lv)).astype(np.int64).tolist(),
         )
     )
     members: list[list[int]] = [[] for _ in range(len(sk))]

@@ -156,7 +156,8 @@
   }
   function launchRow(j, first) {
     var tr = el("tr", { "class": "launch pick", "data-kernel": L.kernel[j], "data-launch": j });
-    var idText = "launch " + (L.id[j] === null ? "?" : L.id[j]) + (DATA.multi_report ? " \u00b7 " + (L.report[j] || "") : "");
+    var idText = (L.inv ? "group of " + L.inv[j].toLocaleString("en-US") + (L.inv[j] === 1 ? " launch" : " launches (mean)")
+      : "launch " + (L.id[j] === null ? "?" : L.id[j])) + (DATA.multi_report ? " \u00b7 " + (L.report[j] || "") : "");
     add(tr, el("td", { "class": first ? "first" : null }));
     add(tr, el("td", { title: (L.grid[j] ? "grid " + L.grid[j] : "") + (L.block[j] ? " block " + L.block[j] : "") }, idText +
       (L.grid[j] ? "  grid " + L.grid[j] + " \u00d7 block " + (L.block[j] || "?") : "")));
@@ -177,7 +178,8 @@
     var td0 = add(tr, el("td"));
     if (k.rows.length > 1) {
       var b = add(td0, el("button", { type: "button", "class": "expand", "aria-expanded": state.open[i] ? "true" : "false",
-        title: (state.open[i] ? "hide" : "show") + " the " + k.rows.length + " launches" }, state.open[i] ? "\u25be" : "\u25b8"));
+        title: (state.open[i] ? "hide" : "show") + " the " + k.rows.length + (L.inv ? " groups of launches" : " launches") },
+        state.open[i] ? "\u25be" : "\u25b8"));
       b.addEventListener("click", function (ev) {
         ev.stopPropagation();
         if (state.open[i]) delete state.open[i]; else { state.open[i] = true; state.shown[i] = LAUNCH_PAGE; }
@@ -217,7 +219,8 @@
         if (n < rs.length) {
           var more = el("tr", { "class": "more" });
           var td = add(more, el("td", { colspan: "11" }));
-          var btn = add(td, el("button", { type: "button" }, "show " + Math.min(LAUNCH_PAGE, rs.length - n) + " more of " + rs.length + " launches"));
+          var btn = add(td, el("button", { type: "button" }, "show " + Math.min(LAUNCH_PAGE, rs.length - n) + " more of " + rs.length +
+            (L.inv ? " groups" : " launches")));
           btn.addEventListener("click", function () { state.shown[i] = n + LAUNCH_PAGE; render(); });
           frag.appendChild(more);
         }
@@ -229,8 +232,9 @@
       : "no kernel matches";
     document.getElementById("p-prev").disabled = state.page <= 0;
     document.getElementById("p-next").disabled = state.page >= pages - 1;
+    var launches = L.inv ? L.inv.reduce(function (a, b) { return a + b; }, 0) : L.id.length;
     document.getElementById("kernel-count").textContent = "(" + K.length.toLocaleString("en-US") + " kernels, " +
-      L.id.length.toLocaleString("en-US") + " launches)";
+      launches.toLocaleString("en-US") + " launches" + (L.inv ? " in " + L.id.length.toLocaleString("en-US") + " groups" : "") + ")";
     var ths = document.querySelectorAll("#kernel-table th.sortable");
     for (var t = 0; t < ths.length; t++) {
       ths[t].classList.remove("sorted-asc", "sorted-desc");
