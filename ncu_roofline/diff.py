@@ -122,8 +122,12 @@ class Total:
     matched: int
     before_only: int
     after_only: int
+    #: Over the matched launches timed on both sides (a pair with one side's duration unknown compares nothing).
     matched_before_ns: float
     matched_after_ns: float
+    #: Launches without a duration, both sides together: the two GPU times then add up different launches, so
+    #: the whole program's change and speedup are not given (NaN); the matched launches' are.
+    untimed: int = 0
 
     @property
     def delta_ns(self) -> float:
@@ -131,16 +135,25 @@ class Total:
 
     @property
     def change(self) -> float:
-        """after / before - 1 of the whole program (NaN without a BEFORE time)."""
+        """after / before - 1 of the whole program (NaN without a BEFORE time, or where a side has launches
+        without a duration: ``matched_change`` then)."""
+        if self.untimed:
+            return math.nan
         return self.after_ns / self.before_ns - 1.0 if self.before_ns > 0 else math.nan
 
     @property
     def speedup(self) -> float:
+        if self.untimed:
+            return math.nan
         return self.before_ns / self.after_ns if self.after_ns > 0 else math.nan
 
     @property
     def matched_change(self) -> float:
         return self.matched_after_ns / self.matched_before_ns - 1.0 if self.matched_before_ns > 0 else math.nan
+
+    @property
+    def matched_speedup(self) -> float:
+        return self.matched_before_ns / self.matched_after_ns if self.matched_after_ns > 0 else math.nan
 
 
 @dataclass
@@ -581,6 +594,17 @@ def kernel_changes(
         lb, la = by_b.get(group, empty_side), by_a.get(group, empty_side)
         n_match = int(part.loc[part["status"] == MATCHED, "invocations"].sum())
         bns, ans = _time_ns(lb["duration_ns"]), _time_ns(la["duration_ns"])
+        some_untimed = lb["duration_ns"].isna().any() or la["duration_ns"].isna().any()
+        if some_untimed and not (math.isnan(bns) or math.isnan(ans)):
+            # launches without a duration on a side, some with: the two sums would add up different launches;
+            # the kernel is compared over its matched launches timed on both sides (none: not compared). A side
+            # with none timed keeps the other's time, and no change.
+            both = part[
+                (part["status"] == MATCHED).to_numpy()
+                & part["before_duration_ns"].notna().to_numpy()
+                & part["after_duration_ns"].notna().to_numpy()
+            ]
+            bns, ans = _time_ns(both["before_duration_ns"]), _time_ns(both["after_duration_ns"])
         if la.empty or lb.empty:
             status = BEFORE_ONLY if la.empty else AFTER_ONLY
         else:
@@ -741,6 +765,7 @@ def compare(
     kernels, hints = kernel_changes(before, after, pairs, matches)
     sb, sa = _side(before), _side(after)
     m = pairs[pairs["status"] == MATCHED]
+    timed = m[m["before_duration_ns"].notna().to_numpy() & m["after_duration_ns"].notna().to_numpy()]
     total = Total(
         before_ns=_time_ns(sb["duration_ns"]),
         after_ns=_time_ns(sa["duration_ns"]),
@@ -749,8 +774,9 @@ def compare(
         matched=int(m["invocations"].sum()),
         before_only=int(pairs.loc[pairs["status"] == BEFORE_ONLY, "invocations"].sum()),
         after_only=int(pairs.loc[pairs["status"] == AFTER_ONLY, "invocations"].sum()),
-        matched_before_ns=_time_ns(m["before_duration_ns"]),
-        matched_after_ns=_time_ns(m["after_duration_ns"]),
+        matched_before_ns=_time_ns(timed["before_duration_ns"]),
+        matched_after_ns=_time_ns(timed["after_duration_ns"]),
+        untimed=untimed_launches(before) + untimed_launches(after),
     )
     return Diff(
         before=before,

@@ -32,7 +32,7 @@ from ncu_roofline.diff import (
     _pair_in_order,
     compare,
 )
-from ncu_roofline.report.diffout import matching_line, render_diff_text
+from ncu_roofline.report.diffout import headline, matching_line, render_diff_text
 
 DURATION = "gpu__time_duration.sum"
 DATA_REEXPORT = DATA / "reexport"
@@ -511,3 +511,20 @@ def test_a_slash_in_a_name_is_no_rename_unless_the_launchs_range_is_before_it() 
     ) == ("r/reduce_kernel<ReduceOp>")
     long_range = "aten::scaled_dot_product_attention, seq = 12"
     assert renamed_display_name(f"{long_range}/void k(int)", f"x/{long_range}") == "aten::scaled_dot_produc…/k"
+
+
+def test_launches_timed_on_one_side_only_are_no_speedup() -> None:
+    """BEFORE: micro_full's 16 launches and micro_roof's 16, all timed; AFTER: micro_full again and micro_roof's
+    `--metrics`-picked details re-export (ncu 2024.2: no duration metric). The same runs on both sides: the
+    whole program's change and speedup are not given (the times add up 32 and 16 launches), the launches timed
+    on both sides do not move, and no kernel reads 2x faster for half its launches being untimed."""
+    picked = data("reexport/ncu-2024.2/micro_roof.details-picked.csv.gz")
+    assert b"gpu__time_duration" not in gzip.decompress(picked.read_bytes())
+    before = analyze(ncu_roofline.read([data("micro_full.raw.csv"), data("micro_roof.raw.csv.gz")]))
+    after = analyze(ncu_roofline.read([data("micro_full.raw.csv"), picked]))
+    d = compare(before, after)
+    assert d.total.untimed == 16 and math.isnan(d.total.change) and math.isnan(d.total.speedup)
+    assert d.total.matched_change == pytest.approx(0.0, abs=1e-3)
+    both = d.kernels[d.kernels["before_ns"].notna() & d.kernels["after_ns"].notna()]
+    assert len(both) == 13 and (both["change"].abs() < 1e-3).all()
+    assert "those timed on both sides: +0.0%, speedup 1.00x" in headline(d)

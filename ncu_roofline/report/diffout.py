@@ -106,10 +106,15 @@ def render_diff_csv(diff: Diff) -> str:
 def headline(diff: Diff) -> str:
     """One line: the whole program before -> after, change and speedup."""
     t = diff.total
+    how = (
+        f"({f.change(t.change)}, speedup {f.speedup(t.speedup)})"
+        if not t.untimed  # else the two times add up different launches: the launches timed on both sides
+        else f"(launches without a duration; those timed on both sides: {f.change(t.matched_change)}, speedup "
+        f"{f.speedup(t.matched_speedup)})"
+    )
     return (
         f"{diff.before_name} -> {diff.after_name}: {f.duration_ns(t.before_ns)} -> {f.duration_ns(t.after_ns)} "
-        f"of GPU time ({f.change(t.change)}, speedup {f.speedup(t.speedup)}), "
-        f"{t.before_launches} -> {t.after_launches} launches"
+        f"of GPU time {how}, {t.before_launches} -> {t.after_launches} launches"
     )
 
 
