@@ -878,6 +878,15 @@ def diff_command(
     if kernel or nvtx:  # a side may have none of the kernels selected: new, or gone; both none is an error
         from .filters import describe_filters
 
+        if nvtx:  # a side without NVTX ranges cannot be selected by them: its launches would read as gone
+            for side, a in (("BEFORE", sides[0]), ("AFTER", sides[1])):
+                paths = a.launches["nvtx_path"] if "nvtx_path" in a.launches.columns else None
+                if len(a.launches) and (paths is None or paths.isna().all()):
+                    raise NoLaunchesError(
+                        f"--nvtx: {side} has no NVTX ranges (its export has no NVTX columns), so --nvtx cannot "
+                        "select its launches: profile it with --nvtx (and export the page with its NVTX columns), "
+                        "or compare by --kernel"
+                    )
         kept = [filter_analysis(a, kernel, nvtx, allow_empty=True) for a in sides]
         if not any(len(a.launches) for a in kept):
             counts = (f"{len(a.launches):,}" for a in sides)
@@ -905,6 +914,8 @@ def diff_command(
 
         t = diff.total
         for side, ns, a in (("BEFORE", t.before_ns, diff.before), ("AFTER", t.after_ns, diff.after)):
+            if not len(a.launches):  # the filters selected none of its launches
+                raise AnalysisError(f"--fail-if-slower: {side} has none of the launches the filters select")
             if not ns > 0:  # NaN or none: nothing to compare
                 raise AnalysisError(f"--fail-if-slower: {side} has no GPU time to compare (no duration metric)")
             if untimed := untimed_launches(a):  # the totals would compare different launches

@@ -597,6 +597,23 @@ def test_diff_roof_vs_full(work: Path) -> None:
     assert run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv").exit_code == EXIT_OUTPUT
 
 
+def test_diff_by_nvtx_refuses_a_side_without_nvtx_ranges(work: Path) -> None:
+    """micro_metrics.raw.csv (the same microbenchmark, a --metrics run) has no NVTX columns: --nvtx cannot select
+    its launches, which would read as four kernels removed; with the filters selecting none of a side's launches,
+    --fail-if-slower says that, not that the side has no duration metric."""
+    shutil.copy(data("micro_metrics.raw.csv"), work / "micro_metrics.raw.csv")
+    assert "NVTX" not in (work / "micro_metrics.raw.csv").read_text().splitlines()[0]
+    r = run("diff", "micro_full.raw.csv", "micro_metrics.raw.csv", "--nvtx", "compute", "--format", "text")
+    assert r.exit_code == EXIT_ANALYSIS
+    assert "--nvtx: AFTER has no NVTX ranges (its export has no NVTX columns)" in r.stderr
+    assert "removed" not in r.stdout
+    without_kernel(data("micro_full.raw.csv"), work / "no_l2_reread.raw.csv", "l2_reread")
+    r = run("diff", "micro_full.raw.csv", "no_l2_reread.raw.csv", "--kernel", "l2_reread", "--format", "text",
+            "--fail-if-slower", "10")  # fmt: skip
+    assert r.exit_code == EXIT_ANALYSIS
+    assert "--fail-if-slower: AFTER has none of the launches the filters select" in r.stderr
+
+
 def test_diff_kernel_removed_says_what_it_could_not_match(work: Path) -> None:
     without_kernel(work / "micro_full.raw.csv", work / "no_l2.raw.csv", "l2_reread")
     r = run("diff", "micro_full.raw.csv", "no_l2.raw.csv", "--format", "text")
