@@ -249,18 +249,22 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
     rows, not the invocations they stand for."""
     b, a = _match_frame(before), _match_frame(after)
     left_b, left_a = _copies(before), _copies(after)  # each row's launches not matched yet
+    # a summary page's rows are in the order of its groups, not of the launches: no launch order to pair by
+    grouped = _summary_page(before) != _summary_page(after)
     found = []
     for name, keys in MATCH_PASSES:
         # where a key's launches differ in number between the sides (one added or removed), those of the same grid
         # and block are paired first: the launch removed is the one left over, not its kernel's last; where they
-        # are as many, launch order alone (a launch whose grid changed pairs with its own)
+        # are as many, launch order alone (a launch whose grid changed pairs with its own), but against a summary
+        # page's groups, whose order is not the launches', the same grid and block first for every key
         for shaped in (True, False):
             rows_b, rows_a = np.flatnonzero(left_b > 0), np.flatnonzero(left_a > 0)
             if not len(rows_b) or not len(rows_a):
                 break
             cols = list(keys)
             if shaped:
-                rows_b, rows_a = _uneven(b, a, rows_b, rows_a, left_b, left_a, cols)
+                if not grouped:
+                    rows_b, rows_a = _uneven(b, a, rows_b, rows_a, left_b, left_a, cols)
                 cols.append("launch")
             pb, pa_, n = _pair_in_order(b, a, rows_b, rows_a, left_b, left_a, cols)
             if not len(n):

@@ -528,3 +528,31 @@ def test_launches_timed_on_one_side_only_are_no_speedup() -> None:
     both = d.kernels[d.kernels["before_ns"].notna() & d.kernels["after_ns"].notna()]
     assert len(both) == 13 and (both["change"].abs() < 1e-3).all()
     assert "those timed on both sides: +0.0%, speedup 1.00x" in headline(d)
+
+
+def test_launches_pair_with_the_summary_group_of_their_own_launch_shape() -> None:
+    """train_step's raw page against its per-kernel summary page: every launch pairs with a group of its kernel,
+    grid and block (a summary group is a kernel and launch shape; the raw page's rows give each launch's): 125 of
+    the 382 were paired with a group of another grid, by launch order, which a summary page's rows do not keep."""
+    raw = pd.read_csv(data("train_step.raw.csv.gz"), skiprows=[1], usecols=["ID", "Grid Size", "Block Size"])
+    summary = pd.read_csv(data("train_step.summary-per-kernel.csv.gz"))
+    before = analyze(ncu_roofline.read(data("train_step.raw.csv.gz")))
+    after = analyze(ncu_roofline.read(data("train_step.summary-per-kernel.csv.gz")))
+    d = compare(before, after)
+    m = d.pairs[d.pairs["status"] == "matched"]
+    assert (
+        int(m["invocations"].sum())
+        == len(raw)
+        == 382
+        == summary.drop_duplicates(["Kernel Name", "Block Size", "Grid Size", "Invocations"])["Invocations"].sum()
+    )
+
+    def threads(text: str) -> int:  # "(2, 66, 1)" -> 132
+        return int(np.prod([int(x) for x in text.strip("()").split(",")]))
+
+    shape_of = raw.set_index("ID")
+    lv = after.launches.set_index("launch_id")
+    for r in m.itertuples(index=False):
+        launch, group = shape_of.loc[r.before_launch_id], lv.loc[r.after_launch_id]
+        assert threads(launch["Grid Size"]) == group["grid_size"], (r.before_launch_id, r.after_launch_id)
+        assert threads(launch["Block Size"]) == group["block_size"]
