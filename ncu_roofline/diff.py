@@ -603,11 +603,7 @@ def kernel_changes(
             # launches without a duration on a side, some with: the two sums would add up different launches;
             # the kernel is compared over its matched launches timed on both sides (none: not compared). A side
             # with none timed keeps the other's time, and no change.
-            both = part[
-                (part["status"] == MATCHED).to_numpy()
-                & part["before_duration_ns"].notna().to_numpy()
-                & part["after_duration_ns"].notna().to_numpy()
-            ]
+            both = _timed_on_both_sides(part)
             bns, ans = _time_ns(both["before_duration_ns"]), _time_ns(both["after_duration_ns"])
         if la.empty or lb.empty:
             status = BEFORE_ONLY if la.empty else AFTER_ONLY
@@ -753,6 +749,17 @@ def untimed_launches(analysis: Analysis) -> int:
     return int(_copies(analysis)[lv["duration_ns"].isna().to_numpy()].sum())
 
 
+def _timed_on_both_sides(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The matched pairs (rows of PAIR_COLUMNS) whose launches were timed on both sides: the launches whose GPU
+    times compare like with like."""
+    keep = (
+        (pairs["status"] == MATCHED).to_numpy(dtype=bool)
+        & pairs["before_duration_ns"].notna().to_numpy()
+        & pairs["after_duration_ns"].notna().to_numpy()
+    )
+    return pairs[keep]
+
+
 def _time_ns(durations: pd.Series) -> float:
     """The GPU time of some launches: the sum of the durations measured; NaN (not measured, never zero) where
     none is, or where there are no launches."""
@@ -769,7 +776,7 @@ def compare(
     kernels, hints = kernel_changes(before, after, pairs, matches)
     sb, sa = _side(before), _side(after)
     m = pairs[pairs["status"] == MATCHED]
-    timed = m[m["before_duration_ns"].notna().to_numpy() & m["after_duration_ns"].notna().to_numpy()]
+    timed = _timed_on_both_sides(pairs)
     total = Total(
         before_ns=_time_ns(sb["duration_ns"]),
         after_ns=_time_ns(sa["duration_ns"]),

@@ -18,7 +18,8 @@ from ncu_roofline.device import resolve_peaks
 from ncu_roofline.model import launch_index
 from ncu_roofline.quantities import quantities
 from ncu_roofline.report.jsonout import to_dict
-from ncu_roofline.report.terminal import PARTIAL_MARK, render_terminal
+from ncu_roofline.report.terminal import render_terminal
+from ncu_roofline.report.viewmodel import PARTIAL_MARK
 from ncu_roofline.roofline import roofline
 
 GENE_RAW = SHARED_ROOT / "ncu-wild" / "ncu-2022.3" / "gene_dzv.raw.csv"

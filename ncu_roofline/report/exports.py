@@ -16,7 +16,7 @@ from ..model import LAUNCH_KEY
 from ..summary import NCU_SOURCE
 from . import fmt
 from .registry import FunctionRenderer, Options, Run
-from .viewmodel import PARTIAL_MARK, ReportView, TimeShare, build_view, hints_note, table_notes
+from .viewmodel import ReportView, TimeShare, build_view, hints_note, limiter_cell, table_notes
 
 #: Launch columns that lead each CSV row (then every verdict column, then the hints).
 #: ``duration_ns`` is one launch's (a summary page's row: the mean of its ``invocations``: its GPU time is the
@@ -94,11 +94,7 @@ def render_view_markdown(view: ReportView, *, top: int = 20) -> str:
         for i, k in enumerate(kernels, 1):
             hint = k.first_hint
             hint_text = "–" if hint is None else md_text(hint.label)
-            lim = (
-                view.limiter_label(k.limiter)
-                + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
-                + (PARTIAL_MARK if k.partial and k.limiter else "")
-            )
+            lim = limiter_cell(view, k)
             if k.regime in ("latency", "launch") and k.limiter:
                 lim = f"({lim} busiest)"  # no roof holds it: the busiest unit is context, not the limiter
             out.append(

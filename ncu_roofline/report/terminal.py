@@ -17,12 +17,12 @@ from .registry import FunctionRenderer, Options, Run
 from .viewmodel import (
     NO_DURATION,
     NOT_EXPORTED,
-    PARTIAL_MARK,
     KernelRow,
     ReportView,
     RooflinePanel,
     build_view,
     hints_note,
+    limiter_cell,
     table_notes,
 )
 
@@ -83,16 +83,10 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
     it, else a line under each kernel; on narrow terminals the launch count and then the time go first (the
     share stays)."""
     rank_w = max(1, len(str(len(kernels))))
-    limiters = [
-        view.limiter_label(k.limiter)
-        + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
-        + (PARTIAL_MARK if k.partial and k.limiter else "")
-        for k in kernels
-    ]
     # a latency- or launch-bound kernel has no limiter: its busiest unit is context, in parentheses
     limiters = [
-        f"({x})" if k.regime in ("latency", "launch") and k.limiter else x
-        for x, k in zip(limiters, kernels, strict=True)
+        f"({limiter_cell(view, k)})" if k.regime in ("latency", "launch") and k.limiter else limiter_cell(view, k)
+        for k in kernels
     ]
     lim_w = min(14, max(len("Limiter"), *(len(x) for x in limiters)))
     cols: list[tuple[str, int, str]] = [

@@ -684,36 +684,28 @@ def _time_shares(
     return tuple(out)
 
 
-def _unchecked(analysis: Analysis) -> int:
-    """The launches (a summary group: its invocations) some hint could not be checked on (``not_checked``)."""
+def _unchecked(analysis: Analysis) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """The launches (a summary group: its invocations) some hint could not be checked on (``not_checked``: "<rule>:
+    <metric> not collected (<option>)", "; "-joined), and each such rule with the launches it could not be checked
+    on, most launches first, then in the order the rules run. Each distinct text is read once."""
     v = analysis.verdicts
     if "not_checked" not in v.columns or not len(v):
-        return 0
-    said = v["not_checked"].astype("string").fillna("").to_numpy(dtype=object) != ""
-    return round(float(launch_weights(analysis.launches)[said].sum()))
-
-
-def _unchecked_rules(analysis: Analysis) -> tuple[tuple[str, int], ...]:
-    """Each hint rule some launches lacked the metrics for (``not_checked``: "<rule>: <metric> not collected
-    (<option>)", "; "-joined) with those launches (a summary group: its invocations), most launches first, then
-    in the order the rules run."""
-    v = analysis.verdicts
-    if "not_checked" not in v.columns or not len(v):
-        return ()
+        return 0, ()
     codes, texts = pd.factorize(v["not_checked"].astype("string").fillna(""))  # a few distinct texts
     weights = np.bincount(codes, weights=launch_weights(analysis.launches), minlength=len(texts))
+    said = np.array([bool(t) for t in texts], dtype=bool)
     launches: dict[str, float] = {}
-    for text, weight in zip(texts, weights, strict=True):
-        for note in str(text).split("; ") if text else ():
+    for text, weight in zip(texts[said], weights[said], strict=True):
+        for note in str(text).split("; "):
             rule = note.split(":", 1)[0]
             launches[rule] = launches.get(rule, 0.0) + float(weight)
     order = {rule: i for i, rule in enumerate(RULES)}
     ranked = sorted(launches.items(), key=lambda x: (-round(x[1]), order.get(x[0], len(order))))
-    return tuple((rule, round(n)) for rule, n in ranked)
+    return round(float(weights[said].sum())), tuple((rule, round(n)) for rule, n in ranked)
 
 
 def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
-    """The hints that could not be checked, each with its launches (``_unchecked_rules``), as the summaries say
+    """The hints that could not be checked, each with its launches (``_unchecked``), as the summaries say
     it beside the hints that fired (silence is not their absence): "Not checked (metrics not collected): register
     spilling and tail effect on 382 launches, thread divergence on 306 (...)"; None where every rule had
     its evidence."""
@@ -737,6 +729,17 @@ def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
 #: Appended to the limiter of a partial verdict in the summaries' kernel tables (``classify``: ``partial``,
 #: ``unmeasured``).
 PARTIAL_MARK = "*"
+
+
+def limiter_cell(view: ReportView, k: KernelRow) -> str:
+    """A kernel's limiter as the summaries' kernel tables give it: its label, the compute pipe where one is
+    named, and PARTIAL_MARK on a partial verdict (the tables put a latency- or launch-bound kernel's in
+    parentheses: its busiest unit, not a limiter)."""
+    return (
+        view.limiter_label(k.limiter)
+        + (f" {k.compute_pipe}" if k.compute_pipe and k.compute_pipe != "other" else "")
+        + (PARTIAL_MARK if k.partial and k.limiter else "")
+    )
 
 
 def table_notes(kernels: Sequence[KernelRow]) -> list[str]:
@@ -1092,11 +1095,11 @@ def _partial_caution(launches: Sequence[LaunchRow], regimes: set[str | None], la
     verdicts (a unit the export did not measure: ``unmeasured``), the lead's caution: that share of their time
     and the units (named by ``labels``, the limiters', and UNMEASURED_LABELS); None where none does."""
     slow = [r for r in launches if r.regime in regimes and r.duration_ns is not None and r.duration_ns > 0]
-    total = sum(r.duration_ns or 0.0 for r in slow)
+    total = sum((r.duration_ns or 0.0) * r.invocations for r in slow)  # a summary group: its launches' time
     partial = [r for r in slow if r.partial]
     if not partial or total <= 0:
         return None
-    share = sum(r.duration_ns or 0.0 for r in partial) / total
+    share = sum((r.duration_ns or 0.0) * r.invocations for r in partial) / total
     order = {u: i for i, u in enumerate(UNMEASURED_UNITS)}
     units = sorted({u for r in partial for u in r.unmeasured}, key=lambda u: order.get(u, len(order)))
     named = [UNMEASURED_LABELS.get(u) or labels.get(u, u) for u in units]
@@ -1365,6 +1368,7 @@ def build_view(
         "launches": launch_rows,
         "limiter_labels": limiters,
     }
+    unchecked = _unchecked(analysis)
     return ReportView(
         title=title,
         header=header,
@@ -1379,7 +1383,7 @@ def build_view(
         rooflines=rooflines,
         regime_help=_regime_help(),
         max_duration_ns=max(durations) if durations else None,
-        unchecked_launches=_unchecked(analysis),
-        unchecked_rules=_unchecked_rules(analysis),
+        unchecked_launches=unchecked[0],
+        unchecked_rules=unchecked[1],
         limiter_labels=limiters,
     )
