@@ -10,7 +10,9 @@ a key's launches differ in number between the sides, those of the same grid and 
 2. ``name+nvtx-shape``: kernel name and NVTX path with every number masked (PyTorch's
    ``aten::linear, seq = 470, op_id = 22`` ranges carry counters that differ from run to run);
 3. ``name``: kernel name alone (ranges renamed or collected on one side only);
-4. ``short-name``: the display name (template arguments or a mangled/demangled export differ).
+4. ``short-name``: the display name (template arguments or a mangled/demangled export differ);
+5. ``function``: the function's own name, where a side was printed with ``--print-kernel-base function`` (every
+   kernel name of that side is a function's name alone, so no other pass can pair its templated kernels).
 
 What no pass pairs is reported as ``before only`` or ``after only``. A summary page's row (a group of launches, the
 mean of its ``invocations``) is matched as that many launches of its key: each launch of the other side takes one
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,7 +31,7 @@ import pandas as pd
 
 from .analysis import Analysis
 from .io import read_warnings
-from .io.identity import nvtx_renames, short_names
+from .io.identity import function_names, nvtx_renames, short_names
 from .model import launch_index
 from .summary import dominant, launch_weights
 from .vocabulary import PRECISIONS, Level
@@ -39,6 +42,7 @@ MATCH_PASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("name+nvtx-shape", ("kernel", "nvtx_shape")),
     ("name", ("kernel",)),
     ("short-name", ("short",)),
+    ("function", ("function",)),  # only where a side prints function names alone (``_function_printed``)
 )
 MATCHED, BEFORE_ONLY, AFTER_ONLY = "matched", "before only", "after only"
 #: Precisions a kernel's roofline point may use (the one with the most FLOPs over both sides wins).
@@ -189,19 +193,20 @@ _NUMBER = re.compile(r"\d+")
 
 
 def _match_frame(analysis: Analysis) -> pd.DataFrame:
-    """Keys of every launch for matching: pos (row in launches), kernel, short, nvtx, nvtx_shape, launch (its grid
-    and block, "" where not given)."""
+    """Keys of every launch for matching: pos (row in launches), kernel, short (its display name, not cut),
+    function (its function's own name), nvtx, nvtx_shape, launch (its grid and block, "" where not given)."""
     lv = analysis.launches
-    short = lv["display_name"].astype(object).where(lv["display_name"].notna(), lv["kernel_name"].astype(object))
-    named = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), short)
-    kernel, short = _without_rename(named.fillna("").astype(str).to_numpy(), short, lv["nvtx_path"])
+    named = lv["kernel_name"].astype(object).where(lv["kernel_name"].notna(), lv["display_name"].astype(object))
+    kernel = _without_rename(named.fillna("").astype(str).to_numpy(), lv["nvtx_path"])
     nvtx = lv["nvtx_path"].astype(object).where(lv["nvtx_path"].notna(), lv["nvtx_start_end"].astype(object))
     nvtx = nvtx.where(nvtx.notna(), "")
     return pd.DataFrame(
         {
             "pos": np.arange(len(lv)),
             "kernel": kernel,
-            "short": short.fillna("").astype(str).to_numpy(),
+            # whole: two kernels whose display names begin alike (cuBLAS' and cuDNN's long names) are two keys
+            "short": short_names(kernel, max_len=sys.maxsize),
+            "function": function_names(kernel),
             "nvtx": nvtx.astype(str).to_numpy(),
             "nvtx_shape": [_NUMBER.sub("#", s) for s in nvtx.astype(str)],
             "launch": _launch_shapes(lv),
@@ -209,16 +214,24 @@ def _match_frame(analysis: Analysis) -> pd.DataFrame:
     )
 
 
-def _without_rename(kernel: np.ndarray, short: pd.Series, paths: pd.Series) -> tuple[np.ndarray, pd.Series]:
-    """The kernel names and display names to match by, without the NVTX range that ``--print-nvtx-rename
-    kernel`` put before a launch's kernel name (``nvtx_renames``): an export printed with it matches the same
-    report's plain export (its ranges are still matched, by the NVTX passes)."""
+def _without_rename(kernel: np.ndarray, paths: pd.Series) -> np.ndarray:
+    """The kernel names to match by, without the NVTX range that ``--print-nvtx-rename kernel`` put before a
+    launch's kernel name (``nvtx_renames``): an export printed with it matches the same report's plain export (its
+    ranges are still matched, by the NVTX passes)."""
     renamed, _, own = nvtx_renames(pd.Series(kernel), paths)
     if not renamed.any():
-        return kernel, short
-    shorts = short.to_numpy(dtype=object).copy()
-    shorts[renamed] = short_names(own[renamed])
-    return np.where(renamed, own, kernel), pd.Series(shorts, index=short.index)
+        return kernel
+    out: np.ndarray = np.where(renamed, own, kernel)
+    return out
+
+
+def _function_printed(frame: pd.DataFrame) -> bool:
+    """Whether every kernel name of a side (``_match_frame``) is its function's own name alone, as
+    ``--print-kernel-base function`` prints them: only then does the ``function`` pass run (elsewhere the
+    function's name alone pairs kernels that differ in what they compute: ``vectorized_elementwise_kernel<Gelu>``
+    with ``vectorized_elementwise_kernel<Relu>``)."""
+    kernels = frame["kernel"].to_numpy(dtype=object)
+    return bool(len(kernels)) and bool((kernels == frame["function"].to_numpy(dtype=object)).all())
 
 
 def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:
@@ -253,6 +266,8 @@ def match_launches(before: Analysis, after: Analysis) -> pd.DataFrame:
     grouped = _summary_page(before) != _summary_page(after)
     found = []
     for name, keys in MATCH_PASSES:
+        if name == "function" and not (_function_printed(b) or _function_printed(a)):
+            continue
         # where a key's launches differ in number between the sides (one added or removed), those of the same grid
         # and block are paired first: the launch removed is the one left over, not its kernel's last; where they
         # are as many, launch order alone (a launch whose grid changed pairs with its own), but against a summary
@@ -396,6 +411,22 @@ def _take(frame: pd.DataFrame, pos: np.ndarray, column: str) -> pd.Series:
     return out.astype(col.dtype).where(pd.Series(pos >= 0))
 
 
+def _kernel_groups(kernel: pd.Series, after_kernel: pd.Series, status: np.ndarray) -> pd.Series:
+    """The kernel (group) of each row of PAIR_COLUMNS: BEFORE's kernel name where matched, else the launch's own;
+    an AFTER launch left over whose kernel name a later pass paired under another BEFORE name (a template argument
+    or a printing that differs) joins that kernel, so that a kernel with one launch more is one kernel row, not a
+    matched one and a new one."""
+    matched, extra = status == MATCHED, status == AFTER_ONLY
+    renamed = matched & (after_kernel != kernel).fillna(False).to_numpy(dtype=bool)
+    if not (renamed.any() and extra.any()):
+        return kernel
+    alias = pd.Series(kernel[renamed].to_numpy(), index=after_kernel[renamed].to_numpy())
+    alias = alias[~alias.index.duplicated()]  # a name paired with several: the first (BEFORE's launch order)
+    out = kernel.copy()
+    out[extra] = after_kernel[extra].map(alias).fillna(after_kernel[extra])
+    return out
+
+
 def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None = None) -> pd.DataFrame:
     """PAIR_COLUMNS: one row per matched pair and per unmatched launch, in BEFORE's launch order."""
     matches = match_launches(before, after) if matches is None else matches
@@ -415,7 +446,7 @@ def launch_pairs(before: Analysis, after: Analysis, matches: pd.DataFrame | None
     bd, ad = duration(b, pb), duration(a, pa_)
     frame = pd.DataFrame(
         {
-            "kernel": either("kernel"),
+            "kernel": _kernel_groups(either("kernel"), _take(a, pa_, "kernel"), status),
             "display_name": either("display_name"),
             "nvtx_path": either("nvtx_path"),
             "status": status,

@@ -258,6 +258,12 @@ def test_kernel_removed(full: Analysis, no_l2: Analysis) -> None:
     assert math.isnan(k["after_ns"])
     assert d.total.after_ns == pytest.approx(sum(ncu.values()) - ncu[2])
     assert d.total.matched_change == 0  # every kernel that is in both ran as long
+    # the program's change is the kernel gone; the headline gives the launches paired beside it
+    removed = (sum(ncu.values()) - ncu[2]) / sum(ncu.values()) - 1.0
+    assert d.total.change == pytest.approx(removed)
+    assert headline(d).endswith(f"{removed * 100:+.1f}%, speedup {1 / (1 + removed):.2f}x; 15 launches matched: "
+                                "+0.0%, speedup 1.00x), 16 -> 15 launches")  # fmt: skip
+    assert "matched" not in headline(compare(full, full))
     # the other way round, the kernel is new
     back = compare(no_l2, full)
     assert back.unmatched["status"].tolist() == [AFTER_ONLY]
@@ -316,6 +322,85 @@ def test_renamed_kernel_is_matched_by_its_short_name(full: Analysis, variants: P
     pair = d.pairs[d.pairs["matched_by"] == "short-name"].iloc[0]
     assert pair["display_name"] == "stream_triad"
     assert d.unmatched.empty
+
+
+def test_a_kernel_paired_by_its_short_name_with_a_launch_more_is_one_kernel(variants: Path) -> None:
+    """tiny_launch retyped AFTER (``tiny_launch(double *)``: the name pass cannot pair it, the short-name pass
+    does) and its first launch removed BEFORE: 3 launches against 4. The launch left over is tiny_launch's, on
+    the kernel row of the launches paired, not a new kernel of its own."""
+    plain = data("micro_full.raw.csv")
+    before = analyze(ncu_roofline.read(without_launch(plain, variants / "tiny3.raw.csv", 12)))
+    after = analyze(
+        ncu_roofline.read(renamed(plain, variants / "tiny_double.raw.csv", "tiny_launch(float", "tiny_launch(double"))
+    )
+    d = compare(before, after)
+    assert d.match_counts() == {"name+nvtx": 12, "short-name": 3}
+    # in launch order, as every pass pairs: the AFTER launch left over is the last
+    assert d.unmatched["after_launch_id"].tolist() == [15] and d.unmatched["status"].tolist() == [AFTER_ONLY]
+    tiny = d.kernels[d.kernels["display_name"] == "tiny_launch"]
+    assert len(tiny) == 1 and len(d.kernels) == 13  # tiny_launch and the 12 others
+    row = tiny.iloc[0]
+    assert (row["status"], row["before_launches"], row["after_launches"], row["matched_launches"]) == (
+        "partly matched",
+        3,
+        4,
+        3,
+    )
+    ns = durations(before), durations(after)
+    assert row["before_ns"] == pytest.approx(sum(ns[0][i] for i in (13, 14, 15)))
+    assert row["after_ns"] == pytest.approx(sum(ns[1][i] for i in (12, 13, 14, 15)))
+
+
+def test_the_function_name_pairs_only_a_side_printed_by_function_name(variants: Path) -> None:
+    """stream_triad as two instantiations of one template (``ns::stream_triad<Gelu>`` BEFORE,
+    ``ns::stream_triad<Relu>`` AFTER): different kernels, whose function's name alone is the same. Neither side
+    prints function names alone, so they stay unpaired (``--print-kernel-base function`` pages: below)."""
+    plain = data("micro_full.raw.csv")
+    triad = "stream_triad(float4 *"
+    gelu = renamed(plain, variants / "gelu.raw.csv", triad, "void ns::stream_triad<ns::Gelu>(float4 *")
+    relu = renamed(plain, variants / "relu.raw.csv", triad, "void ns::stream_triad<ns::Relu>(float4 *")
+    d = compare(analyze(ncu_roofline.read(gelu)), analyze(ncu_roofline.read(relu)))
+    assert d.match_counts() == {"name+nvtx": 15}
+    assert sorted(d.unmatched["display_name"]) == ["stream_triad<Gelu>", "stream_triad<Relu>"]
+
+
+def test_display_names_alike_in_their_first_60_characters_are_two_kernels(variants: Path) -> None:
+    """cuBLAS names its kernels by their tiles and options, ``sm90_xmma_gemm_..._tilesize128x256x64_
+    warpgroupsize2x1x1_...``: a display name is cut at 60 characters, but two such kernels are two, not one
+    matched by the short-name pass."""
+    plain = data("micro_full.raw.csv")
+    head = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize"
+    one = renamed(plain, variants / "wg1.raw.csv", "stream_triad(float4 *", f"{head}1x1x1_kernel(float4 *")
+    two = renamed(plain, variants / "wg2.raw.csv", "stream_triad(float4 *", f"{head}2x1x1_kernel(float4 *")
+    b, a = analyze(ncu_roofline.read(one)), analyze(ncu_roofline.read(two))
+    assert b.launches.loc[0, "display_name"] == a.launches.loc[0, "display_name"]  # cut alike
+    d = compare(b, a)
+    assert d.match_counts() == {"name+nvtx": 15}
+    assert len(d.unmatched) == 2
+
+
+@pytest.mark.parametrize(
+    ("report", "passes"),
+    [
+        ("ncu-2022.3/gene_dzv", {"function": 4}),
+        ("ncu-2024.2/gene_dzv", {"function": 4}),
+        ("ncu-2024.2/micro_roof", {"short-name": 16}),  # no templates: the short names are the function names
+    ],
+)
+@pytest.mark.parametrize("page", ["details", "raw"])
+def test_a_page_printed_by_function_name_pairs_with_the_default_printing(
+    report: str, passes: dict[str, int], page: str
+) -> None:
+    """``--print-kernel-base function`` (real re-exports by ncu 2022.3 and 2024.2) prints ``kernel_assign_6``
+    where the default page prints ``void gt::detail::kernel_assign_6<gt::gtensor_view<...>, ...>(...)``: every
+    launch pairs with its own, both ways."""
+    function = analyze(ncu_roofline.read(DATA_REEXPORT / f"{report}.details-function.csv.gz"))
+    other = analyze(ncu_roofline.read(DATA_REEXPORT / f"{report}.{page}.csv.gz"))
+    for d in (compare(other, function), compare(function, other)):
+        assert d.match_counts() == passes
+        assert d.unmatched.empty
+        assert (d.pairs["before_launch_id"] == d.pairs["after_launch_id"]).all()
+        assert len(d.kernels) == other.launches["kernel_name"].nunique()
 
 
 def test_pytorch_nvtx_counters_that_differ_between_runs(variants: Path) -> None:

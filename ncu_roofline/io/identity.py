@@ -329,12 +329,21 @@ def nvtx_renames(kernels: pd.Series, paths: object) -> tuple[np.ndarray, np.ndar
     return pd.notna(own), inner, own
 
 
-def short_names(kernels: np.ndarray) -> np.ndarray:
+#: The longest display name; a longer one is cut, ending in "…".
+DISPLAY_LEN = 60
+
+
+def short_names(kernels: np.ndarray, max_len: int = DISPLAY_LEN) -> np.ndarray:
     """``display_name`` of each kernel name (None where missing), made once per distinct name."""
-    return per_distinct(kernels, lambda k: display_name(k) if isinstance(k, str) else None)
+    return per_distinct(kernels, lambda k: display_name(k, max_len) if isinstance(k, str) else None)
 
 
-def display_name(kernel: str, max_len: int = 60) -> str:
+def function_names(kernels: np.ndarray) -> np.ndarray:
+    """``function_name`` of each kernel name (None where missing), made once per distinct name."""
+    return per_distinct(kernels, lambda k: function_name(k) if isinstance(k, str) else None)
+
+
+def display_name(kernel: str, max_len: int = DISPLAY_LEN) -> str:
     """A short, readable name for a (demangled, possibly templated) kernel name.
 
     ``void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(...)::{lambda...},
@@ -342,9 +351,26 @@ def display_name(kernel: str, max_len: int = 60) -> str:
     The function's own name, plus the first template argument that names a type or functor. A mangled name
     (``--print-kernel-base mangled``) is demangled first, so it is shown as the demangled export shows it.
     """
+    name, hint = _name_parts(kernel)
+    short = f"{name}<{hint}>" if hint else name
+    if len(short) > max_len:
+        short = short[: max_len - 1] + "…"
+    return short
+
+
+def function_name(kernel: str) -> str:
+    """The function's own name of a kernel name, without namespaces, template arguments or parameters: what
+    ``--print-kernel-base function`` prints (``void gt::detail::kernel_assign_6<...>(...)`` ->
+    ``kernel_assign_6``)."""
+    return _name_parts(kernel)[0]
+
+
+def _name_parts(kernel: str) -> tuple[str, str]:
+    """(the function's own name, the first template argument that names a type or functor, or "") of a kernel
+    name, demangled first where mangled."""
     text = kernel.strip()
     if not text:
-        return text
+        return text, ""
     text = demangled(text) or text
     for prefix in ("void ", "__global__ "):
         if text.startswith(prefix):
@@ -377,10 +403,7 @@ def display_name(kernel: str, max_len: int = 60) -> str:
         hint = _last_component(arg_base)
         if hint:
             break
-    short = f"{name}<{hint}>" if hint else name
-    if len(short) > max_len:
-        short = short[: max_len - 1] + "…"
-    return short
+    return name, hint
 
 
 # ------------------------------------------------------------------------------------------ launches frame

@@ -30,6 +30,7 @@ PASS_TEXT = {
     "name+nvtx-shape": "kernel name and NVTX range with numbers masked",
     "name": "kernel name and launch order",
     "short-name": "short kernel name",
+    "function": "function name (--print-kernel-base function)",
 }
 
 
@@ -106,12 +107,15 @@ def render_diff_csv(diff: Diff) -> str:
 def headline(diff: Diff) -> str:
     """One line: the whole program before -> after, change and speedup."""
     t = diff.total
-    how = (
-        f"({f.change(t.change)}, speedup {f.speedup(t.speedup)})"
-        if not t.untimed  # else the two times add up different launches: the launches timed on both sides
-        else f"(launches without a duration; those timed on both sides: {f.change(t.matched_change)}, speedup "
-        f"{f.speedup(t.matched_speedup)})"
-    )
+    program = f"{f.change(t.change)}, speedup {f.speedup(t.speedup)}"
+    matched = f"{f.change(t.matched_change)}, speedup {f.speedup(t.matched_speedup)}"
+    if t.untimed:  # the two times add up different launches: the launches timed on both sides
+        how = f"(launches without a duration; those timed on both sides: {matched})"
+    elif (t.before_only or t.after_only) and not math.isnan(t.matched_change):
+        # launches left unpaired move the program's time by themselves: the launches paired, beside it
+        how = f"({program}; {f.counted(t.matched, 'launch', 'launches')} matched: {matched})"
+    else:
+        how = f"({program})"
     return (
         f"{diff.before_name} -> {diff.after_name}: {f.duration_ns(t.before_ns)} -> {f.duration_ns(t.after_ns)} "
         f"of GPU time {how}, {t.before_launches} -> {t.after_launches} launches"
