@@ -388,9 +388,18 @@ def style_of(en: bool, dot: bool) -> str | None:
 NUMBER_LIKE = r"^\s*[-+]?[.,]?(?:[1-9]|0(?:[^xX]|$))"  # (RE2: no look-ahead)
 
 
-def unread_numbers(text: pa.Array | pa.ChunkedArray, parsed: np.ndarray) -> list[str]:
+#: The texts ncu writes in a cell of a metric with a unit where it has no number (lower case): not damage.
+NO_NUMBER = frozenset({"n/a", "no data", "nan", "-nan", "inf", "-inf", "+inf"})
+
+
+def unread_numbers(
+    text: pa.Array | pa.ChunkedArray, parsed: np.ndarray, with_unit: np.ndarray | None = None
+) -> list[str]:
     """The distinct cells of ``text`` that look like numbers (``NUMBER_LIKE``) and are none: ``parsed`` (what
-    ``parse_numbers`` made of ``text``, as floats) is NaN there. In the order they first come."""
+    ``parse_numbers`` made of ``text``, as floats) is NaN there; and, where ``with_unit`` says which cells are of
+    a metric with a unit (a boolean per cell), those cells without a digit that are none of ncu's texts
+    (``NO_NUMBER``): ``"Duration","us","abc"`` is a damaged cell, ``"Device Name","","NVIDIA H200"`` a text. In
+    the order they first come."""
     missing = np.isnan(np.asarray(parsed, dtype=np.float64))
     if not missing.any():
         return []
@@ -399,7 +408,33 @@ def unread_numbers(text: pa.Array | pa.ChunkedArray, parsed: np.ndarray) -> list
     if isinstance(text.type, pa.DictionaryType):
         text = text.cast(text.type.value_type)
     cells = pc.unique(text.filter(pa.array(missing)).drop_null())
-    out: list[str] = cells.filter(pc.match_substring_regex(cells, NUMBER_LIKE)).to_pylist()
+    number_like = pc.match_substring_regex(cells, NUMBER_LIKE).to_numpy(zero_copy_only=False)
+    if with_unit is None or not (missing & with_unit).any():
+        out: list[str] = cells.filter(pa.array(number_like)).to_pylist()
+        return out
+    worded = set(pc.unique(text.filter(pa.array(missing & with_unit)).drop_null()).to_pylist())
+    return [
+        c
+        for c, like in zip(cells.to_pylist(), number_like.tolist(), strict=True)
+        if like or (c in worded and _damaged_word(c))
+    ]
+
+
+def _damaged_word(cell: str) -> bool:
+    """Whether a cell of a metric with a unit, not a number, is damage: text without a digit that ncu does not
+    write (``NO_NUMBER``); an empty cell is a metric not collected."""
+    word = cell.strip()
+    return bool(word) and word.lower() not in NO_NUMBER and not any(ch.isdigit() for ch in word)
+
+
+def has_unit(unit: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Per cell of a unit column, whether it names a unit (not empty, not null)."""
+    if isinstance(unit, pa.ChunkedArray):
+        unit = unit.combine_chunks()
+    if isinstance(unit.type, pa.DictionaryType):
+        unit = unit.cast(unit.type.value_type)
+    named = pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(unit), ""), False)
+    out: np.ndarray = named.to_numpy(zero_copy_only=False)
     return out
 
 

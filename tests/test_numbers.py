@@ -105,6 +105,14 @@ def test_cells_that_look_like_numbers_and_are_none() -> None:
     parsed = parse_numbers(cells, "en").to_numpy(zero_copy_only=False)
     # not ncu's texts (n/a, no data, shapes, words, an address, instances without a value), nor numbers
     assert unread_numbers(cells, parsed) == damaged
+    # a cell of a metric with a unit is a number, or one of ncu's texts for none: a word there is damage
+    cases = [("n/a", True), ("no data", True), ("", True), ("nan", True), ("(1, 2, 3)", True), ("abc", True),
+             ("12", True), ("-inf", True), (" N/A ", True), ("LRU", False), ("1,056 (0; 0; 16)", True)]  # fmt: skip
+    cells = pa.array([text for text, _ in cases])
+    with_unit = np.array([unit for _, unit in cases])  # LRU: the text of a metric without a unit
+    parsed = parse_numbers(cells, "en").to_numpy(zero_copy_only=False)
+    assert unread_numbers(cells, parsed, with_unit) == ["abc"]
+    assert unread_numbers(cells, parsed) == []
 
 
 def _damaged(text: str, column: str, row: int, cell: str) -> tuple[str, int]:
@@ -128,6 +136,10 @@ def _damaged(text: str, column: str, row: int, cell: str) -> tuple[str, int]:
         ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en", "1159,966,902.07"),
         ("micro_full.details.csv", "Metric Value", 6, "en", "189.41x"),  # something after the number
         ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en", "3.39 2"),
+        # a word in a cell with a unit (``"Duration","us","abc"``), whatever the style: none of ncu's texts
+        ("micro_full.details.csv", "Metric Value", 6, "en", "abc"),
+        ("micro_full.details.csv", "Metric Value", 6, "dot-grouped", "abc"),
+        ("micro_full.raw.csv", "gpu__time_duration.sum", 3, "en", "abc"),
     ],
 )
 def test_a_damaged_number_is_not_measured_and_said(

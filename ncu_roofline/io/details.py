@@ -41,6 +41,7 @@ from ..model import (
     missing_array,
 )
 from ..units import (
+    has_unit,
     number_evidence,
     other_grouping,
     parse_numbers,
@@ -223,7 +224,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     check_unit_kinds(loc, metric_units(section, field, unit), cc)
 
     parsed = parse_numbers(value, style).to_numpy(zero_copy_only=False)  # (the long frame parses again, lazily)
-    unread = unread_note(loc, unread_numbers(value, parsed))
+    unread = unread_note(loc, unread_numbers(value, parsed, has_unit(unit)))
     not_understood += [unread] if unread else []
     twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, parsed, cc)
     not_understood += notes
@@ -677,7 +678,7 @@ def _prepare(block: Block, first_spec: tuple[list[str], list[str]]) -> _Prepared
         lid, pid, (uniq, first, inverse), _first_rest(block, first, *first_spec), local,
         _dense_pairs(np.flatnonzero(seen), n_field), _dense_pairs(np.flatnonzero(in_header), n_field), pair,
         len(seen), pair_units, in_body, value, base, codes, _numeric(base, inverse, pair, in_body),
-        unread_numbers(value, parsed), _runs(pid, lid),
+        unread_numbers(value, parsed, unit >= 0), _runs(pid, lid),
     )  # fmt: skip
 
 
@@ -950,7 +951,9 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
     unread = list(stream.unread)
     if unread and style != "en":  # read again in the page's style: those still no number
         text = pa.array(unread, pa.string())
-        unread = unread_numbers(text, parse_numbers(text, style).to_numpy(zero_copy_only=False))
+        # (each a cell with a unit, or like a number: with_unit all True keeps the words, checks the rest again)
+        parsed_again = parse_numbers(text, style).to_numpy(zero_copy_only=False)
+        unread = unread_numbers(text, parsed_again, np.ones(len(unread), dtype=bool))
     if unread:  # damage: such a cell may be a label's second copy, which the careful reader compares too
         raise Fallback(f"{len(unread)} cell(s) that look like numbers and are none")
     lid, pid = np.concatenate(stream.lid), np.concatenate(stream.pid)

@@ -116,6 +116,7 @@ def read_raw(loc: Located, report: str) -> Page:
     factors: list[float] = []
     unknown: dict[str, list[str]] = {}
     known: dict[int, Unit] = {}
+    with_unit = np.array([bool(units[col_index[c]].strip()) for c in metric_cols], dtype=bool)
     for j, c in enumerate(metric_cols):
         parsed = unit_or_none(units[col_index[c]])
         if parsed is None:
@@ -140,7 +141,7 @@ def read_raw(loc: Located, report: str) -> Page:
         the cells that look like numbers and are none (``unread_numbers``)."""
         text = pa.concat_arrays([cells[j] for j in cols])
         flat = parse_numbers(text, style).to_numpy(zero_copy_only=False)
-        unread = unread_numbers(text, flat)
+        unread = unread_numbers(text, flat, np.repeat(with_unit[cols.start : cols.stop], n))
         parsed = flat.reshape(len(cols), n)
         left_out = []
         for j in sorted(scaled.intersection(cols)):  # (only these columns' text scanned: a few of the run's)

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from ..errors import FormatError, ParseError
 from ..model import LongMetrics
-from ..units import parse_numbers, unread_numbers
+from ..units import has_unit, parse_numbers, unread_numbers
 from .details import last_launch_short, last_two_launches_of_table
 from .identity import build_launches, main_cc
 from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels
@@ -140,7 +140,7 @@ def read_summary(loc: Located, report: str) -> Page:
     section = _sections_of(table, sections)
     not_understood = check_units(loc, unit) + _cut_at_a_line(table, pid, lid, section)
     parsed = parse_numbers(average, style).to_numpy(zero_copy_only=False)
-    unread = unread_note(loc, unread_numbers(average, parsed))
+    unread = unread_note(loc, unread_numbers(average, parsed, has_unit(unit)))
     not_understood += [unread] if unread else []
     outside = _outside_range(loc, table, parsed, style)
     not_understood += [outside[1]] if outside else []
