@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from _analyses import sample
 
@@ -126,3 +127,31 @@ def test_docs_are_current() -> None:
         check=False,
     )
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_micro_kernel_table_is_what_the_analysis_gives() -> None:
+    """docs/analysis.md's table of the micro kernels (micro_full.raw.csv): each row's kernel, limiter, pipe,
+    regime, score and hints are those of the analysis (the table said spill_heavy had uncoalesced access long
+    after that hint stopped firing there)."""
+    text = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
+    head = text.index("| ID | kernel | limiter | pipe | regime | score | hints |")
+    rows = [line for line in text[head:].splitlines()[2:] if line.startswith("| ")]
+    rows = rows[: next((i for i, r in enumerate(rows) if not r[2].isdigit()), len(rows))]
+    a = sample("micro_full.raw.csv")
+    v = a.verdicts.set_index("launch_id")
+    hints = a.hints.groupby("launch_id")["hint"].agg(set)
+    name = a.launches.set_index("launch_id")["display_name"]
+    seen = []
+    for row in rows:
+        ids, kernel, limiter, pipe, regime, score, fired = (c.strip() for c in row.strip("|").split("|"))
+        first, _, last = ids.partition("-")
+        for lid in range(int(first), int(last or first) + 1):
+            r = v.loc[lid]
+            assert kernel == name[lid], lid
+            assert (limiter, regime) == (r["limiter"], r["regime"]), lid
+            assert pipe == ("—" if r["compute_pipe"] is pd.NA else r["compute_pipe"]), lid
+            pct = 100.0 * r["utilization"]
+            assert abs(float(score.rstrip("%")) - pct) <= (0.5 if pct >= 1 else 0.05), lid
+            assert set(re.findall(r"`(\w+)`", fired)) == set(hints.get(lid, ())), lid
+            seen.append(lid)
+    assert seen == sorted(v.index)
