@@ -65,6 +65,7 @@ from .errors import (
 )
 from .files import (
     STDIN_STEM,
+    check_not_input,
     check_writable,
     default_output,
     expand_arguments,
@@ -449,6 +450,15 @@ def read_inputs(paths: Sequence[Path], in_folder: Collection[Path] = (), progres
     return merge(parts)
 
 
+def _inputs_read(paths: Sequence[Path], report: Report) -> list[Path]:
+    """The inputs ``report`` was read from, in order: ``paths`` less a folder's files skipped as no export (the
+    output is named after the first report read, not after a stray ``notes.txt``)."""
+    from .io import STDIN_SHOWN
+
+    shown = set(report.source["path"].astype(str))
+    return [p for p in paths if (STDIN_SHOWN if is_stdin(p) else str(p)) in shown] or list(paths)
+
+
 def _is_tty(stream: IO[str]) -> bool:
     try:
         return stream.isatty()
@@ -737,19 +747,21 @@ def analyze_command(
             paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder, progress=progress
         )
         run = Run(analysis)
-        if output is None and len(paths) > 1 and fmt in (None, "html", "parquet"):
-            note(f"{len(paths)} inputs merged into one report, named after the first; -o chooses the name")
+        read = _inputs_read(paths, analysis.report)
+        if output is None and len(read) > 1 and fmt in (None, "html", "parquet"):
+            note(f"{len(read)} inputs merged into one report, named after the first; -o chooses the name")
         _render(
             ANALYSIS,
             fmt,
             run,
             Options(top=top, pretty=pretty),
             output,
-            lambda suffix: default_output(paths, f".roofline{suffix}"),
+            lambda suffix: default_output(read, f".roofline{suffix}"),
             force,
             open_browser,
             progress,
             -(-len(run.analysis.launches) // JSON_CHUNK) + 2,  # the launches' pieces, the head and the rest
+            inputs=paths,
         )
 
 
@@ -767,11 +779,13 @@ def _render(
     open_browser: bool,
     progress: Progress | None = None,
     pieces: int = 1,
+    inputs: Sequence[Path] = (),
 ) -> None:
     """Render ``subject`` in ``fmt`` from ``registry`` and write it: without a format, the text summary on stdout
     and the HTML in a file (``default(".html")`` unless -o); a folder format into a folder; text to -o or
     stdout. Every format of every command goes through here. ``progress``: the run's bar, moved to its end as
-    the output is written (about ``pieces`` pieces of streamed text)."""
+    the output is written (about ``pieces`` pieces of streamed text). No output replaces one of ``inputs``, the
+    files read (``check_not_input``), even with --force."""
     bar = progress or Progress(None)
     if fmt is None or fmt == "html":
         html = registry.get("html")
@@ -789,18 +803,23 @@ def _render(
             return text
 
         target = output or default(registry.entry("html").suffix)
+        check_not_input(target, inputs)
         _html_and_summary(page, summary, target, force, open_browser)
         return
     entry, renderer = registry.entry(fmt), registry.get(fmt)
     if entry.folder:
         if output is not None and str(output) == "-":
             raise click.UsageError(f"{fmt} is a folder of files: -o names the folder, not '-'")
+        folder = output or default(entry.suffix)
+        check_not_input(folder, inputs)
         files = renderer.render(subject, options)
         assert isinstance(files, Mapping)
-        _write_folder(output or default(entry.suffix), files, force)
+        _write_folder(folder, files, force)
         return
     binary = getattr(renderer, "binary", None)  # bytes straight to a file, where the renderer has them
     to_file = output is not None and str(output) != "-"
+    if output is not None and to_file:
+        check_not_input(output, inputs)
     text_out = binary(subject, options) if binary is not None and to_file else renderer.render(subject, options)
     assert not isinstance(text_out, Mapping)
     to_terminal = (output is None or str(output) == "-") and _is_tty(sys.stdout)
@@ -839,6 +858,7 @@ def _side_names(before: str, after: str, b_paths: Sequence[Path], a_paths: Seque
     "Default: <before-stem>_vs_<after-stem>.diff.html next to AFTER."
 )
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernels in the table.")
+@click.option("--pretty", is_flag=True, help="JSON indented by two spaces (default: compact, one line).")
 @click.option(
     "--fail-if-slower", type=FiniteFloatRange(min=0), metavar="PCT",
     help="Exit with code 1 when AFTER's total GPU time is more than PCT percent above BEFORE's (for CI).",
@@ -853,6 +873,7 @@ def diff_command(
     force: bool,
     open_browser: bool,
     top: int,
+    pretty: bool,
     fail_if_slower: float | None,
     kernel: tuple[str, ...],
     nvtx: tuple[str, ...],
@@ -901,11 +922,12 @@ def diff_command(
         DIFF,
         fmt,
         diff,
-        Options(top=top),
+        Options(top=top, pretty=pretty),
         output,
         lambda suffix: a_paths[0].parent / f"{stem}.diff{suffix}",
         force,
         open_browser,
+        inputs=[*b_paths, *a_paths],
     )
 
     if fail_if_slower is not None:
@@ -935,7 +957,7 @@ def diff_command(
 @main.command("export", short_help="Many reports as one Parquet dataset, in parallel.")
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
 @click.option(
-    "--parquet", "folder", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+    "--parquet", "folder", type=click.Path(path_type=Path), required=True, metavar="DIR",
     help="The dataset folder: DIR/<frame>/report=<name>/part-0.parquet (created; reports are added to it).",
 )  # fmt: skip
 @click.option(
@@ -969,6 +991,10 @@ def export_command(
     if any(is_stdin(r) for r in reports):
         raise click.UsageError("export reads each report in a worker process: save standard input ('-') to a file")
     paths, in_folder = expand_arguments(reports)
+    if folder.exists() and not folder.is_dir():  # (exit 5 as every output that cannot be written, not click's 2)
+        raise OutputError(f"{folder}: exists and is not a folder")
+    check_not_input(folder, paths)
+    created = not folder.exists()
     names = report_names(paths)
     options = ExportOptions(device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, metrics=metrics, force=force)
     workers = min(jobs or default_jobs(), len(paths))
@@ -1004,6 +1030,15 @@ def export_command(
     skipped = len(results) - len(ok) - len(failed)
     launches = sum(r.launches for r in ok)
     extra = f", {skipped} without launches to export" if skipped else ""
+    if skipped and not ok and not failed:  # nothing exported: as the analysis, a filter that keeps none is an error
+        from .report.fmt import counted
+
+        if created and not any(folder.iterdir()):
+            folder.rmdir()  # (made by this run for nothing)
+        first = next(r for r in results if r.status == "skipped")
+        raise NoLaunchesError(
+            f"no launch to export in {counted(len(results), 'report')} ({first.path}: {_one_line(first.message)})"
+        )
     note(f"exported {len(ok)} of {len(results)} reports ({launches} launches) to {folder}{extra}")
     if failed:
         error = NcuRooflineError(f"{len(failed)} of {len(results)} reports failed (listed above)")
@@ -1013,7 +1048,7 @@ def export_command(
 
 @main.command("sections", short_help="The section files, the ncu they load in, and the ncu commands.")
 @click.option(
-    "--copy", "dest", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+    "--copy", "dest", type=click.Path(path_type=Path), metavar="DIR",
     help="Write the section files into DIR (created if missing), in the form the ncu at hand loads; the printed "
     "commands then use DIR.",
 )  # fmt: skip
@@ -1091,7 +1126,10 @@ def devices_command(names: tuple[str, ...], sources: bool, keys: bool, fmt: str)
     from .report import fmt as f
 
     if keys:
-        click.echo("\n".join(sorted(OVERRIDE_KEYS)))
+        if names or sources:
+            raise click.UsageError("--keys lists the KEY names --peak accepts: give it without NAME or --sources")
+        listed = sorted(OVERRIDE_KEYS)
+        click.echo(json.dumps(listed) if fmt == "json" else "\n".join(listed))
         return
     specs = []
     for name in names:

@@ -242,7 +242,8 @@ def check_writable(path: Path, force: bool) -> None:
         return
     parent = path.parent
     if not parent.is_dir():
-        raise OutputError(f"{path}: cannot write: the folder {parent} does not exist")
+        what = f"{parent} is not a folder" if parent.exists() else f"the folder {parent} does not exist"
+        raise OutputError(f"{path}: cannot write: {what}")
     if path.is_dir():
         raise OutputError(f"{path}: is a folder; name an output file")
     if path.exists() and not path.is_file():
@@ -252,6 +253,22 @@ def check_writable(path: Path, force: bool) -> None:
             f"{path}: already exists and is not an output ncu-roofline recognises as its own (it marks its HTML, "
             "JSON and Markdown; CSV and text carry no mark); use --force to overwrite it, or -o to choose another name"
         )
+
+
+def check_not_input(target: Path, inputs: Iterable[Path]) -> None:
+    """Raise ``OutputError`` where writing ``target`` would replace or empty an input of the run, whatever --force
+    says: the same file (``-o run.csv`` for the export being read), or a folder output holding an input
+    (``export runs/ --parquet runs``). Standard input, streams and outputs that are descriptors never are."""
+    if is_stream_output(target) or not target.exists():
+        return
+    here = target.resolve()
+    for p in inputs:
+        if is_stdin(p) or is_stream(p) or not p.exists():
+            continue
+        there = p.resolve()
+        if there == here or (target.is_dir() and here in there.parents):
+            held = "" if there == here else f"a folder holding {p}, "
+            raise OutputError(f"{target}: is {held}an input of this run; name another output")
 
 
 def write_text(path: Path, text: str | Iterable[str] | Iterable[bytes], force: bool = False) -> Path:

@@ -881,3 +881,89 @@ def test_a_page_cut_short_is_warned_of(work: Path) -> None:
         "ncu-roofline: warning: cut.txt: the page may be cut short: its last line has no line break (ncu ends every "
         "line it prints); 8 launches read"
     ]
+
+
+# ------------------------------------------------------------------------------------------- an audit's findings
+
+
+def test_output_whose_folder_is_a_file(work: Path) -> None:
+    (work / "plain").write_text("x")
+    r = run("micro_full.raw.csv", "--format", "json", "-o", work / "plain" / "x.json")
+    assert r.exit_code == EXIT_OUTPUT
+    assert one_error_line(r).endswith(f"cannot write: {work / 'plain'} is not a folder")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("micro_full.raw.csv", "--format", "csv", "-o", "micro_full.raw.csv", "--force"),
+        ("micro_full.raw.csv", "--format", "text", "-o", "micro_full.raw.csv", "--force"),
+        ("micro_full.raw.csv", "-o", "micro_full.raw.csv", "--force"),
+        ("micro_full.raw.csv", "--format", "parquet", "-o", ".", "--force"),
+        ("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "-o", "micro_full.raw.csv", "--force"),
+        ("export", ".", "--parquet", ".", "--force"),
+    ],
+)
+def test_no_output_replaces_an_input_even_with_force(work: Path, args: tuple[str, ...]) -> None:
+    """``--force`` replaces outputs, never the export being read: ``-o run.csv --force`` for the input run.csv
+    replaced the ncu export with the tool's CSV; a folder output holding an input would have been emptied."""
+    before = {p.name: p.read_bytes() for p in work.iterdir()}
+    r = run(*args)
+    assert r.exit_code == EXIT_OUTPUT, r.output
+    assert "an input of this run; name another output" in one_error_line(r)
+    assert {p.name: p.read_bytes() for p in work.iterdir()} == before
+
+
+def test_a_folder_output_that_is_a_file_is_an_output_error(work: Path) -> None:
+    (work / "plain").write_text("x")
+    for args in (("export", "micro_full.raw.csv", "--parquet", "plain"), ("sections", "--copy", "plain")):
+        r = run(*args)
+        assert r.exit_code == EXIT_OUTPUT, (args, r.output)  # (click's own check said 2, a usage error)
+        assert one_error_line(r) == "ncu-roofline: error: plain: exists and is not a folder"
+
+
+@pytest.mark.parametrize(
+    "args", [("micro_full.raw.csv", "--kernel", "nomatch"), ("micro_full.raw.csv", "--nvtx", "nomatch")]
+)
+def test_export_of_no_launch_is_a_filter_error(work: Path, args: tuple[str, ...]) -> None:
+    """As the analysis and diff: a filter that keeps no launch of any report is exit 4, and no empty dataset
+    folder is left behind."""
+    r = run("export", *args, "--parquet", "e1")
+    assert r.exit_code == EXIT_ANALYSIS, r.output
+    assert "no launch to export in 1 report (micro_full.raw.csv: --" in one_error_line(r)
+    assert not (work / "e1").exists()
+
+
+def test_a_folder_is_named_after_its_first_report_not_a_file_skipped(work: Path) -> None:
+    folder = work / "runs"
+    folder.mkdir()
+    shutil.copy(data("ptxas-v.txt"), folder / "notes.txt")  # sorted first, no export
+    shutil.copy(data("micro_full.raw.csv"), folder / "run.csv")
+    r = run("runs", "-q")
+    assert r.exit_code == EXIT_OK, r.output
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "run.csv", "run.roofline.html"]
+    assert "merged" not in r.stderr
+
+
+def test_diff_markdown_and_json_are_replaced_by_a_rerun(work: Path) -> None:
+    """A diff's Markdown carries the mark a re-run recognises (it had none: the second run was refused); its JSON
+    is compact as the analysis' is, indented with --pretty."""
+    for fmt, out in (("markdown", "d.md"), ("json", "d.json")):
+        for _ in range(2):
+            r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", fmt, "-o", out)
+            assert r.exit_code == EXIT_OK, r.output
+    assert (work / "d.md").read_text().startswith("### ncu-roofline: micro_roof.raw → micro_full.raw\n")
+    compact = (work / "d.json").read_text()
+    assert compact.count("\n") == 1
+    r = run("diff", "micro_roof.raw.csv.gz", "micro_full.raw.csv", "--format", "json", "--pretty", "-o", "d.json")
+    assert r.exit_code == EXIT_OK
+    pretty = (work / "d.json").read_text()
+    assert pretty.startswith('{\n  "after": ') and json.loads(pretty) == json.loads(compact)
+
+
+def test_devices_keys_as_json_and_alone() -> None:
+    r = run("devices", "--keys", "--format", "json")
+    assert r.exit_code == EXIT_OK and json.loads(r.stdout) == sorted(OVERRIDE_KEYS)
+    for extra in (("a100",), ("--sources",)):
+        r = run("devices", "--keys", *extra)
+        assert r.exit_code == EXIT_USAGE and "give it without NAME or --sources" in r.stderr
