@@ -226,6 +226,7 @@ def analyze(
         roof_positions=roof_pos,
         gpu=gpu_traits(cc, table),
         sm_counts=sms,
+        details_page=_from_details_page(report, launches),
     )
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()
@@ -253,6 +254,20 @@ def _fits(cc: pd.Series, device_cc: str | None) -> np.ndarray:
         return np.ones(len(cc), dtype=bool)
     own = cc.astype("string").str.strip()
     out: np.ndarray = (own.isna() | (own == device_cc.strip())).to_numpy(dtype=bool, na_value=True)
+    return out
+
+
+def _from_details_page(report: Report, launches: pd.DataFrame) -> np.ndarray:
+    """Per launch, whether its report was read from a details page, which prints the sections' headers and not
+    their tables: a CSV details page, or a text page with rule results (ncu prints those on its details page,
+    not on its raw page)."""
+    src = report.source
+    rules = pd.to_numeric(src["rule_rows"], errors="coerce").fillna(0).to_numpy() > 0
+    flavour = src["flavour"].astype(object).to_numpy()
+    details = set(src["report"].astype(object).to_numpy()[(flavour == "details") | ((flavour == "text") & rules)])
+    if not details:
+        return np.zeros(len(launches), dtype=bool)
+    out: np.ndarray = launches["report"].astype(object).isin(details).to_numpy(dtype=bool)
     return out
 
 

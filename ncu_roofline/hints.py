@@ -130,6 +130,9 @@ class Frame:
     tensor_time: Arr
     cc: Arr
     tensor_cores: Arr
+    #: launches read from a details page, which prints the sections' header metrics, not their tables (the raw
+    #: page of the same report has those): None for none
+    details_page: Arr | None = None
 
     @property
     def n(self) -> int:
@@ -190,6 +193,7 @@ class Frame:
             self.tensor_time[pick],
             self.cc[pick],
             self.tensor_cores[pick],
+            None if self.details_page is None else self.details_page[pick],
         )
 
     def with_quantity(self, name: str, values: Arr) -> Frame:
@@ -208,6 +212,7 @@ class Frame:
             self.tensor_time,
             self.cc,
             self.tensor_cores,
+            self.details_page,
         )
 
 
@@ -517,7 +522,11 @@ def _join(parts: Sequence[Arr], sep: str) -> Arr:
 
 @rule(
     "low_occupancy",
-    needs=(Need(("achieved_occupancy_pct",), "sm__warps_active.avg.pct_of_peak_sustained_active", _OCC),),
+    needs=(
+        Need(("achieved_occupancy_pct",), "sm__warps_active.avg.pct_of_peak_sustained_active", _OCC),
+        # latency-bound only where every unit is measured under its bound: no verdict, not checked
+        Need(("v:regime",), "a figure of every unit (no verdict: its reason names those missing)", _SOL),
+    ),
     summary="Few warps per SM on a latency-bound launch whose schedulers lack eligible warps.",
     bound="The scheduler cycles with no instruction issued (1 - smsp__issue_active), capped at the headroom.",
 )
@@ -525,7 +534,9 @@ def low_occupancy(f: Frame) -> Found:
     achieved, theoretical = f.get("achieved_occupancy_pct"), f.get("theoretical_occupancy_pct")
     waves, eligible = f.get("waves_per_sm"), f.get("eligible_warps_per_scheduler")
     latency = _is(f, "regime", "latency")
-    applies = latency & ~_lt(waves, SMALL_GRID_WAVES)  # under a wave: small_grid says so
+    full_waves = ~_lt(waves, SMALL_GRID_WAVES)  # under a wave: small_grid says so
+    applies = latency & full_waves
+    # (not measured: the occupancy alone decides, and the message says the eligible warps were not measured)
     enough_eligible = _ge(eligible, ELIGIBLE_WARPS)  # the schedulers already have a warp to issue
     fires = applies & _lt(achieved, LOW_OCCUPANCY_PCT) & ~enough_eligible
     lim = occupancy_limiters(f)
@@ -561,7 +572,9 @@ def low_occupancy(f: Frame) -> Found:
             "; one block per SM by design, near a roof",
             t.pick(by_design, "; one block per SM by design (a tensor-core GEMM's tiles)", ""),
         )
-        elig = t.pick(ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "")
+        elig = t.pick(
+            ok(eligible), "; " + t.f(eligible, ".2f") + " eligible warps per scheduler", "; eligible warps not measured"
+        )
         out: Arr = cause + elig + design
         return out
 
@@ -573,9 +586,12 @@ def low_occupancy(f: Frame) -> Found:
             "Raise the theoretical occupancy (registers, shared memory and block size set it).",
         ).astype(object)
         ilp = " Or give each warp more independent work (ILP) so fewer warps hide the latency."
+        # a whole number of waves fills every block slot from the start: blocks are not what is missing
+        whole = ok(waves) & np.isclose(waves, np.round(waves))
         return t.pick(
             gap,
-            "Balance the work per block and per warp, and launch enough blocks to keep every SM busy.",
+            "Balance the work per block and per warp"
+            + t.pick(whole, ".", ", and launch enough blocks to keep every SM busy."),
             t.pick(
                 by_design,
                 "The kernel holds one block per SM on purpose (large tiles, warp specialisation)"
@@ -599,7 +615,7 @@ def low_occupancy(f: Frame) -> Found:
         advice=advice,
         evidence=ev,
         estimate=idle_issue_share(f),
-        applies=applies,
+        applies=applies | (_is(f, "regime", "") & full_waves),  # no verdict: this rule's launch, maybe
     )
 
 
@@ -1015,10 +1031,10 @@ def low_cache_hit_rate(f: Frame) -> Found:
     band = _ge(hit, STREAMING_HIT_PCT) & _lt(hit, LOW_HIT_PCT)
     # DRAM reads that fit in L2 are all first touches: nothing was evicted, nothing to re-use
     fits = ok(dram, l2) & (np.nan_to_num(dram) <= np.nan_to_num(l2))
-    applies = _is(f, "limiter", "hbm") & ~_is(f, "regime", "launch") & band & ~fits
+    limited = _is(f, "limiter", "hbm") & ~_is(f, "regime", "launch") & ~fits
     passes = _div(dram, footprint)
     return Found(
-        fires=applies & _ge(passes, EXTRA_PASSES),
+        fires=limited & band & _ge(passes, EXTRA_PASSES),
         severity="low",
         message=lambda t: (
             "L2 hit rate of reads "
@@ -1037,7 +1053,7 @@ def low_cache_hit_rate(f: Frame) -> Found:
             Ev("dram__bytes_read.sum / one pass over the data", passes, EXTRA_PASSES, ">="),
         ),
         estimate=1.0 - 1.0 / passes,
-        applies=applies,
+        applies=limited & (band | np.isnan(hit)),  # a hit rate not measured could be in the band: not checked
     )
 
 
@@ -1200,11 +1216,14 @@ def atomic_contention(f: Frame) -> Found:
 )
 def non_fp_compute(f: Frame) -> Found:
     compute_bound = _is(f, "limiter", "compute") & _is(f, "regime", "bound")
-    applies = compute_bound & _is(f, "compute_pipe", "other")
-    # a compute-bound launch whose pipe nothing told (no FLOP counts, no pipes) could be this rule's: not checked
-    unsure = compute_bound & _is(f, "compute_pipe", "")
     flops = np.vstack([f.unit(p) for p in ("fp64", "fp32", "fp16", "tensor")])
     measured = ~np.isnan(flops).all(axis=0)
+    # the pipe untold (no pipe figures the verdict reads) but every FLOP roof measured: the FP work is known
+    every_flop = ~np.isnan(flops).any(axis=0)
+    unknown_pipe = compute_bound & _is(f, "compute_pipe", "")
+    applies = compute_bound & _is(f, "compute_pipe", "other") | unknown_pipe & every_flop
+    # a compute-bound launch whose pipe nothing told (no FLOP counts, no pipes) could be this rule's: not checked
+    unsure = unknown_pipe & ~every_flop
     best = np.full(f.n, np.nan)
     best[measured] = np.nanmax(flops[:, measured], axis=0)
     pipes = ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")
@@ -1389,6 +1408,12 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         applies = np.ones(f.n, dtype=bool) if found.applies is None else np.asarray(found.applies, dtype=bool)
         for need in r.needs:
             missing = applies & ~need.present(f)
+            # a details page leaves out what the sections' tables hold: the raw page may have it, collected
+            paged = missing & f.details_page if f.details_page is not None and need.option.startswith("--") else None
+            if paged is not None and paged.any():
+                missing = missing & ~paged
+                notes.append((f"{hint_id}: {need.metric} not on this details page (the report's raw page may "
+                              f"have it, else {need.option})", paged))  # fmt: skip
             if missing.any():
                 notes.append((f"{hint_id}: {need.metric} not collected ({need.option})", missing))
         idx = np.flatnonzero(np.asarray(found.fires, dtype=bool))
@@ -1484,6 +1509,7 @@ def build_frame(
     roof_positions: Arr | None = None,
     gpu: tuple[Arr, Arr] | None = None,
     sm_counts: Arr | None = None,
+    details_page: Arr | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
@@ -1516,6 +1542,7 @@ def build_frame(
         tensor_time=tensor_time_share(roof, peaks, index, positions=roof_positions),
         cc=cc,
         tensor_cores=tensor_cores,
+        details_page=details_page,
     )
 
 

@@ -438,6 +438,9 @@ TABLE: tuple[Quantity, ...] = (
         (
             "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
             "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -448,6 +451,9 @@ TABLE: tuple[Quantity, ...] = (
         (
             "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -458,6 +464,9 @@ TABLE: tuple[Quantity, ...] = (
         (
             "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -469,6 +478,10 @@ TABLE: tuple[Quantity, ...] = (
             "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_active",  # CC 8.6-8.9
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -484,6 +497,13 @@ TABLE: tuple[Quantity, ...] = (
             "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
             # CC 10.0: the tensor cores' own pipe, where tcgen05 MMA work shows (SEEN_IN_EXPORTS)
             "sm__pipe_tc_cycles_active.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tensor_cycles_active_v2.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tensor_op_hmma_cycles_active_v2.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tc_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -497,6 +517,11 @@ TABLE: tuple[Quantity, ...] = (
             "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_active",
             "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0
             "sm__inst_executed_pipe_tensor_subpipe_dmma.avg.pct_of_peak_sustained_active",  # CC 10.0
+            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
+            "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_elapsed",
+            "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed_pipe_tensor_subpipe_dmma.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
         "time_mean",
@@ -504,21 +529,33 @@ TABLE: tuple[Quantity, ...] = (
     ),
     _q(
         "pipe_lsu_pct",
-        "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+        (
+            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
+            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
+        ),
         "%",
         "time_mean",
         "LSU pipe (loads, stores, shared memory)",
     ),
     _q(
         "pipe_xu_pct",
-        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+        (
+            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
+            "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
+        ),
         "%",
         "time_mean",
         "XU pipe (special functions, conversions)",
     ),
     _q(
         "pipe_uniform_pct",
-        "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+        (
+            "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
+            "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed",
+        ),
         "%",
         "time_mean",
         "Uniform pipe",

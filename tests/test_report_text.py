@@ -233,14 +233,14 @@ def test_beside_the_hints_that_fired_the_summaries_say_which_could_not_be_checke
     a = analysed(data("direct_summary.stdout.csv"))
     hints = render_terminal(a, width=200).split("\nHints\n", 1)[1]
     assert hints.startswith("  Launch overhead: 1 kernel")
-    note = " ".join(hints.split("\nNot checked (metrics not collected): ", 1)[1].split("\n\n")[0].split())
+    note = " ".join(hints.split("\nNot checked (metrics not in the export): ", 1)[1].split("\n\n")[0].split())
     assert (
         "register spilling, tail effect, uncoalesced global access, shared bank conflicts and atomic contention "
         "on 16 launches" in note
     )
-    assert "small grid on 7" in note and "low occupancy on 3" in note
+    assert "small grid on 7" in note and "low occupancy and low cache hit rate on 3" in note
     md = render_markdown(a)
-    assert "Not checked (metrics not collected): register spilling" in md
+    assert "Not checked (metrics not in the export): register spilling" in md
     # a full export has every rule's evidence: nothing to say
     assert "Not checked" not in render_terminal(sample("micro_full.raw.csv"), width=200)
 

@@ -706,7 +706,7 @@ def _unchecked(analysis: Analysis) -> tuple[int, tuple[tuple[str, int], ...]]:
 
 def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
     """The hints that could not be checked, each with its launches (``_unchecked``), as the summaries say
-    it beside the hints that fired (silence is not their absence): "Not checked (metrics not collected): register
+    it beside the hints that fired (silence is not their absence): "Not checked (metrics not in the export): register
     spilling and tail effect on 382 launches, thread divergence on 306 (...)"; None where every rule had
     its evidence."""
     if not rules:
@@ -720,7 +720,7 @@ def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + f" and {labels[-1]}"
         parts.append(f"{named} on {fmt.counted(n, 'launch', 'launches') if i == 0 else f'{n:,}'}")
     return (
-        "Not checked (metrics not collected): "
+        "Not checked (metrics not in the export): "
         + ", ".join(parts)
         + " (JSON `not_checked`: the metrics, the ncu options)."
     )
