@@ -1288,9 +1288,16 @@ def read_evidence(text: str) -> Any:
         return json.loads(text)
 
 
+#: The evidence tests (``Ev.op``) as numpy comparisons.
+_COMPARE: dict[str, Callable[[Arr, Arr], Arr]] = {
+    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal,
+}  # fmt: skip
+
+
 def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
     """The JSON list of evidence (sorted keys: metric, op, threshold, value) for the launches at ``idx``; an
-    item is left out where its value is unknown or its ``when`` is False."""
+    item is left out where its value is unknown or its ``when`` is False, and shown as context (op "==", no
+    threshold) where the launch fails its test."""
     acc = np.full(len(idx), "", dtype=object)  # the items so far, ", "-joined
     for e in evidence:
         value = np.asarray(e.value, dtype=np.float64)[idx]
@@ -1305,6 +1312,7 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
             metric: Arr | str = np.array([json.dumps(m) for m in names], dtype=object)[inv]
         else:
             metric = json.dumps(e.metric)
+        op: Arr | str = json.dumps(e.op)
         if e.threshold is None:
             threshold: Arr | str = "null"
         elif isinstance(e.threshold, np.ndarray):
@@ -1312,8 +1320,16 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
             threshold = texts[inverse]
         else:
             threshold = repr(float(e.threshold))
+        if e.threshold is not None:
+            # a test this launch fails (the rule fired on another of its conditions) is shown as context, its
+            # value alone: not as a threshold the launch is said to meet
+            bound = np.broadcast_to(np.asarray(e.threshold, dtype=np.float64), value.shape)[at]
+            met = _COMPARE[e.op](value[at], bound)
+            if not met.all():
+                threshold = np.where(met, threshold, "null").astype(object)
+                op = np.where(met, op, json.dumps("==")).astype(object)
         texts, inverse = _json_distinct(value[at])
-        head = '{"metric": ' + metric + ', "op": ' + json.dumps(e.op) + ', "threshold": ' + threshold
+        head = '{"metric": ' + metric + ', "op": ' + op + ', "threshold": ' + threshold
         if isinstance(head, str):  # the same head on every launch: each distinct item written once
             item: Arr = (head + ', "value": ' + texts + "}")[inverse]
         else:

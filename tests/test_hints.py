@@ -865,3 +865,21 @@ def test_occupancy_advice_asks_for_blocks_only_where_a_slot_is_left_empty() -> N
     assert len(hint) == 1
     assert "launch enough blocks" not in hint["advice"].iloc[0]
     assert hint["advice"].iloc[0].startswith("Balance the work per block and per warp.")
+
+
+@pytest.mark.parametrize("name", ["micro_full.raw.csv", "llm_full.raw.csv.gz", "train_step.raw.csv.gz"])
+def test_every_evidence_threshold_shown_is_one_the_launch_meets(name: str) -> None:
+    """A rule that fires on one of several conditions shows the others' figures as context (op "==", no
+    threshold): small_grid on atomic_hot (micro_full 11) fires on its waves (0.5 <= 0.5) while every SM has a
+    block; it read "1 - grid/SMs >= 0.1" beside the value 0.0."""
+    compare = {"<": float.__lt__, "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__, "==": float.__eq__}
+    a = analysed(data(name))
+    rows = [e for text in a.hints.loc[a.hints["source"] == "ncu-roofline", "evidence"] for e in json.loads(text)]
+    assert rows
+    for e in rows:
+        if e["threshold"] is not None:
+            assert compare[e["op"]](float(e["value"]), float(e["threshold"])), e
+    if name == "micro_full.raw.csv":
+        h = a.hints[(a.hints["launch_id"] == 11) & (a.hints["hint"] == "small_grid")]
+        (blocks,) = [e for e in json.loads(h["evidence"].iloc[0]) if e["metric"].startswith("1 - launch__grid_size")]
+        assert (blocks["op"], blocks["threshold"], blocks["value"]) == ("==", None, 0.0)
