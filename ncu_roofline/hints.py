@@ -1313,17 +1313,17 @@ def _evidence_json(evidence: Sequence[Ev], idx: Arr) -> pd.Series:
         else:
             metric = json.dumps(e.metric)
         op: Arr | str = json.dumps(e.op)
-        if e.threshold is None:
-            threshold: Arr | str = "null"
-        elif isinstance(e.threshold, np.ndarray):
-            texts, inverse = _json_distinct(e.threshold[idx[at]])
-            threshold = texts[inverse]
-        else:
-            threshold = repr(float(e.threshold))
+        threshold: Arr | str = "null"
         if e.threshold is not None:
+            if isinstance(e.threshold, np.ndarray):  # per launch: this item's launches'
+                bound = np.asarray(e.threshold, dtype=np.float64)[idx[at]]
+                texts, inverse = _json_distinct(bound)
+                threshold = texts[inverse]
+            else:
+                bound = np.full(len(at), float(e.threshold))
+                threshold = repr(float(e.threshold))
             # a test this launch fails (the rule fired on another of its conditions) is shown as context, its
             # value alone: not as a threshold the launch is said to meet
-            bound = np.broadcast_to(np.asarray(e.threshold, dtype=np.float64), value.shape)[at]
             met = _COMPARE[e.op](value[at], bound)
             if not met.all():
                 threshold = np.where(met, threshold, "null").astype(object)

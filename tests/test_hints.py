@@ -883,3 +883,16 @@ def test_every_evidence_threshold_shown_is_one_the_launch_meets(name: str) -> No
         h = a.hints[(a.hints["launch_id"] == 11) & (a.hints["hint"] == "small_grid")]
         (blocks,) = [e for e in json.loads(h["evidence"].iloc[0]) if e["metric"].startswith("1 - launch__grid_size")]
         assert (blocks["op"], blocks["threshold"], blocks["value"]) == ("==", None, 0.0)
+
+
+def test_an_evidence_threshold_per_launch_is_each_fired_launchs_own() -> None:
+    """A threshold given per launch (an array over every launch) is read at the launches that fired, not broadcast
+    over them: launch 1 meets its 0.5, launch 3 fails its 0.8 (shown as context)."""
+    from ncu_roofline.hints import Ev, _evidence_json
+
+    value, bound = np.array([0.1, 0.9, 0.5, 0.7]), np.array([0.5, 0.5, 0.6, 0.8])
+    rows = _evidence_json([Ev("x", value, bound, ">=")], np.array([1, 3]))
+    assert [json.loads(r) for r in rows] == [
+        [{"metric": "x", "op": ">=", "threshold": 0.5, "value": 0.9}],
+        [{"metric": "x", "op": "==", "threshold": None, "value": 0.7}],
+    ]
