@@ -991,9 +991,7 @@ def export_command(
     if any(is_stdin(r) for r in reports):
         raise click.UsageError("export reads each report in a worker process: save standard input ('-') to a file")
     paths, in_folder = expand_arguments(reports)
-    if folder.exists() and not folder.is_dir():  # (exit 5 as every output that cannot be written, not click's 2)
-        raise OutputError(f"{folder}: exists and is not a folder")
-    check_not_input(folder, paths)
+    check_not_input(folder, paths)  # (a file in the folder's place: campaign.export says so, exit 5)
     created = not folder.exists()
     names = report_names(paths)
     options = ExportOptions(device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, metrics=metrics, force=force)
