@@ -772,7 +772,7 @@ def hints_note(view: ReportView, kernels: Sequence[KernelRow]) -> str | None:
         none = "No hint of this tool fired (ncu's rules did: the HTML report and --format json list them)"
     launches = fmt.counted(view.unchecked_launches, "launch", "launches")
     return (
-        f"{none}, but some could not be checked on {launches}: their metrics were not collected "
+        f"{none}, but some could not be checked on {launches}: their metrics are not in the export "
         "(--format json: each launch's not_checked)."
     )
 
