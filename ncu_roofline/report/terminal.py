@@ -84,9 +84,10 @@ def _kernel_table(kernels: list[KernelRow], width: int, color: bool, view: Repor
     share stays)."""
     rank_w = max(1, len(str(len(kernels))))
     # a latency- or launch-bound kernel has no limiter: its busiest unit is context, in parentheses
+    cells = [limiter_cell(view, k) for k in kernels]
     limiters = [
-        f"({limiter_cell(view, k)})" if k.regime in ("latency", "launch") and k.limiter else limiter_cell(view, k)
-        for k in kernels
+        f"({cell})" if k.regime in ("latency", "launch") and k.limiter else cell
+        for cell, k in zip(cells, kernels, strict=True)
     ]
     lim_w = min(14, max(len("Limiter"), *(len(x) for x in limiters)))
     cols: list[tuple[str, int, str]] = [
