@@ -403,10 +403,7 @@ def unread_numbers(
     missing = np.isnan(np.asarray(parsed, dtype=np.float64))
     if not missing.any():
         return []
-    if isinstance(text, pa.ChunkedArray):
-        text = text.combine_chunks()
-    if isinstance(text.type, pa.DictionaryType):
-        text = text.cast(text.type.value_type)
+    text = _plain(text)
     cells = pc.unique(text.filter(pa.array(missing)).drop_null())
     number_like = pc.match_substring_regex(cells, NUMBER_LIKE).to_numpy(zero_copy_only=False)
     if with_unit is None or not (missing & with_unit).any():
@@ -420,6 +417,15 @@ def unread_numbers(
     ]
 
 
+def _plain(text: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A text column as one array of its strings (chunks combined, a dictionary's values taken)."""
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    if isinstance(text.type, pa.DictionaryType):
+        text = text.cast(text.type.value_type)
+    return text
+
+
 def _damaged_word(cell: str) -> bool:
     """Whether a cell of a metric with a unit, not a number, is damage: text without a digit that ncu does not
     write (``NO_NUMBER``); an empty cell is a metric not collected."""
@@ -429,11 +435,7 @@ def _damaged_word(cell: str) -> bool:
 
 def has_unit(unit: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Per cell of a unit column, whether it names a unit (not empty, not null)."""
-    if isinstance(unit, pa.ChunkedArray):
-        unit = unit.combine_chunks()
-    if isinstance(unit.type, pa.DictionaryType):
-        unit = unit.cast(unit.type.value_type)
-    named = pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(unit), ""), False)
+    named = pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(_plain(unit)), ""), False)
     out: np.ndarray = named.to_numpy(zero_copy_only=False)
     return out
 
