@@ -432,13 +432,13 @@ TABLE: tuple[Quantity, ...] = (
         combine="max",
         role=SOL_BREAKDOWN,
     ),
-    # --- compute pipes: % of peak (active cycles), instruction issue or pipe cycles
+    # --- compute pipes: % of peak (active cycles), instruction issue or pipe cycles; each's % of elapsed cycles last,
+    # where only those were collected (a --metrics list, some raw pages: train_step's)
     _q(
         "pipe_alu_pct",
         (
             "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
             "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_elapsed",
             "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed",
         ),
@@ -451,7 +451,6 @@ TABLE: tuple[Quantity, ...] = (
         (
             "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_elapsed",
         ),
@@ -464,7 +463,6 @@ TABLE: tuple[Quantity, ...] = (
         (
             "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_elapsed",
         ),
@@ -478,7 +476,6 @@ TABLE: tuple[Quantity, ...] = (
             "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
             "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_active",  # CC 8.6-8.9
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_elapsed",
@@ -497,7 +494,6 @@ TABLE: tuple[Quantity, ...] = (
             "sm__pipe_tensor_subpipe_hmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0+
             # CC 10.0: the tensor cores' own pipe, where tcgen05 MMA work shows (SEEN_IN_EXPORTS)
             "sm__pipe_tc_cycles_active.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "sm__pipe_tensor_cycles_active_v2.avg.pct_of_peak_sustained_elapsed",
             "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
@@ -517,7 +513,6 @@ TABLE: tuple[Quantity, ...] = (
             "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_active",
             "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_active",  # CC 10.0
             "sm__inst_executed_pipe_tensor_subpipe_dmma.avg.pct_of_peak_sustained_active",  # CC 10.0
-            # of elapsed cycles where only those were collected (a --metrics list, some raw pages)
             "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
             "sm__inst_executed_pipe_tensor_op_dmma.avg.pct_of_peak_sustained_elapsed",
             "sm__pipe_tensor_subpipe_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed",
@@ -531,7 +526,6 @@ TABLE: tuple[Quantity, ...] = (
         "pipe_lsu_pct",
         (
             "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
             "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
@@ -542,7 +536,6 @@ TABLE: tuple[Quantity, ...] = (
         "pipe_xu_pct",
         (
             "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
             "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
@@ -553,7 +546,6 @@ TABLE: tuple[Quantity, ...] = (
         "pipe_uniform_pct",
         (
             "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
-            # of elapsed cycles where only that was collected (a --metrics list, some raw pages)
             "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_elapsed",
         ),
         "%",
