@@ -1205,9 +1205,11 @@ def atomic_contention(f: Frame) -> Found:
 @rule(
     "non_fp_compute",
     needs=(
+        # a FLOP count where the pipes told the work is not FP; every FLOP count where nothing told the pipe (one
+        # precision left out could be the launch's work)
         Need(
-            ("u:fp64", "u:fp32", "u:fp16", "u:tensor"),
-            "FLOP counts (smsp__sass_thread_inst_executed_op_*)",
+            (*(f"v:compute_pipe&u:{p}" for p in ("fp64", "fp32", "fp16", "tensor")), "u:fp64&u:fp32&u:fp16&u:tensor"),
+            "FLOP counts of every precision (smsp__sass_thread_inst_executed_op_*)",
             _ROOF_CHART,
         ),
     ),
@@ -1222,7 +1224,8 @@ def non_fp_compute(f: Frame) -> Found:
     every_flop = ~np.isnan(flops).any(axis=0)
     unknown_pipe = compute_bound & _is(f, "compute_pipe", "")
     applies = compute_bound & _is(f, "compute_pipe", "other") | unknown_pipe & every_flop
-    # a compute-bound launch whose pipe nothing told (no FLOP counts, no pipes) could be this rule's: not checked
+    # a compute-bound launch whose pipe nothing told (some FLOP counts or none, no pipes) could be this rule's: not
+    # checked (the need above)
     unsure = unknown_pipe & ~every_flop
     best = np.full(f.n, np.nan)
     best[measured] = np.nanmax(flops[:, measured], axis=0)

@@ -668,6 +668,25 @@ def test_non_fp_compute_is_not_checked_where_nothing_tells_the_pipe() -> None:
         assert "non_fp_compute: FLOP counts" in str(nc)
 
 
+def test_non_fp_compute_is_not_checked_where_a_precision_is_left_out(tmp_path: Path) -> None:
+    """micro_full's raw page without its pipe figures and its FP16 FLOP counts: nothing tells half_hfma2's pipe,
+    and the FLOP counts left show no FP work (its work is FP16, the samples README): it is not non-FP work, and
+    not to be passed as checked either. l1_reread (integer work) is in the same place: both are not checked."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    header = raw[0]
+    gone = ("_pipe_", "op_hadd", "op_hmul", "op_hfma")
+    keep = [m for m in header[header.index("CC") + 1 :] if not any(g in m for g in gone)]
+    a = analysed(derive.picked(raw, keep, tmp_path / "no_fp16.raw.csv"))
+    v = a.verdicts.assign(name=a.launches["display_name"].to_numpy()).set_index("name")
+    for name in ("half_hfma2", "l1_reread"):
+        assert (v.loc[name, "limiter"], v.loc[name, "regime"]) == ("compute", "bound")
+        assert pd.isna(v.loc[name, "compute_pipe"])
+        assert "non_fp_compute: FLOP counts of every precision" in str(v.loc[name, "not_checked"])
+    assert "non_fp_compute" not in set(a.hints["hint"])
+    # with the pipes but not every precision, the pipes tell: fp32_fma's FP32 pipe needs no FP16 count
+    assert "non_fp_compute" not in str(v.loc["fp32_fma", "not_checked"])
+
+
 def test_non_fp_compute_on_measured_flops(llm: Analysis) -> None:
     # llm_full's raw page measures FLOPs: softmax, layernorm and GELU do FP32 work (ncu's SOLFPRoofline on the
     # details page of the same run reports their share of the FP32 peak): not "non-FP work"
