@@ -82,9 +82,8 @@ from .vector import (
 
 # ------------------------------------------------------------------------------------------------ thresholds
 # values and reasons: ncu_roofline.thresholds
-from .vocabulary import LEVELS, LIMITER_OF_LEVEL, LIMITERS, MEMORY_LIMITERS, PRECISIONS, RAW_EXPORT, REGIMES
+from .vocabulary import LIMITER_OF_LEVEL, LIMITERS, MEMORY_LIMITERS, PRECISIONS, RAW_EXPORT, REGIMES
 
-UNITS = (*LEVELS, "sm")
 PIPES = (*PRECISIONS, "other")
 
 VERDICT_COLUMNS: dict[str, str] = {
@@ -1009,45 +1008,6 @@ def _why_disagree(
     return out
 
 
-def compare_with_ncu(
-    verdicts: pd.DataFrame,
-    table: pd.DataFrame,
-    rules: pd.DataFrame | RuleRows | None,
-    index: pd.Index,
-) -> pd.DataFrame:
-    """``verdicts`` plus ncu_bottleneck and agrees_with_ncu (where ``rules`` has a SOLBottleneck row for the
-    launch), and the reason of every disagreement appended to ``explanation``.
-
-    ``rules`` may come from another export of the same report (a raw page has no rule rows; its details
-    page has them under the same launch IDs): rows are matched by LAUNCH_KEY, so pass rules whose ``report``
-    column has been set to the verdicts' report name (``ncu_roofline.analysis.rules_for``)."""
-    out = verdicts.copy()
-    n = len(out)
-
-    def column(name: str) -> np.ndarray:
-        if name not in out.columns:
-            return np.full(n, None, dtype=object)
-        v: np.ndarray = out[name].to_numpy(dtype=object)
-        v[pd.isna(v)] = None
-        return v
-
-    compared = _compare(
-        column("limiter"),
-        column("regime"),
-        out["utilization"].to_numpy(dtype=np.float64) if "utilization" in out.columns else np.full(n, np.nan),
-        {k: out[f"score_{k}"].to_numpy(dtype=np.float64) for k in LIMITERS if f"score_{k}" in out.columns},
-        out["explanation"].to_numpy(dtype=object) if "explanation" in out.columns else None,
-        table,
-        rules,
-        index,
-    )
-    out["ncu_bottleneck"] = compared[0]
-    out["agrees_with_ncu"] = compared[1]
-    if compared[2] is not None:
-        out["explanation"] = compared[2]
-    return out
-
-
 def _compare(
     limiter: np.ndarray,
     regime: np.ndarray,
@@ -1058,9 +1018,11 @@ def _compare(
     rules: pd.DataFrame | RuleRows | None,
     index: pd.Index,
 ) -> tuple[pd.api.extensions.ExtensionArray, pd.api.extensions.ExtensionArray, np.ndarray | None]:
-    """``compare_with_ncu`` over the verdicts' columns (object arrays, None where missing; positional):
-    ncu_bottleneck (string), agrees_with_ncu (boolean) and the explanations with every disagreement's reason
-    appended (None where none was appended)."""
+    """ncu's SOLBottleneck verdict against ours, over the verdicts' columns (object arrays, None where missing;
+    positional): ncu_bottleneck (string), agrees_with_ncu (boolean, where ``rules`` has a SOLBottleneck row for
+    the launch) and the explanations with every disagreement's reason appended (None where none was appended).
+    ``rules`` may come from another export of the same report (a raw page has no rule rows; its details page has
+    them under the same launch IDs): rows are matched by LAUNCH_KEY (``ncu_roofline.analysis.rules_for``)."""
     n = len(limiter)
     none = pd.array(np.full(n, None, dtype=object), dtype="string")
     unknown = pd.arrays.BooleanArray(np.zeros(n, dtype=bool), np.ones(n, dtype=bool))
@@ -1117,7 +1079,6 @@ __all__: Sequence[str] = (
     "VERDICT_COLUMNS",
     "agreement",
     "classify",
-    "compare_with_ncu",
     "scores",
     "unit_table",
     "utilization",

@@ -414,7 +414,6 @@ _GA10X_TENSOR = {"tf32": 1.0, "bf16": 2.0, "fp16": 2.0, "int8": 8.0}
 #: with FP32 accumulate 165.2, FP8 with FP32 accumulate 330.3, INT8 660.6 dense).
 _ADA_TENSOR = {"tf32": 1.0, "bf16": 2.0, "fp16": 2.0, "fp8": 4.0, "int8": 8.0}
 
-_RTX2080TI_FP32 = 2 * 4352 * 1635 * M
 RTX2080TI = _geforce(
     name="NVIDIA GeForce RTX 2080 Ti",
     family="RTX 2080 Ti",

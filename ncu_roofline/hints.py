@@ -76,9 +76,8 @@ from .thresholds import (
     UNCOALESCED_MIN_GAIN,
 )
 from .vector import formatted, launch_positions, taken, text_codes, typed_frame
-from .vocabulary import LIMITERS, MEMORY_LIMITERS
+from .vocabulary import LIMITERS, MEMORY_LIMITERS, SEVERITIES
 
-SEVERITIES = ("high", "medium", "low", "info")
 WARP_SIZE = 32.0
 #: Kernel names that say "matrix multiply or convolution" (supporting evidence only).
 GEMM_NAME = re.compile(r"gemm|matmul|mma|conv|dot|linear|bmm", re.IGNORECASE)

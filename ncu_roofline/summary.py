@@ -494,18 +494,6 @@ def _positions_of(launch: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
     return None if (pos < 0).any() else np.asarray(pos)
 
 
-def group_peak_fraction(analysis: Analysis) -> pd.DataFrame:
-    """Per kernel, ``verdicts.utilization`` (the limiting unit's fraction of its peak) averaged over the
-    kernel's launches weighted by duration. Returns report, kernel_name, peak_fraction."""
-    lf = _launch_frame(analysis)
-    keys = [lf[k].astype(object) for k in GROUP_KEY]
-    s = weighted_mean(lf["utilization"], lf["time_ns"], keys)
-    out = s.rename("peak_fraction").reset_index()
-    out.columns = [*GROUP_KEY, "peak_fraction"]
-    result: pd.DataFrame = out.astype({"report": "string", "kernel_name": "string", "peak_fraction": "float64"})
-    return result
-
-
 def _most_common(values: pd.Series, gid: np.ndarray, n: int, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per group id (0..n-1): the most frequent non-missing value, each row counted ``weight`` times (ties to the
     first seen), and how many distinct values the group has."""

@@ -35,10 +35,6 @@ BOUND_THRESHOLD = _t(
     "(latency_bound_threshold = 60) calls a workload with compute and memory both under 60 % latency-bound. "
     "Every unit under it: the regime is latency (or launch, when short).",
 )  # fmt: skip
-HIGH_THROUGHPUT = _t(
-    "HIGH_THROUGHPUT", 0.80, "fraction of peak", "regime",
-    "ncu's SOLBottleneck no_bound_threshold: at or above 80 % it reports High Throughput.",
-)  # fmt: skip
 BALANCED_MARGIN = _t(
     "BALANCED_MARGIN", 0.10, "fraction of peak", "limiter",
     "ncu's SOLBottleneck balanced_threshold: between 60 and 80 %, compute and memory within 10 points are "

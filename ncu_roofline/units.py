@@ -552,10 +552,3 @@ def _parse_numbers_regex(text: pa.Array | pa.ChunkedArray, style: str) -> pa.Arr
     ok = pc.match_substring_regex(plain, _PLAIN_NUMBER)
     numeric = pc.if_else(ok, plain, pa.scalar(None, pa.string()))
     return _finite(pc.cast(numeric, pa.float64()))
-
-
-def parse_number(text: str, style: str = "en") -> float:
-    """Scalar version of :func:`parse_numbers` (NaN where not a number)."""
-    out = parse_numbers(pa.array([text], pa.string()), style)
-    value = out[0].as_py()
-    return float("nan") if value is None else float(value)

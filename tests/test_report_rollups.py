@@ -12,10 +12,10 @@ from ncu_roofline.io.identity import nvtx_op
 from ncu_roofline.summary import (
     HINT_GROUP_COLUMNS,
     RANGE_COLUMNS,
-    group_peak_fraction,
     group_utilization,
     hint_groups,
     range_groups,
+    summarize,
 )
 
 
@@ -82,7 +82,7 @@ def test_group_utilization_is_time_weighted() -> None:
 
 def test_group_peak_fraction_is_time_weighted() -> None:
     a = sample("micro_full.raw.csv")
-    p = group_peak_fraction(a)
+    p = summarize(a).kernels
     v = a.verdicts.merge(a.launches[["launch_id", "kernel_name", "duration_ns"]], on="launch_id")
     tiny = v[v["kernel_name"].str.startswith("tiny_launch")]
     got = p[p["kernel_name"].str.startswith("tiny_launch")]["peak_fraction"].iloc[0]

@@ -24,6 +24,7 @@ from ncu_roofline.vocabulary import (
     Level,
     Limiter,
 )
+from ncu_roofline.ncurules import NCU_BOTTLENECKS
 
 
 def test_every_word_has_a_label_and_hbm_is_the_dram_level() -> None:
@@ -35,7 +36,9 @@ def test_every_word_has_a_label_and_hbm_is_the_dram_level() -> None:
     assert classify.LIMITERS == LIMITERS and classify.REGIMES == REGIMES and model.FLAVOURS == FLAVOURS
 
 
-@pytest.mark.parametrize("name", ["micro_full.raw.csv", "llm_full.raw.csv.gz", "micro_full.details.csv"])
+@pytest.mark.parametrize(
+    "name", ["micro_full.raw.csv", "llm_full.raw.csv.gz", "micro_full.details.csv", "train_step.details.csv"]
+)
 def test_what_the_analysis_writes_is_in_the_vocabulary(name: str) -> None:
     a = sample(name)
     assert set(a.verdicts["limiter"].dropna()) <= set(LIMITERS)
@@ -44,3 +47,4 @@ def test_what_the_analysis_writes_is_in_the_vocabulary(name: str) -> None:
     assert set(a.roofline["level"].dropna()) <= set(LEVELS)
     assert set(a.hints["severity"].dropna()) <= set(SEVERITIES)
     assert set(a.report.source["flavour"].dropna()) <= set(FLAVOURS)
+    assert set(a.verdicts["ncu_bottleneck"].dropna()) <= set(NCU_BOTTLENECKS)
