@@ -39,10 +39,10 @@ from .device import (
     sm_counts,
 )
 from .errors import AnalysisError
-from .hints import build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
+from .hints import SOURCED, build_frame, cap_ncu_estimates, evaluate, ncu_hint_rows, ncu_rule_hints
 from .model import Report, launch_index
 from .ncurules import rule_rows
-from .quantities import RECIPES, breakdown_quantities, quantities, recipe_columns, recipes, seconds_to_ns
+from .quantities import RECIPES, breakdown_quantities, quantities, recipe_columns, recipes, seconds_to_ns, sources
 from .roofline import roofline
 from .vector import distinct_rows, launch_positions, taken
 
@@ -227,6 +227,7 @@ def analyze(
         gpu=gpu_traits(cc, table),
         sm_counts=sms,
         details_page=_from_details_page(report, launches),
+        sources=sources(values, SOURCED),
     )
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()

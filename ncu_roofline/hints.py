@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,7 +41,7 @@ from .classify import ncu_figures
 from .device import gpu_traits
 from .model import LAUNCH_KEY, launch_index
 from .ncurules import RuleRows, rule_rows
-from .quantities import ROOFLINE_SET, WORK_SECTIONS
+from .quantities import BY_NAME, ROOFLINE_SET, WORK_SECTIONS
 from .thresholds import (
     ATOMIC_IMBALANCE,
     ATOMIC_SHARE,
@@ -100,6 +100,9 @@ HINT_COLUMNS: dict[str, str] = {
 }
 
 Arr = np.ndarray
+#: The quantities whose evidence names the metric (or recipe) that gave each launch's value: they have
+#: alternatives (an older ncu's tensor pipe metric; a duration from cycles and clock).
+SOURCED = ("duration", "pipe_tensor_pct")
 
 
 # ------------------------------------------------------------------------------------------------ the frame
@@ -132,6 +135,8 @@ class Frame:
     #: launches read from a details page, which prints the sections' header metrics, not their tables (the raw
     #: page of the same report has those): None for none
     details_page: Arr | None = None
+    #: per quantity of SOURCED, the metric or recipe that gave each launch's value (``quantities.sources``)
+    sources: Mapping[str, Arr] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -149,6 +154,21 @@ class Frame:
             out: Arr = self.q[name].to_numpy(dtype=np.float64)
             return out
         return np.full(self.n, np.nan)
+
+    def source(self, name: str) -> Arr:
+        """Per launch, the ncu metric that gave quantity ``name``, or ``<name> (<recipe>)`` where a recipe of
+        several metrics did (for SOURCED; any other quantity: its one metric, the table's first); the table's
+        first metric where nothing did (the value is NaN, its evidence row left out): evidence names what the
+        figure was read from, as the table spells it."""
+        first = BY_NAME[name].metrics[0]
+        given = self.sources.get(name)
+        if given is None:
+            return np.full(self.n, first, dtype=object)
+        codes, distinct = pd.factorize(np.asarray(given, dtype=object))  # None: -1
+        # a recipe's name has words (a metric's none): named with the quantity
+        label = [f"{name} ({s})" if " " in s else s for s in map(str, distinct)]
+        out: Arr = np.array([*label, first], dtype=object)[codes]
+        return out
 
     def unit(self, name: str) -> Arr:
         """Unit-table column ``name`` (fraction of peak, NaN where unknown)."""
@@ -412,8 +432,8 @@ def idle_issue_share(f: Frame) -> Arr:
 
 def _latency_evidence(f: Frame) -> list[Ev]:
     return [
-        Ev("smsp__issue_active.avg.pct_of_peak_sustained_active", f.get("issue_slot_busy_pct"), None, "=="),
-        Ev("smsp__warps_eligible.avg.per_cycle_active", f.get("eligible_warps_per_scheduler"), ELIGIBLE_WARPS, "<"),
+        Ev(f.source("issue_slot_busy_pct"), f.get("issue_slot_busy_pct"), None, "=="),
+        Ev(f.source("eligible_warps_per_scheduler"), f.get("eligible_warps_per_scheduler"), ELIGIBLE_WARPS, "<"),
     ]
 
 
@@ -602,8 +622,8 @@ def low_occupancy(f: Frame) -> Found:
         )
 
     ev = [
-        Ev("sm__warps_active.avg.pct_of_peak_sustained_active", achieved, LOW_OCCUPANCY_PCT, "<"),
-        Ev("sm__maximum_warps_per_active_cycle_pct", theoretical, None, "=="),
+        Ev(f.source("achieved_occupancy_pct"), achieved, LOW_OCCUPANCY_PCT, "<"),
+        Ev(f.source("theoretical_occupancy_pct"), theoretical, None, "=="),
     ]
     ev += [Ev(metric, f.get(k), None, "==", lim[k]) for k, _, metric, _ in _LIMITS]
     ev += _latency_evidence(f)
@@ -662,7 +682,7 @@ def launch_overhead(f: Frame) -> Found:
             "Fuse this kernel with its neighbours, or capture the sequence it belongs to in a CUDA graph.",
         ),
         evidence=(
-            Ev("gpu__time_duration.sum", duration, LAUNCH_DURATION_S, "<"),
+            Ev(f.source("duration"), duration, LAUNCH_DURATION_S, "<"),
             Ev("launch-bound launches of this kernel", count, REPEATED_LAUNCHES, ">="),
         ),
     )
@@ -1048,8 +1068,8 @@ def low_cache_hit_rate(f: Frame) -> Found:
             "hints (cudaAccessPolicyWindow) can pin a hot buffer."
         ),
         evidence=(
-            Ev("lts__t_sector_op_read_hit_rate.pct", hit, LOW_HIT_PCT, "<"),
-            Ev("dram__bytes_read.sum / one pass over the data", passes, EXTRA_PASSES, ">="),
+            Ev(f.source("l2_read_hit_rate_pct"), hit, LOW_HIT_PCT, "<"),
+            Ev(f.source("dram_read_bytes") + " / one pass over the data", passes, EXTRA_PASSES, ">="),
         ),
         estimate=1.0 - 1.0 / passes,
         applies=limited & (band | np.isnan(hit)),  # a hit rate not measured could be in the band: not checked
@@ -1135,7 +1155,7 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
             ),
             Ev("FFMA share of FP32 FLOPs", fma_share, FMA_FLOP_SHARE, ">="),
             Ev("shared/global load instructions per instruction", load_share, OPERAND_LOAD_SHARE, ">="),
-            Ev("sm__pipe_tensor_cycles_active (fraction)", f.unit("pipe_tensor"), TENSOR_IDLE, "<"),
+            Ev(f.source("pipe_tensor_pct") + " (fraction)", f.unit("pipe_tensor"), TENSOR_IDLE, "<"),
             Ev("compute capability (no TF32 tensor path)", f.cc, TF32_FROM_CC, "<", no_tf32),
             Ev("kernel name looks like a matrix multiply / convolution", named.astype(float), None, "==", named),
             Ev("time at the TF32 tensor roof / time now", at_tensor, None, "=="),
@@ -1528,13 +1548,15 @@ def build_frame(
     gpu: tuple[Arr, Arr] | None = None,
     sm_counts: Arr | None = None,
     details_page: Arr | None = None,
+    sources: Mapping[str, Arr] | None = None,
 ) -> Frame:
     """The rules' :class:`Frame`: every input in ``index`` (launch) order. Takes the launches, quantities,
     unit table, verdicts, roofline and peaks frames and ncu's rule rows (``ncu``: their ``ncu_frame`` when
     the caller has it already; ``roof_positions``: each roofline row's launch position in ``index``; ``gpu``:
     each launch's compute capability and whether its GPU has tensor cores, ``device.gpu_traits``; default
     theirs of the launches' CC column alone; ``sm_counts``: each launch's SM count as ``device.sm_counts`` finds
-    it, the report's or the one its waves imply, before the table's or ``--peak``'s)."""
+    it, the report's or the one its waves imply, before the table's or ``--peak``'s; ``sources``: SOURCED's
+    ``quantities.sources``, for the evidence's metric names)."""
     keys = index.to_frame(index=False)
     name = launches["kernel_name"].astype("string").fillna("").to_numpy(dtype=object)
     codes = pd.MultiIndex.from_arrays([launches["report"].to_numpy(dtype=object), name]).factorize()[0]
@@ -1561,6 +1583,7 @@ def build_frame(
         cc=cc,
         tensor_cores=tensor_cores,
         details_page=details_page,
+        sources={} if sources is None else sources,
     )
 
 

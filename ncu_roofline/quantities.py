@@ -1469,11 +1469,31 @@ def recipe_columns(values: pd.DataFrame, figures: Iterable[str]) -> dict[str, An
         out[f] = taken(list(uniques), codes) if all(isinstance(u, str) for u in uniques) else strings(names)
     for name in RECORDED:
         metrics = BY_NAME[name].metrics
-        took = np.full(len(values.index), -1, dtype=np.int64)  # as ``_source``: the first metric present
-        for i, m in enumerate(metrics):
-            if m in values.columns:
-                took[~np.isnan(values[m].to_numpy(dtype=np.float64)) & (took < 0)] = i
-        out[name] = taken(list(metrics), took)
+        out[name] = taken(list(metrics), _first_present(values, metrics))
+    return out
+
+
+def _first_present(values: pd.DataFrame, metrics: Sequence[str]) -> np.ndarray:
+    """Per launch, the position in ``metrics`` of the first one with a value (as ``_alt`` takes it); -1: none."""
+    took = np.full(len(values.index), -1, dtype=np.int64)
+    for i, m in enumerate(metrics):
+        if m in values.columns:
+            took[~np.isnan(values[m].to_numpy(dtype=np.float64)) & (took < 0)] = i
+    return took
+
+
+def sources(values: pd.DataFrame, names: Iterable[str]) -> dict[str, np.ndarray]:
+    """Per quantity of ``names``, what gave each launch its value: the ncu metric (the first of the row's
+    alternatives present), or for a figure of RECIPES the recipe's name (a metric's name where the recipe is
+    one metric: ``gpu__time_duration.sum``). Object arrays, None where nothing did (the quantity is NaN)."""
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        q = BY_NAME[name]
+        if name in RECIPES or not q.plain:
+            out[name] = derive(values, name, None, {name: q.recipes})[1]
+            continue
+        choice = np.array([*q.metrics, None], dtype=object)
+        out[name] = choice[_first_present(values, q.metrics)]
     return out
 
 

@@ -687,6 +687,25 @@ def test_non_fp_compute_is_not_checked_where_a_precision_is_left_out(tmp_path: P
     assert "non_fp_compute" not in str(v.loc["fp32_fma", "not_checked"])
 
 
+def test_evidence_names_what_the_figure_was_read_from(tmp_path: Path) -> None:
+    """An evidence row names the metric its value came from, or the recipe where a figure has several: the
+    duration of micro_full's raw page without gpu__time_duration (the SM's elapsed cycles over its clock, the
+    duration recipe next in the table) is not labelled gpu__time_duration.sum."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    header = raw[0]
+    keep = [m for m in header[header.index("CC") + 1 :] if not m.startswith("gpu__time_duration")]
+    for path, label in (
+        (data("micro_full.raw.csv"), "gpu__time_duration.sum"),
+        (derive.picked(raw, keep, tmp_path / "untimed.raw.csv"), "duration (SM cycles / SM clock)"),
+    ):
+        a = analysed(path)
+        rows = a.hints[a.hints["hint"] == "launch_overhead"]
+        assert len(rows) == 4  # tiny_launch's four launches, 2.1 us each, by either duration
+        for ev in rows["evidence"]:
+            assert json.loads(ev)[0]["metric"] == label
+        assert set(a.recipes["duration"].dropna()) == {label.removeprefix("duration (").removesuffix(")")}
+
+
 def test_non_fp_compute_on_measured_flops(llm: Analysis) -> None:
     # llm_full's raw page measures FLOPs: softmax, layernorm and GELU do FP32 work (ncu's SOLFPRoofline on the
     # details page of the same run reports their share of the FP32 peak): not "non-FP work"
