@@ -569,7 +569,7 @@ MEMORY_CLOCKS = quantities.DEVICE_ATTRIBUTES["memory_clock"].metrics
 BUS_WIDTHS = quantities.DEVICE_ATTRIBUTES["bus_width"].metrics
 SM_COUNTS = quantities.BY_NAME["sm_count"].metrics
 #: The GPC clock: a details page's "SM Frequency" (the SM clock of the table's figures where the page lacks it).
-GPC_CLOCK = "gpc__cycles_elapsed.avg.per_second"
+GPC_CLOCK = next(m for m in quantities.BY_NAME["sm_clock"].metrics if m.startswith("gpc__"))
 
 
 def _first_values(values: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
@@ -638,10 +638,11 @@ def implied_dram_peaks(launches: pd.DataFrame, values: pd.DataFrame) -> tuple[np
 
 #: ncu's waves per SM (``launch__waves_per_multiprocessor``): the grid's blocks over the SMs times the blocks one
 #: SM holds (the least of the occupancy limits): printed to two decimals.
-WAVES = "launch__waves_per_multiprocessor"
-GRID_BLOCKS = "launch__grid_size"
+WAVES = quantities.BY_NAME["waves_per_sm"].metrics[0]
+GRID_BLOCKS = quantities.BY_NAME["grid_size"].metrics[0]
 OCCUPANCY_LIMITS = tuple(
-    f"launch__occupancy_limit_{limit}" for limit in ("blocks", "registers", "shared_mem", "warps", "barriers")
+    quantities.BY_NAME[f"occupancy_limit_{limit}"].metrics[0]
+    for limit in ("blocks", "registers", "shared_mem", "warps", "barriers")
 )
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..errors import FormatError, MissingExtraError, ParseError
 from ..model import LAUNCH_COLUMNS, METRIC_COLUMNS, RULE_COLUMNS, LongMetrics, conform, empty_frame
+from ..quantities import BY_NAME, DEVICE_ATTRIBUTES
 from ..units import Unit, unit_or_none
 from ..vocabulary import RAW_EXPORT
 from .identity import display_name
@@ -205,8 +206,8 @@ def _launch(ncu_report: Any, action: Any, report: str, launch_id: int, path: Pat
         k: _num(action, f"launch__{k.split('_')[0]}_dim_{k[-1]}")
         for k in ("block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z")
     }
-    major = _num(action, "device__attribute_compute_capability_major")
-    minor = _num(action, "device__attribute_compute_capability_minor")
+    major = _num(action, DEVICE_ATTRIBUTES["cc_major"].metrics[0])
+    minor = _num(action, DEVICE_ATTRIBUTES["cc_minor"].metrics[0])
     ranges: list[str] = []
     state = action.nvtx_state()
     if state is not None:
@@ -225,8 +226,8 @@ def _launch(ncu_report: Any, action: Any, report: str, launch_id: int, path: Pat
         "device": _num(action, "launch__device_id"),
         "cc": f"{major}.{minor}" if major is not None and minor is not None else None,
         **dims,
-        "block_size": _num(action, "launch__block_size"),
-        "grid_size": _num(action, "launch__grid_size"),
+        "block_size": _num(action, BY_NAME["block_size"].metrics[0]),
+        "grid_size": _num(action, BY_NAME["grid_size"].metrics[0]),
         "invocations": 1,
         "nvtx_path": "/".join(ranges) if ranges else None,
     }
