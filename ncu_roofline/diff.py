@@ -34,6 +34,7 @@ from .io import read_warnings
 from .io.identity import function_names, nvtx_renames, short_names
 from .model import launch_index
 from .summary import dominant, launch_weights
+from .vector import launch_positions
 from .vocabulary import PRECISIONS, Level
 
 #: (pass name, key columns of the frame ``_match_frame`` builds), in the order they run.
@@ -239,8 +240,11 @@ def _launch_shapes(lv: pd.DataFrame) -> np.ndarray:
     dims = [c for c in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z") if c in lv.columns]
     if not dims:
         return np.full(len(lv), "", dtype=object)
-    cells = [lv[c].astype("Int64").astype("string").fillna("").to_numpy(dtype=object) for c in dims]
-    out: np.ndarray = np.array([",".join(x) for x in zip(*cells, strict=True)], dtype=object)
+    cells = [lv[c].astype("Int64").astype("string").fillna("").reset_index(drop=True) for c in dims]
+    joined = cells[0]
+    for c in cells[1:]:
+        joined = joined + "," + c
+    out: np.ndarray = joined.to_numpy(dtype=object)
     return out
 
 
@@ -490,12 +494,10 @@ def _points(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
     if r.empty:
         return pd.DataFrame(columns=_POINT_COLUMNS)
     lv = analysis.launches.reset_index(drop=True)
-    key = pd.MultiIndex.from_frame(lv[["report", "process_id", "launch_id"]].astype(object))
-    where = pd.Series(np.arange(len(lv)), index=key)
-    rows = where.reindex(pd.MultiIndex.from_frame(r[["report", "process_id", "launch_id"]].astype(object)))
+    rows = launch_positions(r, launch_index(lv))
     seconds = lv["duration_ns"].astype(float).to_numpy() * launch_weights(lv) / 1e9
-    ok = rows.notna().to_numpy()
-    idx = rows.to_numpy()[ok].astype(int)
+    ok = rows >= 0
+    idx = rows[ok]
     r = r[ok]
     s = seconds[idx]
     flop = r["achieved_flops"].to_numpy(dtype=float) * s
@@ -532,13 +534,10 @@ def _hint_sets(analysis: Analysis, groups: pd.Series) -> pd.DataFrame:
     cols = ["group", "hint", "severity", "source", "message"]
     if h.empty:
         return pd.DataFrame(columns=cols)
-    lv = analysis.launches.reset_index(drop=True)
-    key = pd.MultiIndex.from_frame(lv[["report", "process_id", "launch_id"]].astype(object))
-    group_of = pd.Series(groups.to_numpy(), index=key)
-    hk = pd.MultiIndex.from_frame(h[["report", "process_id", "launch_id"]].astype(object))
+    at = launch_positions(h, launch_index(analysis.launches))  # -1 (no launch): no group
     frame = pd.DataFrame(
         {
-            "group": group_of.reindex(hk).to_numpy(),
+            "group": pd.Series(groups.to_numpy()).reindex(at).to_numpy(),
             "hint": h["hint"].astype(str).to_numpy(),
             "severity": h["severity"].astype(object).to_numpy(),
             "source": h["source"].astype(object).to_numpy(),

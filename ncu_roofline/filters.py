@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -17,6 +17,7 @@ import pandas as pd
 from .analysis import Analysis
 from .errors import NoLaunchesError
 from .model import LAUNCH_KEY, Report, launch_index
+from .vector import per_distinct
 
 
 def compile_kernel_pattern(pattern: str) -> re.Pattern[str]:
@@ -50,25 +51,29 @@ def launch_mask(launches: pd.DataFrame, kernel: Sequence[str] = (), nvtx: Sequen
 
     Columns taken: kernel_name, display_name, nvtx_path, nvtx_start_end."""
     keep = np.ones(len(launches), dtype=bool)
+    # each test made once per distinct name or path (a few hundred kernels among 100,000 launches)
     if kernel:
         regexes = [compile_kernel_pattern(k) for k in kernel]
-        names = launches["kernel_name"].astype(object).tolist()
-        short = launches["display_name"].astype(object).tolist()
-        keep &= np.array(
-            [
-                any(isinstance(s, str) and r.search(s) for r in regexes for s in (n, d))
-                for n, d in zip(names, short, strict=True)
-            ],
-            dtype=bool,
-        )
+
+        def named(s: object) -> bool:
+            return isinstance(s, str) and any(r.search(s) for r in regexes)
+
+        keep &= _any_of(launches, ("kernel_name", "display_name"), named)
     if nvtx:
-        paths = launches["nvtx_path"].astype(object).tolist()
-        start_end = launches["nvtx_start_end"].astype(object).tolist()
-        keep &= np.array(
-            [any(nvtx_matches(p, w) for w in nvtx for p in pair) for pair in zip(paths, start_end, strict=True)],
-            dtype=bool,
-        )
+
+        def within(p: object) -> bool:
+            return isinstance(p, str) and any(nvtx_matches(p, w) for w in nvtx)
+
+        keep &= _any_of(launches, ("nvtx_path", "nvtx_start_end"), within)
     return keep
+
+
+def _any_of(launches: pd.DataFrame, columns: tuple[str, ...], test: Callable[[object], bool]) -> np.ndarray:
+    """Per launch, whether ``test`` holds for its value in any of ``columns`` (tested once per distinct value)."""
+    out = np.zeros(len(launches), dtype=bool)
+    for c in columns:
+        out |= per_distinct(launches[c].to_numpy(dtype=object), test).astype(bool)
+    return out
 
 
 def _keep_rows(frame: pd.DataFrame, keys: pd.MultiIndex) -> pd.DataFrame:

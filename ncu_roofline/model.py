@@ -684,21 +684,21 @@ def repeated_reports(launches: pd.DataFrame) -> list[tuple[str, str, int]]:
     columns = ("process_id", "launch_id", "device", "kernel_name")
     blank = np.full(len(launches), "", dtype=object)
     keys = [launches[c].astype(str).to_numpy(dtype=object) if c in launches else blank for c in columns]
+    # the keys as codes over every launch (equal codes: equal values), each report's run of them compared as bytes
+    codes = np.vstack([pd.factorize(k)[0] for k in keys])
     groups = (
         launches["invocations"].to_numpy(dtype=np.float64, na_value=np.nan) > 1
         if "invocations" in launches
         else np.zeros(len(launches), dtype=bool)
     )
     durations = launches["duration_ns"].to_numpy(dtype=np.float64, na_value=np.nan)
-    rows: dict[object, list[int]] = {}
-    for i, name in enumerate(names.tolist()):
-        rows.setdefault(name, []).append(i)
-    alike_reports: dict[tuple[tuple[str, ...], ...], list[object]] = {}
+    rows = pd.Series(np.arange(len(names))).groupby(names, sort=False, dropna=False).indices  # report -> rows
+    alike_reports: dict[bytes, list[object]] = {}
     for name in order:
         at = rows[name]
         if groups[at].any():
             continue  # a summary page's groups
-        alike_reports.setdefault(tuple(tuple(k[at]) for k in keys), []).append(name)
+        alike_reports.setdefault(codes[:, at].tobytes(), []).append(name)
     out = []
     for alike in alike_reports.values():
         if len(alike) < 2:
