@@ -50,11 +50,9 @@ from .thresholds import (
     BANK_CONFLICT_SHARE,
     DIVERGENCE_THREADS,
     ELIGIBLE_WARPS,
-    EXTRA_PASSES,
     FMA_FLOP_SHARE,
     FP32_GEMM_MIN_FRACTION,
     LAUNCH_DURATION_S,
-    LOW_HIT_PCT,
     LOW_OCCUPANCY_PCT,
     MAX_IDEAL_SECTORS_PER_REQUEST,
     NEAR_ROOF,
@@ -67,7 +65,6 @@ from .thresholds import (
     SMALL_GRID_WAVES,
     SPILL_INSTRUCTIONS,
     SPILL_TRAFFIC_SHARE,
-    STREAMING_HIT_PCT,
     TAIL_HIGH_EFFECT,
     TAIL_MIN_EFFECT,
     TENSOR_IDLE,
@@ -243,10 +240,6 @@ def ok(*arrays: Arr) -> Arr:
     return out
 
 
-def _nan0(a: Arr) -> Arr:
-    return np.where(np.isnan(a), 0.0, a)
-
-
 def _ge(a: Arr, t: float | Arr) -> Arr:
     """a >= t, False where a is NaN."""
     with np.errstate(invalid="ignore"):
@@ -318,6 +311,10 @@ class Found:
     estimate: Arr | None = None
     #: where the rule would look, had it its evidence (for "not checked"); None: every launch
     applies: Arr | None = None
+    #: evidence whose absence leaves the rule undecided on some launches although its needs are met (a test of
+    #: the rule reads it): each Need (its metric and option, for the note) and those launches; a launch where the
+    #: rule fired, or one already noted for a need, is not noted again
+    undecided: Sequence[tuple[Need, Arr]] = ()
 
 
 @dataclass(frozen=True)
@@ -516,12 +513,23 @@ _LIMITS = (
 )
 
 
+#: The occupancy limits every ncu reports (2019.5 on: Block Limit SM, Registers, Shared Mem, Warps).
+_EVERY_LIMIT = (
+    "occupancy_limit_blocks",
+    "occupancy_limit_registers",
+    "occupancy_limit_shared_mem",
+    "occupancy_limit_warps",
+)
+
+
 def occupancy_limiters(f: Frame) -> dict[str, Arr]:
     """Per occupancy limit (quantity name), True where it gives the fewest blocks per SM (ncu's Occupancy
-    "Block Limit" rows)."""
+    "Block Limit" rows); False everywhere on a launch without every one of _EVERY_LIMIT."""
     values = {k: f.get(k) for k, *_ in _LIMITS}
     stacked = np.vstack(list(values.values()))
-    have = ~np.isnan(stacked).all(axis=0)
+    # the least of the limits only where every limit of every ncu is measured (the barriers' is newer): the
+    # least of a few says nothing of the others
+    have = ~np.isnan(np.vstack([values[k] for k in _EVERY_LIMIT])).any(axis=0)
     low = np.full(f.n, np.nan)
     low[have] = np.nanmin(stacked[:, have], axis=0)
     return {k: (v == low) & ~np.isnan(v) for k, v in values.items()}
@@ -553,11 +561,12 @@ def low_occupancy(f: Frame) -> Found:
     achieved, theoretical = f.get("achieved_occupancy_pct"), f.get("theoretical_occupancy_pct")
     waves, eligible = f.get("waves_per_sm"), f.get("eligible_warps_per_scheduler")
     latency = _is(f, "regime", "latency")
-    full_waves = ~_lt(waves, SMALL_GRID_WAVES)  # under a wave: small_grid says so
+    full_waves = ~_lt(waves, SMALL_GRID_WAVES)  # under a wave: small_grid says so (not measured: below)
     applies = latency & full_waves
     # (not measured: the occupancy alone decides, and the message says the eligible warps were not measured)
     enough_eligible = _ge(eligible, ELIGIBLE_WARPS)  # the schedulers already have a warp to issue
-    fires = applies & _lt(achieved, LOW_OCCUPANCY_PCT) & ~enough_eligible
+    low = applies & _lt(achieved, LOW_OCCUPANCY_PCT) & ~enough_eligible
+    fires = low & ~np.isnan(waves)  # a launch under a wave is small_grid's: without the waves, undecided
     lim = occupancy_limiters(f)
     one_block = np.zeros(f.n, dtype=bool)
     for k in ("occupancy_limit_registers", "occupancy_limit_shared_mem"):
@@ -635,6 +644,7 @@ def low_occupancy(f: Frame) -> Found:
         evidence=ev,
         estimate=idle_issue_share(f),
         applies=applies | (_is(f, "regime", "") & full_waves),  # no verdict: this rule's launch, maybe
+        undecided=((Need(("waves_per_sm",), "launch__waves_per_multiprocessor", _LAUNCH), low & np.isnan(waves)),),
     )
 
 
@@ -716,7 +726,19 @@ def small_grid(f: Frame) -> Found:
         out: Arr = t.f(grid, ".0f") + t.pick(grid == 1, " block", " blocks")
         return out
 
+    waves_need = Need(("waves_per_sm",), "launch__waves_per_multiprocessor", _LAUNCH)
+    grid_need = Need(
+        ("grid_size&sm_count",),
+        "launch__grid_size and the GPU's SM count (device__attribute_multiprocessor_count)",
+        f"{_LAUNCH}, or for the SM count --device NAME",
+    )
     return Found(
+        # each test rules out its own case: without the waves half a wave is not ruled out; without the blocks
+        # over the SMs a grid leaving SMs idle is not, under SMALL_GRID_IDLE_SMS of a wave (at one block per SM)
+        undecided=(
+            (waves_need, np.isnan(waves)),
+            (grid_need, np.isnan(idle) & ~(waves > 1.0 - SMALL_GRID_IDLE_SMS)),
+        ),
         fires=applies & (few | half),
         severity=np.where(launch, "low", np.where(_ge(idle, 0.5), "high", "medium")),
         message=lambda t: (
@@ -744,8 +766,12 @@ def small_grid(f: Frame) -> Found:
                     # no SM count: how many SMs have a block is not measured (a 1-block grid is 0.00 waves too)
                     t.f(waves, ".2f")
                     + " waves ("
-                    + blocks(t)
-                    + "; the GPU's SM count is not in the export, so how many SMs have none is not measured): at "
+                    + t.pick(
+                        ok(grid),
+                        blocks(t) + "; the GPU's SM count is not in the export",
+                        "the grid size is not in the export",
+                    )
+                    + ", so how many SMs have none is not measured): at "
                     "least half of the GPU's block slots are empty, so its SMs have at most half the warps they "
                     "could use to hide latency",
                 ),
@@ -935,8 +961,11 @@ def uncoalesced_global_access(f: Frame) -> Found:
     "shared_bank_conflicts",
     needs=(
         Need(
-            ("shared_bank_conflicts", "shared_load_bank_conflicts"),
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared",
+            (
+                "shared_bank_conflicts&shared_wavefronts",
+                "shared_load_bank_conflicts&shared_store_bank_conflicts&shared_load_wavefronts&shared_store_wavefronts",
+            ),
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared and l1tex__data_pipe_lsu_wavefronts_mem_shared",
             _MEM_TABLES,
         ),
     ),
@@ -946,13 +975,10 @@ def uncoalesced_global_access(f: Frame) -> Found:
 )
 def shared_bank_conflicts(f: Frame) -> Found:
     conflicts, wavefronts = f.get("shared_bank_conflicts"), f.get("shared_wavefronts")
-    split = np.isnan(conflicts) & ~np.isnan(f.get("shared_load_bank_conflicts"))
-    conflicts = np.where(
-        split, _nan0(f.get("shared_load_bank_conflicts")) + _nan0(f.get("shared_store_bank_conflicts")), conflicts
-    )
-    wavefronts = np.where(
-        split, _nan0(f.get("shared_load_wavefronts")) + _nan0(f.get("shared_store_wavefronts")), wavefronts
-    )
+    # the totals, else the loads' and stores' counts, all four (one alone is not the total)
+    split = ~ok(conflicts, wavefronts)
+    conflicts = np.where(split, f.get("shared_load_bank_conflicts") + f.get("shared_store_bank_conflicts"), conflicts)
+    wavefronts = np.where(split, f.get("shared_load_wavefronts") + f.get("shared_store_wavefronts"), wavefronts)
     share = np.where(_ge(conflicts, 1e-12), _div(conflicts, wavefronts), np.nan)
     l1 = f.number("score_l1")
     gain = share * np.where(np.isnan(l1), 1.0, l1)
@@ -1028,51 +1054,6 @@ def thread_divergence(f: Frame) -> Found:
         evidence=(Ev("smsp__thread_inst_executed_per_inst_executed.ratio", threads, DIVERGENCE_THREADS, "<"),),
         estimate=np.where(_is(f, "limiter", "compute"), 1.0 - threads / WARP_SIZE, np.nan),
         applies=applies,
-    )
-
-
-@rule(
-    "low_cache_hit_rate",
-    needs=(
-        Need(("l2_read_hit_rate_pct",), "lts__t_sector_op_read_hit_rate.pct", "--section MemoryWorkloadAnalysis"),
-        Need(("dram_read_bytes",), "dram__bytes_read.sum", "--section MemoryWorkloadAnalysis"),
-        Need(("footprint_bytes",), "distinct bytes the launch reads (one pass over the data)", "not counted by ncu"),
-    ),
-    summary="A DRAM-limited launch whose DRAM reads clearly exceed one pass over its data (re-read data "
-    "evicted from L2).",
-    bound="The DRAM reads beyond one pass over the data, capped at the headroom.",
-    relieves=("hbm",),
-)
-def low_cache_hit_rate(f: Frame) -> Found:
-    hit = f.get("l2_read_hit_rate_pct")
-    dram, l2 = f.get("dram_read_bytes"), f.get("device_l2_cache_size")
-    footprint = f.get("footprint_bytes")
-    band = _ge(hit, STREAMING_HIT_PCT) & _lt(hit, LOW_HIT_PCT)
-    # DRAM reads that fit in L2 are all first touches: nothing was evicted, nothing to re-use
-    fits = ok(dram, l2) & (np.nan_to_num(dram) <= np.nan_to_num(l2))
-    limited = _is(f, "limiter", "hbm") & ~_is(f, "regime", "launch") & ~fits
-    passes = _div(dram, footprint)
-    return Found(
-        fires=limited & band & _ge(passes, EXTRA_PASSES),
-        severity="low",
-        message=lambda t: (
-            "L2 hit rate of reads "
-            + t.f(hit, ".1f")
-            + " % on a DRAM-limited launch that reads "
-            + t.f(passes, ".1f")
-            + "x its data from DRAM: re-read data is evicted before its next use"
-        ),
-        advice=lambda t: (
-            "Improve temporal locality so re-read data stays in L2: tile or block the loops, rasterize/swizzle "
-            "the block order (neighbouring blocks share inputs), or shrink the working set; cache-persistence "
-            "hints (cudaAccessPolicyWindow) can pin a hot buffer."
-        ),
-        evidence=(
-            Ev(f.source("l2_read_hit_rate_pct"), hit, LOW_HIT_PCT, "<"),
-            Ev(f.source("dram_read_bytes") + " / one pass over the data", passes, EXTRA_PASSES, ">="),
-        ),
-        estimate=1.0 - 1.0 / passes,
-        applies=limited & (band | np.isnan(hit)),  # a hit rate not measured could be in the band: not checked
     )
 
 
@@ -1169,8 +1150,12 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
     "atomic_contention",
     needs=(
         Need(
-            ("l2_atomic_input_max_pct", "global_atomic_requests", "global_reduction_requests"),
-            "lts__d_atomic_input_cycles_active.max or l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red}.sum",
+            (
+                "l2_atomic_input_max_pct&l2_atomic_input_pct",
+                "global_atomic_requests&global_reduction_requests&global_load_requests&global_store_requests",
+            ),
+            "lts__d_atomic_input_cycles_active.{max,avg} or l1tex__t_requests_pipe_lsu_mem_global_op_{atom,red,ld,st}"
+            ".sum",
             f"{_MEM_TABLES} (or --set full)",
         ),
     ),
@@ -1180,10 +1165,9 @@ def fp32_instead_of_tensor(f: Frame) -> Found:
     "issue slots; capped at the headroom.",
 )
 def atomic_contention(f: Frame) -> Found:
-    atom, red = f.get("global_atomic_requests"), f.get("global_reduction_requests")
-    have_req = ~np.isnan(atom) | ~np.isnan(red)
-    atomics = np.where(have_req, _nan0(atom) + _nan0(red), np.nan)
-    other = _nan0(f.get("global_load_requests")) + _nan0(f.get("global_store_requests"))
+    # the atomics' and reductions' requests, the loads' and stores': each pair both, or not measured
+    atomics = f.get("global_atomic_requests") + f.get("global_reduction_requests")
+    other = f.get("global_load_requests") + f.get("global_store_requests")
     share = _div(atomics, atomics + other)
     smax, savg = f.get("l2_atomic_input_max_pct"), f.get("l2_atomic_input_pct")
     slices = ok(smax, savg)
@@ -1221,33 +1205,38 @@ def atomic_contention(f: Frame) -> Found:
     )
 
 
+#: The FLOP roofs non_fp_compute reads, and the pipe whose utilisation bounds each from above where its roof is
+#: not measured (FP32 on the FMA pipe, which integer multiply-adds share: a bound, not the figure).
+_FLOP_PIPES = {"fp64": "pipe_fp64", "fp32": "pipe_fma", "fp16": "pipe_fp16", "tensor": "pipe_tensor"}
+_FLOP_NEED = Need(
+    (*(f"u:{p}" for p in _FLOP_PIPES), *(f"u:{p}" for p in _FLOP_PIPES.values())),
+    "FLOP counts of every precision (smsp__sass_thread_inst_executed_op_*), or its pipe's utilisation",
+    _ROOF_CHART,
+)
+
+
 @rule(
     "non_fp_compute",
-    needs=(
-        # a FLOP count where the pipes told the work is not FP; every FLOP count where nothing told the pipe (one
-        # precision left out could be the launch's work)
-        Need(
-            (*(f"v:compute_pipe&u:{p}" for p in ("fp64", "fp32", "fp16", "tensor")), "u:fp64&u:fp32&u:fp16&u:tensor"),
-            "FLOP counts of every precision (smsp__sass_thread_inst_executed_op_*)",
-            _ROOF_CHART,
-        ),
-    ),
+    needs=(_FLOP_NEED,),
     summary="Compute-bound with the FP work measured and small: integer, address or issue work.",
     bound="None: the fix removes instructions rather than moving toward a roof.",
 )
 def non_fp_compute(f: Frame) -> Found:
     compute_bound = _is(f, "limiter", "compute") & _is(f, "regime", "bound")
-    flops = np.vstack([f.unit(p) for p in ("fp64", "fp32", "fp16", "tensor")])
-    measured = ~np.isnan(flops).all(axis=0)
-    # the pipe untold (no pipe figures the verdict reads) but every FLOP roof measured: the FP work is known
-    every_flop = ~np.isnan(flops).any(axis=0)
-    unknown_pipe = compute_bound & _is(f, "compute_pipe", "")
-    applies = compute_bound & _is(f, "compute_pipe", "other") | unknown_pipe & every_flop
-    # a compute-bound launch whose pipe nothing told (some FLOP counts or none, no pipes) could be this rule's: not
-    # checked (the need above)
-    unsure = unknown_pipe & ~every_flop
+    # the pipes tell the work is not FP, or nothing told the pipe: the FLOP roofs decide
+    applies = compute_bound & (_is(f, "compute_pipe", "other") | _is(f, "compute_pipe", ""))
+    flops = np.vstack([f.unit(p) for p in _FLOP_PIPES])
+    bounds = np.vstack([f.unit(p) for p in _FLOP_PIPES.values()])
+    by_pipe = np.isnan(flops) & ~np.isnan(bounds)
+    known = np.where(np.isnan(flops), bounds, flops)  # each precision's roof fraction, or its pipe's bound on it
+    every = ~np.isnan(known).any(axis=0)
     best = np.full(f.n, np.nan)
-    best[measured] = np.nanmax(flops[:, measured], axis=0)
+    best[every] = known[:, every].max(axis=0)
+    small = every & _lt(best, NON_FP_FLOP_MAX)
+    # FP work at a measured roof's threshold rules the rule out; a precision not measured, or bounded only above
+    # the threshold by its pipe, leaves it open
+    fp_work = (_ge(flops, NON_FP_FLOP_MAX)).any(axis=0)
+    bounded = by_pipe.any(axis=0)
     pipes = ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")
     pv = np.vstack([f.unit(p) for p in pipes])
     have_pipe = ~np.isnan(pv).all(axis=0)
@@ -1257,12 +1246,16 @@ def non_fp_compute(f: Frame) -> Found:
     top_label = np.array([p[5:].upper() for p in pipes], dtype=object)[top_at]
     sm = f.unit("sm")
     return Found(
-        fires=applies & measured & _lt(best, NON_FP_FLOP_MAX),
+        fires=applies & small,
         severity="medium",
         message=lambda t: (
             "Compute-bound on non-floating-point work: SM at "
             + t.f(sm, ".0%")
-            + " while the FLOP roofs show "
+            + t.pick(
+                bounded,
+                " while the FLOP roofs (a pipe's utilisation where one is not measured) show at most ",
+                " while the FLOP roofs show ",
+            )
             + t.f(best, ".0%")
             + t.pick(have_pipe, "; busiest pipe " + t.s(top_label) + " at " + t.f(top, ".0%"), "")
             + "; the work is integer, address arithmetic or instruction issue, which the FP roofline does not show"
@@ -1273,11 +1266,21 @@ def non_fp_compute(f: Frame) -> Found:
             "loads (one float4 instead of four floats), and unroll to amortize loop overhead."
         ),
         evidence=(
-            Ev("best FLOP roof fraction", best, NON_FP_FLOP_MAX, "<"),
+            Ev(
+                np.where(
+                    bounded,
+                    "best FLOP roof fraction (a pipe's utilisation where its roof is not measured)",
+                    "best FLOP roof fraction",
+                ),
+                best,
+                NON_FP_FLOP_MAX,
+                "<",
+            ),
             Ev("sm__throughput (fraction)", sm, None, "=="),
             Ev(np.array([p + " (fraction)" for p in pipes], dtype=object)[top_at], top, None, "=="),
         ),
-        applies=applies | unsure,
+        applies=applies,
+        undecided=((_FLOP_NEED, ~small & ~fp_work),),
     )
 
 
@@ -1415,6 +1418,20 @@ def less_work_bound(scores: dict[str, Arr], relieves: Sequence[str], n: int) -> 
     return out
 
 
+def _note(notes: list[tuple[str, Arr]], f: Frame, hint_id: str, need: Need, missing: Arr) -> Arr:
+    """Add the "not checked" note of ``need`` on the launches ``missing`` to ``notes``; returns ``missing``. On a
+    details page, which leaves out what the sections' tables hold, the note says the raw page may have it."""
+    paged = missing & f.details_page if f.details_page is not None and need.option.startswith("--") else None
+    rest = missing
+    if paged is not None and paged.any():
+        rest = missing & ~paged
+        notes.append((f"{hint_id}: {need.metric} not on this details page (the report's raw page may have it, "
+                      f"else {need.option})", paged))  # fmt: skip
+    if rest.any():
+        notes.append((f"{hint_id}: {need.metric} not collected ({need.option})", rest))
+    return missing
+
+
 def _capped(est: Arr, cap: Arr) -> Arr:
     """The estimate ``est`` at most ``cap`` (a headroom, a less-work bound); NaN where either is unknown."""
     out: Arr = np.where(np.isnan(est) | np.isnan(cap), np.nan, np.fmin(est, cap))
@@ -1444,17 +1461,13 @@ def evaluate(f: Frame) -> tuple[pd.DataFrame, pd.Series]:
         with np.errstate(invalid="ignore", divide="ignore"):
             found = r.fn(f)
         applies = np.ones(f.n, dtype=bool) if found.applies is None else np.asarray(found.applies, dtype=bool)
+        fired = np.asarray(found.fires, dtype=bool)
+        noted = np.zeros(f.n, dtype=bool)
         for need in r.needs:
-            missing = applies & ~need.present(f)
-            # a details page leaves out what the sections' tables hold: the raw page may have it, collected
-            paged = missing & f.details_page if f.details_page is not None and need.option.startswith("--") else None
-            if paged is not None and paged.any():
-                missing = missing & ~paged
-                notes.append((f"{hint_id}: {need.metric} not on this details page (the report's raw page may "
-                              f"have it, else {need.option})", paged))  # fmt: skip
-            if missing.any():
-                notes.append((f"{hint_id}: {need.metric} not collected ({need.option})", missing))
-        idx = np.flatnonzero(np.asarray(found.fires, dtype=bool))
+            noted |= _note(notes, f, hint_id, need, applies & ~need.present(f))
+        for need, where in found.undecided:
+            noted |= _note(notes, f, hint_id, need, np.asarray(where, dtype=bool) & applies & ~fired & ~noted)
+        idx = np.flatnonzero(fired)
         if not len(idx):
             continue
         t = Text(idx)

@@ -156,21 +156,6 @@ DIVERGENCE_THREADS = _t(
     "DIVERGENCE_THREADS", 24.0, "threads per warp instruction", "thread_divergence",
     "Fewer than 24 of 32 threads active per executed warp instruction: SIMT efficiency under 75 %.",
 )  # fmt: skip
-STREAMING_HIT_PCT = _t(
-    "STREAMING_HIT_PCT", 10.0, "% hit rate", "low_cache_hit_rate",
-    "Under 10 % the launch streams: nothing is re-read, nothing to gain from the cache.",
-)  # fmt: skip
-LOW_HIT_PCT = _t(
-    "LOW_HIT_PCT", 50.0, "% hit rate", "low_cache_hit_rate",
-    "From 50 % the cache serves most reads.",
-)  # fmt: skip
-EXTRA_PASSES = _t(
-    "EXTRA_PASSES", 1.5, "DRAM reads / one pass over the data", "low_cache_hit_rate",
-    "A low hit rate alone is no evidence: a launch that reads its data once (P @ V: DRAM reads equal the "
-    "compulsory bytes) has nothing to re-use. DRAM must read at least 1.5 times the data it has to read once; "
-    "DRAM reads that fit in L2 are all first touches (nothing was evicted), and ncu does not count distinct "
-    "bytes, so without a footprint the rule says 'not checked'.",
-)  # fmt: skip
 FP32_GEMM_MIN_FRACTION = _t(
     "FP32_GEMM_MIN_FRACTION", 0.30, "fraction of FP32 peak", "fp32_instead_of_tensor",
     "FP32 FLOPs at 30 % of the FP32 peak: enough FP32 work for tensor cores to matter.",

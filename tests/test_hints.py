@@ -50,7 +50,7 @@ SAMPLES = (
 
 BRIEF_HINTS = {
     "register_spilling", "low_occupancy", "launch_overhead", "small_grid", "tail_effect",
-    "uncoalesced_global_access", "shared_bank_conflicts", "thread_divergence", "low_cache_hit_rate",
+    "uncoalesced_global_access", "shared_bank_conflicts", "thread_divergence",
     "fp32_instead_of_tensor", "atomic_contention",
 }  # fmt: skip
 
@@ -462,31 +462,6 @@ def test_fp32_instead_of_tensor_not_on_a_gpu_without_tensor_cores(tmp_path: Path
     assert "fp32_instead_of_tensor" in ours(_as_older_gpu(tmp_path, "NVIDIA GeForce RTX 2080 Ti", "7.5"))[11]
 
 
-def test_low_cache_hit_rate_needs_more_than_one_pass(llm: Analysis, micro: Analysis) -> None:
-    # naive attention's P @ V: DRAM-bound, L2 read hit rate 12 % (lts__t_sector_op_read_hit_rate), but its
-    # DRAM reads (555 MB) equal its compulsory bytes: P is 16 x 4096 x 4096 bf16 = 512 MiB and V 16 MiB
-    # (llm_ops.py), each read once. A hit rate is no evidence of evicted re-reads: no finding, and the launch
-    # says the footprint was not checked.
-    q = llm.quantities.reset_index().set_index("launch_id")
-    compulsory = (16 * 4096 * 4096 + 16 * 4096 * 128) * 2
-    assert q.loc[6, "dram_read_bytes"] == pytest.approx(compulsory, rel=0.01)
-    assert q.loc[6, "l2_read_hit_rate_pct"] == pytest.approx(12.1, abs=0.1)
-    assert not any("low_cache_hit_rate" in hs for hs in ours(llm).values())
-    assert "low_cache_hit_rate" in str(llm.verdicts.set_index("launch_id").loc[6, "not_checked"])
-    assert not any("low_cache_hit_rate" in hs for hs in ours(micro).values())
-
-
-def test_low_cache_hit_rate_fires_on_two_passes(llm: Analysis) -> None:
-    # the rule itself: the same launch, had it read its data twice from DRAM (a footprint of half its reads)
-    f = _frame(llm)
-    q = llm.quantities.reset_index()
-    footprint = [q.loc[i, "dram_read_bytes"] / 2 if i == 6 else math.nan for i in range(f.n)]
-    hints, _ = evaluate(f.with_quantity("footprint_bytes", footprint))
-    row = hints[hints["hint"] == "low_cache_hit_rate"]
-    assert list(row["launch_id"]) == [6]
-    assert "2.0x its data" in row["message"].iloc[0]
-
-
 def test_thread_divergence() -> None:
     # No sample launch diverges (every one runs >= 31 of 32 threads per instruction): none may get the hint.
     for name in ("micro_full.raw.csv", "llm_full.raw.csv"):
@@ -867,12 +842,8 @@ def test_pipes_of_elapsed_cycles_tell_the_pipe_of_a_raw_page_without_the_active_
 
 
 def test_rules_whose_evidence_is_missing_say_not_checked_rather_than_nothing() -> None:
-    """low_cache_hit_rate on train_step's DRAM-limited launches, whose page has no L2 hit rate (launch 4), and
-    low_occupancy on launches without a verdict whose occupancy is low (the A100 pooling export's launch 121:
-    Achieved Occupancy 20.57 %): each went unsaid, neither fired nor listed as not checked."""
-    train = analysed(data("train_step.raw.csv.gz")).verdicts.set_index("launch_id")
-    assert train.loc[4, "limiter"] == "hbm" and train.loc[4, "regime"] != "launch"
-    assert "low_cache_hit_rate: lts__t_sector_op_read_hit_rate.pct not collected" in train.loc[4, "not_checked"]
+    """low_occupancy on launches without a verdict whose occupancy is low (the A100 pooling export's launch 121:
+    Achieved Occupancy 20.57 %) went unsaid, neither fired nor listed as not checked."""
     a100 = analysed(data("wild/public/a100_opinsight_pooling.csv.gz"))
     v = a100.verdicts.set_index("launch_id")
     assert v.loc[121, "regime"] is pd.NA

@@ -41,8 +41,8 @@ Each hint is a rule evaluated over every launch at once (`ncu_roofline.hints`). 
   tables, `<metric> not on this details page (the report's raw page may have it, else <ncu option>)`), never a
   finding made from a zero that stands for a missing value. "Would apply" counts what the export cannot rule out:
   a compute-bound launch whose pipe nothing told (no pipe figures, a FLOP count left out) could be `non_fp_compute`'s;
-  a launch without a verdict could be latency-bound (`low_occupancy`); a DRAM-limited launch without its L2 hit
-  rate could be `low_cache_hit_rate`'s. The summaries list the rules not checked beside the hints that
+  a launch without a verdict could be latency-bound (`low_occupancy`). The summaries list the rules not checked
+  beside the hints that
   fired, with their launches ("Not checked (metrics not in the export): register spilling ... on 382 launches").
 
 Verdicts: a launch is *bound* when its limiting unit reaches `BOUND_THRESHOLD` of its peak; *latency*-bound
