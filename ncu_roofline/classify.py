@@ -119,9 +119,12 @@ FALLBACK_COMMAND = "ncu --section-folder <ncu-roofline sections> --section NcuRo
 
 #: Units a verdict may lack a figure for (``unmeasured``): the four limiters, and ``sm``: the SM's pipes and
 #: issue slots, when compute is known only from FLOP counts (which miss integer, tensor and issue work).
-UNMEASURED_UNITS = (*LIMITERS, "sm", "shared")
-#: The memory levels and L1's shared-memory work: ncu's Memory Throughput (the busiest of them) caps each.
-L1_AND_MEMORY = (*MEMORY_LIMITERS, "shared")
+UNMEASURED_UNITS = (*LIMITERS, "sm", "shared", "l2_other")
+#: The work a memory level's bytes leave out (``shared``: L1's shared-memory work; ``l2_other``: L2's atomics,
+#: tag lookups and fills): open where the level is measured by its bytes alone.
+BYTES_MISS = ("shared", "l2_other")
+#: The memory levels and the work their bytes miss: ncu's Memory Throughput (the busiest of them) caps each.
+L1_AND_MEMORY = (*MEMORY_LIMITERS, *BYTES_MISS)
 #: Per unit, the figures that measure it and the exact ncu option that collects them (the ``missing`` text).
 COLLECT: dict[str, str] = {
     "hbm": "DRAM: gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight) or "
@@ -136,6 +139,9 @@ COLLECT: dict[str, str] = {
     "sm__throughput.avg.pct_of_peak_sustained_elapsed (--section SpeedOfLight)",
     "shared": "L1's shared-memory work (its bytes count global and local traffic only): "
     "l1tex__throughput.avg.pct_of_peak_sustained_elapsed (--metrics, or --section SpeedOfLight)",
+    "l2_other": "L2's atomics, tag lookups and fills (its bytes count the sectors it sends the SMs only): "
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed with the Memory Throughput that caps it (--metrics, or "
+    "--section SpeedOfLight)",
     "duration": "kernel duration: gpu__time_duration.sum (--section SpeedOfLight, or --metrics gpu__time_duration.sum)",
     "pipes": "pipe utilisation: sm__inst_executed_pipe_*, sm__pipe_*_cycles_active (--section ComputeWorkloadAnalysis)",
 }
@@ -412,7 +418,11 @@ def _scores(
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped_header(t["l2"], cap), t["l2_busiest"])
     l1_sol = _l1_sol(t)
     sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
-    sol_l1_name = choose(np.isnan(t["l1_busiest"]), choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"), "l1_busiest")
+    sol_l1_name = choose(
+        np.isnan(t["l1_busiest"]) | (t["l1_elapsed"] > t["l1_busiest"]),
+        choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"),
+        "l1_busiest",
+    )
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
     pipes = _nanmax(*(t[c] for c in pipe_columns))
     sm = np.where(np.isnan(t["sm"]), pipes, t["sm"])  # pipes only where the SOL SM figure is missing
@@ -444,12 +454,12 @@ def _scores(
 
 def _l1_sol(t: dict[str, np.ndarray]) -> np.ndarray:
     """L1's Speed Of Light figure (it sees shared memory and bank conflicts, which L1's bytes do not): the busiest
-    L1 member of the breakdown, else ``l1tex__throughput`` of elapsed cycles, else the SOL header's capped at
-    Memory Throughput; NaN where none."""
+    L1 member of the breakdown or ``l1tex__throughput`` of elapsed cycles, whichever is higher (they are equal on
+    every launch of the H200 raw pages: the throughput is the busiest member; a member left out of the export
+    leaves the others' busiest below it), else the SOL header's capped at Memory Throughput; NaN where none."""
     l1_header = _capped_header(t["l1"], _memory_cap(t))
-    out: np.ndarray = np.where(
-        np.isnan(t["l1_busiest"]), np.where(np.isnan(t["l1_elapsed"]), l1_header, t["l1_elapsed"]), t["l1_busiest"]
-    )
+    elapsed = np.fmax(t["l1_busiest"], t["l1_elapsed"])
+    out: np.ndarray = np.where(np.isnan(elapsed), l1_header, elapsed)
     return out
 
 
@@ -495,13 +505,17 @@ def _first_max(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, n
 
 
 def pipes_pipe(t: dict[str, np.ndarray], rule_pipe: np.ndarray) -> np.ndarray:
-    """Per launch, the compute pipe its busiest pipe names (PIPES; None where no pipe figure is known).
+    """Per launch, the compute pipe its busiest pipe names (PIPES; None where the tensor, FP64, FMA or ALU pipe's
+    figure is not known).
 
     ``t``: the unit table's columns; ``rule_pipe``: ``rules_pipe`` (ncu's HighPipeUtilization family), which
     tells FP16 from FP32/IMAD on a busy FMA pipe when neither the FP16 share nor the FP32 FLOPs are known."""
     tensor, tensor_int = t["pipe_tensor"], t["pipe_tensor_int"]
     tensor = np.where(np.isnan(tensor_int), tensor, np.maximum(np.where(np.isnan(tensor), 0.0, tensor), tensor_int))
     best, _, known = _first_max([tensor, *(t[f"pipe_{p}"] for p in BUSIEST_PIPES[1:])])
+    # the busiest of the pipes measured names the work only where the pipes of every kind of work are (a tensor
+    # GEMM without its tensor pipe's figure would read as its busiest other pipe: "other")
+    known &= np.logical_and.reduce([~np.isnan(tensor), *(~np.isnan(t[f"pipe_{p}"]) for p in ("fp64", "fma", "alu"))])
     busiest = np.asarray(BUSIEST_PIPES, dtype=object)[best]
     fma, fp16, fp32, fp16_flops = t["pipe_fma"], t["pipe_fp16"], t["fp32"], t["fp16"]
     with np.errstate(invalid="ignore"):
@@ -580,7 +594,12 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = N
     have = ~np.isnan(stalls).all(axis=1)
     total = _col(quant, "warp_cycles_per_issue")
     summed = np.nansum(stalls, axis=1)
-    total = np.where(np.isnan(total) | (total <= 0), summed, total)
+    of_sum = np.isnan(total) | (total <= 0)  # the shares of the reasons' sum: said so below
+    total = np.where(of_sum, summed, total)
+    # reasons not measured: a share not shown is not a small one (but for the warp-group MMA's, Hopper's and newer
+    # only: every chip of ncu 2024.2's catalogs has the others)
+    every_chip = np.array([c != "stall_gmma" for c in cols])
+    unread = np.isnan(stalls[:, every_chip]).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.nan_to_num(stalls / total[:, None], nan=0.0)
     order = np.argsort(-share, axis=1, kind="stable")[:, :3]
@@ -599,7 +618,18 @@ def stall_summary(quant: pd.DataFrame, rules: pd.DataFrame | RuleRows | None = N
     text = joined(parts, ", ", n)
     found = text.copy()
     found[text != ""] = "stalls: " + text[text != ""]
-    found[text == ""] = f"no stall reason above {STALL_SHARE:.0%} of the warp cycles"
+    found[(text == "") & (unread == 0)] = f"no stall reason above {STALL_SHARE:.0%} of the warp cycles"
+    found[(text == "") & (unread > 0)] = f"no measured stall reason above {STALL_SHARE:.0%} of the warp cycles"
+    found = append(
+        found, have & of_sum, " (shares of the measured reasons' sum: warp cycles per instruction not measured)"
+    )
+    found = append(
+        found,
+        have & (unread > 0),
+        "; ",
+        unread.astype(str).astype(object),
+        f" of {int(every_chip.sum())} stall reasons not measured",
+    )
     out: np.ndarray = choose(have, found, missing)
     return out
 
@@ -693,6 +723,9 @@ def classify(
     # L1 from its bytes only (the NERSC recipe, a --metrics list): its shared-memory work is not in them (a 32-way
     # bank-conflict kernel at 100 % of L1 reads 0 % of L1 bytes), so L1 could be busier than its score
     unknown["shared"] = ~unknown["l1"] & np.isnan(_l1_sol(t))
+    # L2 from its bytes only, likewise: atomics on few addresses keep L2 busy with few bytes (atomic_hot: 1 % of
+    # L2's bytes, its atomic unit 100 % busy)
+    unknown["l2_other"] = ~unknown["l2"] & np.isnan(t["l2_busiest"]) & np.isnan(t["l2"])
     any_unknown = np.logical_or.reduce([unknown[k] for k in UNMEASURED_UNITS])
     with np.errstate(invalid="ignore"):
         bound = value >= BOUND_THRESHOLD
@@ -713,6 +746,11 @@ def classify(
             open_level[k] &= ~(bound_of < BOUND_THRESHOLD)
     lim = limiter.copy()
     lim[below & np.logical_or.reduce([open_level[k] for k in LIMITERS])] = None
+    # ncu's Memory Throughput at its bound while every memory level measured is under it: the work their bytes
+    # miss is (the L1 bank-conflict kernel measured by its bytes reads latency-bound, ncu's memory 100 %)
+    with np.errstate(invalid="ignore"):
+        unseen = t["memory"] >= BOUND_THRESHOLD
+    lim[below & unseen & np.logical_or.reduce([open_level[k] for k in BYTES_MISS])] = None
     verdict = ~pd.isna(lim)
     value = np.where(verdict, value, np.nan)
     lim_memory = one_of(lim, *MEMORY_LIMITERS)
@@ -1044,7 +1082,7 @@ def _compare(
     agree_all = np.zeros(n, dtype=bool)
     agree_all[at] = agree
     checked = np.zeros(n, dtype=bool)
-    checked[at] = True
+    checked[at] = ~pd.isna(reg)  # a launch without our verdict is not compared (nor counted as a disagreement)
     expl: np.ndarray | None = None
     differ = ~agree & ~pd.isna(lim)
     if differ.any():

@@ -994,7 +994,7 @@ TABLE: tuple[Quantity, ...] = (
         "time_mean",
         "L2 atomic unit busy, busiest slice",
     ),
-    # --- latency evidence (Scheduler Statistics, Warp State Statistics) and DRAM reads (low_cache_hit_rate)
+    # --- latency evidence (Scheduler Statistics, Warp State Statistics) and DRAM reads
     _q(
         "eligible_warps_per_scheduler",
         "smsp__warps_eligible.avg.per_cycle_active",

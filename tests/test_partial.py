@@ -62,23 +62,29 @@ def test_latency_is_never_claimed_with_units_unmeasured(micro_full: ncu_roofline
 def test_nersc_run_is_partial_on_the_sm_pipes(nersc: ncu_roofline.Report) -> None:
     v = _by_id(analysed(data("micro_metrics.raw.csv")).verdicts)
     # memory-bound verdicts: the SM's non-FP work was not measured and could be busier, nor was L1's shared-memory
-    # work (the recipe's l1tex__t_bytes counts global and local traffic only)
-    assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"]) and v.loc[0, "unmeasured"] == "sm, shared"
+    # work (the recipe's l1tex__t_bytes counts global and local traffic only), nor L2's atomics, tag lookups and
+    # fills (its lts__t_bytes count the sectors L2 sends the SMs)
+    assert v.loc[0, "limiter"] == "hbm" and bool(v.loc[0, "partial"])
+    assert v.loc[0, "unmeasured"] == "sm, shared, l2_other"
     # compute bound on FP32 FLOPs: every memory level's bytes were measured, but not L1's shared-memory work, which
     # could be busier than compute's bound (the recipe has no Memory Throughput to cap it)
     assert v.loc[5, "limiter"] == "compute" and bool(v.loc[5, "partial"])
-    assert v.loc[5, "reason"].endswith("partial: shared not measured")
+    assert v.loc[5, "reason"].endswith("partial: shared, l2_other not measured")
     # smem_bank_conflict (32-way conflicts, L1 at 100 % on the full page) reads 0 % of L1 bytes: its latency verdict
     # says L1's shared-memory work was not measured, and what collects it
     assert v.loc[4, "regime"] == "latency" and "shared" in v.loc[4, "unmeasured"]
     assert "l1tex__throughput.avg.pct_of_peak_sustained_elapsed" in v.loc[4, "missing"]
     # l1_reread (integer-bound in the truth table) shows every measured unit under the bound: the latency verdict
     # the measured units allow, partial, saying the SM pipes could be at their bound and what collects them
-    assert v.loc[3, "regime"] == "latency" and bool(v.loc[3, "partial"]) and v.loc[3, "unmeasured"] == "sm, shared"
+    assert v.loc[3, "regime"] == "latency" and bool(v.loc[3, "partial"])
+    assert v.loc[3, "unmeasured"] == "sm, shared, l2_other"
     assert (
         "every measured unit" in v.loc[3, "reason"]
-        and "sm, shared not measured (could be at their bound)" in v.loc[3, "reason"]
+        and "sm, shared, l2_other not measured (could be at their bound)" in v.loc[3, "reason"]
     )
+    # atomic_hot, its L2 atomic unit 100 % busy on the full page at 1 % of L2's bytes: L2's other work is named
+    assert v.loc[11, "regime"] == "latency" and "l2_other" in v.loc[11, "unmeasured"]
+    assert "lts__throughput.avg.pct_of_peak_sustained_elapsed" in v.loc[11, "missing"]
     assert "sm__throughput" in v.loc[3, "missing"] and "--section SpeedOfLight" in v.loc[3, "missing"]
     # wherever a regime is latency or launch here, the verdict is partial: the SM was not measured
     open_regime = v["regime"].isin(["latency", "launch"])
@@ -95,9 +101,9 @@ def test_json_terminal_and_html_mark_partial(nersc: ncu_roofline.Report) -> None
     a = analysed(data("micro_metrics.raw.csv"))
     d = to_dict(a)
     first = next(x for x in d["launches"] if x["id"] == 0)
-    assert first["unmeasured"] == ["sm", "shared"] and first["partial"] is True
+    assert first["unmeasured"] == ["sm", "shared", "l2_other"] and first["partial"] is True
     assert first["recipes"]["l2_bytes_per_s"] == "lts__t_bytes.sum.per_second"
-    assert all(x["unmeasured"] == ["sm", "shared"] for x in d["launches"])
+    assert all(x["unmeasured"] == ["sm", "shared", "l2_other"] for x in d["launches"])
     text = render_terminal(a, width=120)
     assert f"HBM{PARTIAL_MARK}" in text and "partial verdict" in text
     from ncu_roofline.report.html import page_data
@@ -119,7 +125,10 @@ def test_the_lead_says_when_latency_bound_time_stands_on_partial_verdicts() -> N
     latency = next(x for x in nersc_view.lead if "latency-bound" in x and "GPU time:" in x)
     assert "every measured unit below 60% of its peak" in latency
     assert "For 100.0% of that time the verdicts are partial" in latency
-    assert "(the SM's integer, tensor and issue work, L1's shared-memory work) could be at its bound" in latency
+    assert (
+        "(the SM's integer, tensor and issue work, L1's shared-memory work, L2's atomics, tag lookups and fills) "
+        "could be at its bound" in latency
+    )
     wmma = next(k for k in nersc_view.kernels if k.display_name == "wmma_bf16")
     assert wmma.regime == "latency" and wmma.partial
     text = render_terminal(analysed(data("micro_metrics.raw.csv")), width=120)

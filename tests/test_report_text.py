@@ -238,7 +238,7 @@ def test_beside_the_hints_that_fired_the_summaries_say_which_could_not_be_checke
         "register spilling, tail effect, uncoalesced global access, shared bank conflicts and atomic contention "
         "on 16 launches" in note
     )
-    assert "small grid on 7" in note and "low occupancy and low cache hit rate on 3" in note
+    assert "small grid on 7" in note and "low occupancy on 3" in note
     md = render_markdown(a)
     assert "Not checked (metrics not in the export): register spilling" in md
     # a full export has every rule's evidence: nothing to say

@@ -7,6 +7,7 @@ import pytest
 from _analyses import sample
 
 from ncu_roofline import classify, model
+from ncu_roofline.ncurules import NCU_BOTTLENECKS
 from ncu_roofline.vocabulary import (
     FLAVOURS,
     LEVEL_LABELS,
@@ -24,7 +25,6 @@ from ncu_roofline.vocabulary import (
     Level,
     Limiter,
 )
-from ncu_roofline.ncurules import NCU_BOTTLENECKS
 
 
 def test_every_word_has_a_label_and_hbm_is_the_dram_level() -> None:

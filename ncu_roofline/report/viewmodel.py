@@ -131,7 +131,6 @@ def regime_color(value: str | None) -> str:
 HINT_LABELS = {
     "non_fp_compute": "Non-FP compute",
     "fp32_instead_of_tensor": "FP32 instead of tensor cores",
-    "low_cache_hit_rate": "Low cache hit rate",
 }
 
 
@@ -1087,6 +1086,7 @@ UNMEASURED_LABELS = {
     "compute": "compute",
     "sm": "the SM's integer, tensor and issue work",
     "shared": "L1's shared-memory work",
+    "l2_other": "L2's atomics, tag lookups and fills",
 }
 
 
