@@ -439,7 +439,15 @@ def _latency_evidence(f: Frame) -> list[Ev]:
 
 @rule(
     "register_spilling",
-    needs=(Need(("spill_instructions", "spill_requests"), "sass__inst_executed_register_spilling", _SOURCE),),
+    needs=(
+        Need(
+            ("spill_instructions", "spill_requests"),
+            "sass__inst_executed_register_spilling",
+            # no stock section of ncu 2019.5-2024.2 counts spills (labels-by-version; ncu 2022.3's and 2024.2's
+            # --query-metrics): the compiler's report does
+            f"{_SOURCE}, in ncu 2025.3 (ncu 2024.2 and older count no spills, nvcc -Xptxas -v reports them)",
+        ),
+    ),
     summary="Spill instructions to local memory (ptxas ran out of registers).",
     bound="The local-memory share of the L1 sectors on a memory-limited launch.",
     relieves=("l1", "l2", "hbm"),

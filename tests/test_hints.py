@@ -905,3 +905,11 @@ def test_an_evidence_threshold_per_launch_is_each_fired_launchs_own() -> None:
         [{"metric": "x", "op": ">=", "threshold": 0.5, "value": 0.9}],
         [{"metric": "x", "op": "==", "threshold": None, "value": 0.7}],
     ]
+
+
+def test_need_texts_never_hold_the_notes_separator() -> None:
+    """A launch's not_checked notes are joined by "; " and the summaries split them there: a need's metric or
+    option with "; " in it read as two rules (the spilling option once named the older ncu so)."""
+    for r in RULES.values():
+        for need in r.needs:
+            assert "; " not in need.metric and "; " not in need.option, r.id
