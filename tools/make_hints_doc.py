@@ -41,9 +41,13 @@ Each hint is a rule evaluated over every launch at once (`ncu_roofline.hints`). 
   tables, `<metric> not on this details page (the report's raw page may have it, else <ncu option>)`), never a
   finding made from a zero that stands for a missing value. "Would apply" counts what the export cannot rule out:
   a compute-bound launch whose pipe nothing told (no pipe figures, a FLOP count left out) could be `non_fp_compute`'s;
-  a launch without a verdict could be latency-bound (`low_occupancy`). The summaries list the rules not checked
-  beside the hints that
-  fired, with their launches ("Not checked (metrics not in the export): register spilling ... on 382 launches").
+  a launch without a verdict could be latency-bound (`low_occupancy`). A figure one of a rule's tests reads, missing
+  where its other evidence is there, leaves the rule undecided on that launch, and it says so the same way
+  (`Found.undecided`): `small_grid` and `low_occupancy` without the waves, `non_fp_compute` without one
+  precision's FLOP roof (nor its pipe's bound). A count is taken whole or not at all: atomics and reductions,
+  loads and stores, every occupancy limit before one is named the limiter. The summaries list the rules not
+  checked beside the hints that fired, with their launches ("Not checked (metrics not in the export): register
+  spilling ... on 382 launches").
 
 Verdicts: a launch is *bound* when its limiting unit reaches `BOUND_THRESHOLD` of its peak; *latency*-bound
 when every unit is below it (the verdict leads with the regime, names the busiest unit as context and the
