@@ -839,6 +839,10 @@ def test_pipes_of_elapsed_cycles_tell_the_pipe_of_a_raw_page_without_the_active_
     assert alu == pytest.approx(61.2, abs=0.05)
     hint = a.hints[(a.hints["launch_id"] == 164) & (a.hints["hint"] == "non_fp_compute")]
     assert len(hint) == 1 and f"busiest pipe ALU at {alu:.0f}%" in hint["message"].iloc[0]
+    # its evidence names the column the figure was read from (the page has the pipes' % of elapsed cycles only)
+    row = json.loads(hint["evidence"].iloc[0])[-1]
+    assert row["metric"] == "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed (fraction)"
+    assert row["value"] * 100 == pytest.approx(alu)
 
 
 def test_rules_whose_evidence_is_missing_say_not_checked_rather_than_nothing() -> None:
