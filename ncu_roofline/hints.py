@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -195,42 +195,11 @@ class Frame:
         out: Arr = self.verdicts[column].astype("float64").to_numpy()
         return out
 
-    def subset(self, positions: Arr) -> Frame:
-        """The frame of the launches at ``positions`` (for tests and what-ifs)."""
-        pick = np.asarray(positions)
-        return Frame(
-            self.keys.iloc[pick].reset_index(drop=True),
-            self.q.iloc[pick].reset_index(drop=True),
-            self.units.iloc[pick].reset_index(drop=True),
-            self.verdicts.iloc[pick].reset_index(drop=True),
-            self.kernel_name[pick],
-            self.kernel_codes[pick],
-            self.repeats[pick],
-            self.ncu.iloc[pick].reset_index(drop=True),
-            self.tensor_time[pick],
-            self.cc[pick],
-            self.tensor_cores[pick],
-            None if self.details_page is None else self.details_page[pick],
-        )
-
     def with_quantity(self, name: str, values: Arr) -> Frame:
         """The frame with quantity ``name`` replaced (for tests and what-ifs)."""
         q = self.q.copy()
         q[name] = np.asarray(values, dtype=np.float64)
-        return Frame(
-            self.keys,
-            q,
-            self.units,
-            self.verdicts,
-            self.kernel_name,
-            self.kernel_codes,
-            self.repeats,
-            self.ncu,
-            self.tensor_time,
-            self.cc,
-            self.tensor_cores,
-            self.details_page,
-        )
+        return replace(self, q=q)  # every other field as it is (the evidence's sources, the details-page mask)
 
 
 def ok(*arrays: Arr) -> Arr:

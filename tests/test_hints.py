@@ -917,3 +917,14 @@ def test_need_texts_never_hold_the_notes_separator() -> None:
     for r in RULES.values():
         for need in r.needs:
             assert "; " not in need.metric and "; " not in need.option, r.id
+
+
+def test_a_what_if_frame_keeps_what_its_evidence_names(micro: Analysis) -> None:
+    """Frame.with_quantity keeps every other field: the sources the evidence names (it built a new frame field by
+    field and left them out, so a what-if's duration read gpu__time_duration.sum whatever gave it)."""
+    f = dataclasses.replace(
+        _frame(micro), sources={"duration": np.full(micro.launches.shape[0], "SM cycles / SM clock", dtype=object)}
+    )
+    g = f.with_quantity("threads_per_instruction", np.full(f.n, 12.0))
+    assert set(g.source("duration")) == {"duration (SM cycles / SM clock)"}
+    assert g.details_page is f.details_page and g.q["threads_per_instruction"].eq(12.0).all()
