@@ -213,6 +213,8 @@ def analyze(
     launches["device_table"] = _as_text(table)
     launches["device_basis"] = _as_text(basis)
 
+    # the recipe of each figure, derived once: the evidence names the duration's too
+    figures_from = figure_recipes(values, roof, positions=roof_pos)
     frame = build_frame(
         launches,
         quant,
@@ -227,7 +229,7 @@ def analyze(
         gpu=gpu_traits(cc, table),
         sm_counts=sms,
         details_page=_from_details_page(report, launches),
-        sources=sources(values, SOURCED),
+        sources=sources(values, SOURCED, figures_from),
     )
     ours, not_checked = evaluate(frame)
     verdicts = verdicts.copy()
@@ -244,7 +246,7 @@ def analyze(
         utilization=util,
         verdicts=verdicts,
         hints=hints,
-        recipes=figure_recipes(values, roof, positions=roof_pos),
+        recipes=figures_from,
     )
 
 

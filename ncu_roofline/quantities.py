@@ -1482,13 +1482,19 @@ def _first_present(values: pd.DataFrame, metrics: Sequence[str]) -> np.ndarray:
     return took
 
 
-def sources(values: pd.DataFrame, names: Iterable[str]) -> dict[str, np.ndarray]:
+def sources(values: pd.DataFrame, names: Iterable[str], derived: pd.DataFrame | None = None) -> dict[str, np.ndarray]:
     """Per quantity of ``names``, what gave each launch its value: the ncu metric (the first of the row's
     alternatives present), or for a figure of RECIPES the recipe's name (a metric's name where the recipe is
-    one metric: ``gpu__time_duration.sum``). Object arrays, None where nothing did (the quantity is NaN)."""
+    one metric: ``gpu__time_duration.sum``), taken from ``derived`` (the ``recipes`` frame of the same values)
+    where the caller has it. Object arrays, None where nothing did (the quantity is NaN)."""
     out: dict[str, np.ndarray] = {}
     for name in names:
         q = BY_NAME[name]
+        if derived is not None and name in derived.columns:
+            given = derived[name].to_numpy(dtype=object)
+            given[pd.isna(given)] = None
+            out[name] = given
+            continue
         if name in RECIPES or not q.plain:
             out[name] = derive(values, name, None, {name: q.recipes})[1]
             continue
