@@ -416,13 +416,8 @@ def _scores(
     # bound of the level (HEADER_BOUNDS; classify keeps it as such), not a score
     cap = _memory_cap(t)
     l2_sol = np.where(np.isnan(t["l2_busiest"]), _capped_header(t["l2"], cap), t["l2_busiest"])
-    l1_sol = _l1_sol(t)
+    l1_sol, sol_l1_name = _l1_sol(t)
     sol_l2_name = choose(np.isnan(t["l2_busiest"]), "l2", "l2_busiest")
-    sol_l1_name = choose(
-        np.isnan(t["l1_busiest"]) | (t["l1_elapsed"] > t["l1_busiest"]),
-        choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"),
-        "l1_busiest",
-    )
     flop = _nanmax(t["fp64"], t["fp32"], t["fp16"], t["tensor"])
     pipes = _nanmax(*(t[c] for c in pipe_columns))
     sm = np.where(np.isnan(t["sm"]), pipes, t["sm"])  # pipes only where the SOL SM figure is missing
@@ -452,15 +447,21 @@ def _scores(
     return score, source
 
 
-def _l1_sol(t: dict[str, np.ndarray]) -> np.ndarray:
+def _l1_sol(t: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """L1's Speed Of Light figure (it sees shared memory and bank conflicts, which L1's bytes do not): the busiest
     L1 member of the breakdown or ``l1tex__throughput`` of elapsed cycles, whichever is higher (they are equal on
     every launch of the H200 raw pages: the throughput is the busiest member; a member left out of the export
-    leaves the others' busiest below it), else the SOL header's capped at Memory Throughput; NaN where none."""
+    leaves the others' busiest below it), else the SOL header's capped at Memory Throughput; NaN where none.
+    With it, the unit-table column that gave it (object array)."""
     l1_header = _capped_header(t["l1"], _memory_cap(t))
     elapsed = np.fmax(t["l1_busiest"], t["l1_elapsed"])
     out: np.ndarray = np.where(np.isnan(elapsed), l1_header, elapsed)
-    return out
+    name = choose(
+        np.isnan(t["l1_busiest"]) | (t["l1_elapsed"] > t["l1_busiest"]),
+        choose(np.isnan(t["l1_elapsed"]), "l1", "l1_elapsed"),
+        "l1_busiest",
+    )
+    return out, name
 
 
 def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -722,7 +723,7 @@ def classify(
     unknown["sm"] = ~unknown["compute"] & ~have_sm  # compute from FLOP counts or pipes only
     # L1 from its bytes only (the NERSC recipe, a --metrics list): its shared-memory work is not in them (a 32-way
     # bank-conflict kernel at 100 % of L1 reads 0 % of L1 bytes), so L1 could be busier than its score
-    unknown["shared"] = ~unknown["l1"] & np.isnan(_l1_sol(t))
+    unknown["shared"] = ~unknown["l1"] & np.isnan(_l1_sol(t)[0])
     # L2 from its bytes only, likewise: atomics on few addresses keep L2 busy with few bytes (atomic_hot: 1 % of
     # L2's bytes, its atomic unit 100 % busy)
     unknown["l2_other"] = ~unknown["l2"] & np.isnan(t["l2_busiest"]) & np.isnan(t["l2"])
