@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -673,41 +674,51 @@ def _bytes_measured(roof: pd.DataFrame, index: pd.Index) -> dict[str, np.ndarray
     return out
 
 
-def classify(
-    quant: pd.DataFrame,
-    roof: pd.DataFrame,
-    rules: pd.DataFrame | RuleRows | None = None,
-    *,
-    units: pd.DataFrame | None = None,
-    ncu: pd.DataFrame | None = None,
-    cc: Sequence[object] | np.ndarray | None = None,
-) -> pd.DataFrame:
-    """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
+@dataclass(frozen=True)
+class _Decision:
+    """Every launch's verdict before its texts (``_decide``), each field positional over the launches.
 
-    Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
-    optionally ncu's rule results (``Report.rules``, or their ``ncurules.rule_rows``) for the pipe fallback
-    and the comparison with ncu's SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every
-    figure and text is computed over whole columns (no loop over launches). When the caller has them
-    already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``.
-    ``cc``: each launch's compute capability (the launches' ``cc``), for what ``missing`` says an integrated
-    GPU cannot collect (INTEGRATED_DRAM)."""
-    n = len(quant)
-    table = unit_table(quant, roof) if units is None else units
+    ``t``: the unit table's float columns; ``s`` and ``source``: each limiter's score and the figure that gave it;
+    ``lim``/``value``: the limiter (None: no verdict) and its score (NaN without a verdict); ``unknown``: per
+    UNMEASURED_UNITS, where it was not measured; ``open_level``: where such a unit could still be at its bound
+    (nothing caps it under the threshold); ``upper``: a level's SOL header figure where only that measures it
+    (HEADER_BOUNDS); ``capped``: ncu's Memory Throughput measured and under the threshold; ``basis``: the figure
+    families a launch has; ``have_roof``: where it has the roofline's work."""
+
+    t: dict[str, np.ndarray]
+    s: dict[str, np.ndarray]
+    source: dict[str, np.ndarray]
+    lim: np.ndarray
+    value: np.ndarray
+    verdict: np.ndarray
+    bound: np.ndarray
+    below: np.ndarray
+    regime: np.ndarray
+    duration: np.ndarray
+    unknown: dict[str, np.ndarray]
+    open_level: dict[str, np.ndarray]
+    upper: dict[str, np.ndarray]
+    capped: np.ndarray
+    basis: np.ndarray
+    have_roof: np.ndarray
+
+    @property
+    def lim_memory(self) -> np.ndarray:
+        return one_of(self.lim, *MEMORY_LIMITERS)
+
+
+def _decide(table: pd.DataFrame, cc_text: pd.Series | None, duration: np.ndarray) -> _Decision:
+    """The limiter, its score and the regime of every launch of the unit table (see ``classify``), and what was
+    left unmeasured on the way."""
     t = float_columns(table)
-    cc_text = None if cc is None else pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
     if cc_text is not None:  # an integrated GPU has no DRAM: Memory Throughput is its L2's and L1's busiest
         t["no_dram"] = cc_text.isin(list(NO_DRAM_CCS)).fillna(False).to_numpy(dtype=float)
     s, source = _scores(t, [c for c in table.columns if c.startswith("pipe_")])
     limiter, value = pick_limiter(pd.DataFrame(s))
-    duration = _col(quant, "duration")
-    waves = _col(quant, "waves_per_sm")
-    stalls = stall_summary(quant, rules)
-    command = profile_command()
 
     # the roofline's work: without it a launch has no point on the roofline (a details page's DRAM bytes over a
     # table's DRAM peak give a byte roof, not the hierarchical roofline the report may hold)
     have_roof = table[["fp64", "fp32", "fp16", "tensor"]].notna().any(axis=1).to_numpy()
-    chart_ran = rule_ran(rules, ROOFLINE_RULE, quant.index)  # the chart's metrics collected, shown or not
     have_sol = table[["sm", "memory", "dram", "l2", "l1"]].notna().any(axis=1).to_numpy()
     have_breakdown = table[["dram_busiest", "l2_busiest", "l1_busiest"]].notna().any(axis=1).to_numpy()
     have_pipes = table[[c for c in table.columns if c.startswith("pipe_")]].notna().any(axis=1).to_numpy()
@@ -727,7 +738,6 @@ def classify(
     # L2 from its bytes only, likewise: atomics on few addresses keep L2 busy with few bytes (atomic_hot: 1 % of
     # L2's bytes, its atomic unit 100 % busy)
     unknown["l2_other"] = ~unknown["l2"] & np.isnan(t["l2_busiest"]) & np.isnan(t["l2"])
-    any_unknown = np.logical_or.reduce([unknown[k] for k in UNMEASURED_UNITS])
     with np.errstate(invalid="ignore"):
         bound = value >= BOUND_THRESHOLD
         below = value < BOUND_THRESHOLD
@@ -754,77 +764,106 @@ def classify(
     lim[below & unseen & np.logical_or.reduce([open_level[k] for k in BYTES_MISS])] = None
     verdict = ~pd.isna(lim)
     value = np.where(verdict, value, np.nan)
-    lim_memory = one_of(lim, *MEMORY_LIMITERS)
-    compute = lim == "compute"
 
     short = ~np.isnan(duration) & (duration < LAUNCH_DURATION_S)
     regime = choose(verdict, choose(bound, "bound", choose(short, "launch", "latency")), None)
+    return _Decision(
+        t=t, s=s, source=source, lim=lim, value=value, verdict=verdict, bound=bound, below=below, regime=regime,
+        duration=duration, unknown=unknown, open_level=open_level, upper=upper, capped=capped, basis=basis,
+        have_roof=have_roof,
+    )  # fmt: skip
 
-    ncu = ncu_figures(rules, quant.index) if ncu is None else ncu
+
+def _compute_pipe(d: _Decision, ncu: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per compute-bound launch, the busiest compute pipe and what named it (``pipe_basis``): ncu's rule, the
+    FLOP counts of the roofline, or the pipe utilisations, the first that answers; None elsewhere."""
+    n = len(d.lim)
+    compute = d.lim == "compute"
     rule_pipe = rules_pipe(ncu)
     pipe = np.full(n, None, dtype=object)
     pipe_basis = np.full(n, None, dtype=object)
     for found, name in (  # the first that answers wins: fill in reverse order
         (rule_pipe, "ncu-rule"),
-        (flops_pipe(t, t["sm"]), "roofline"),
-        (pipes_pipe(t, rule_pipe), "pipes"),
+        (flops_pipe(d.t, d.t["sm"]), "roofline"),
+        (pipes_pipe(d.t, rule_pipe), "pipes"),
     ):
         answers = compute & ~pd.isna(found)
         pipe[answers] = found[answers]
         pipe_basis[answers] = name
+    return pipe, pipe_basis
 
-    unmeasured = joined([(unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
-    # a memory level whose bytes were measured but whose peak is missing: the peaks advice says what to give,
-    # not the metrics (collected already)
-    bytes_known = _bytes_measured(roof, quant.index)
+
+def _missing(
+    d: _Decision,
+    bytes_known: dict[str, np.ndarray],
+    cc_text: pd.Series | None,
+    chart_ran: np.ndarray,
+    pipe: np.ndarray,
+    command: str,
+) -> np.ndarray:
+    """Per launch, "; "-joined, what collects each figure it lacks (``missing``): the unmeasured units, the
+    roofline's work, the duration of a verdict, the pipes of a compute verdict. ``bytes_known``: per memory
+    limiter, where its bytes were measured (``_bytes_measured``): there its peak is missing, not its metrics."""
+    n = len(d.lim)
     collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
     for k in UNMEASURED_UNITS:
+        unknown = d.unknown[k]
         measured = bytes_known.get(k, np.zeros(n, dtype=bool))
         if k == "hbm" and cc_text is not None:
-            on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown[k] for c in INTEGRATED_DRAM}
+            on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown for c in INTEGRATED_DRAM}
             integrated = np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()])
-            collect.append((unknown[k] & ~integrated & ~measured, COLLECT[k]))
-            collect.append((unknown[k] & ~integrated & measured, COLLECT_SOL[k]))
+            collect.append((unknown & ~integrated & ~measured, COLLECT[k]))
+            collect.append((unknown & ~integrated & measured, COLLECT_SOL[k]))
             collect += [(where, INTEGRATED_DRAM[c]) for c, where in on.items()]
         else:
-            collect.append((unknown[k] & ~measured, COLLECT[k]))
+            collect.append((unknown & ~measured, COLLECT[k]))
             if k in COLLECT_SOL:
-                collect.append((unknown[k] & measured, COLLECT_SOL[k]))
-    missing = joined(
+                collect.append((unknown & measured, COLLECT_SOL[k]))
+    have_roof = d.have_roof
+    return joined(
         [
             *collect,
             (~have_roof & ~chart_ran, ROOFLINE_MISSING.format(command=command)),
             (~have_roof & chart_ran, ROOFLINE_NOT_EXPORTED.format(command=command)),
-            (verdict & np.isnan(duration), COLLECT["duration"]),
-            (compute & pd.isna(pipe), COLLECT["pipes"]),
+            (d.verdict & np.isnan(d.duration), COLLECT["duration"]),
+            ((d.lim == "compute") & pd.isna(pipe), COLLECT["pipes"]),
         ],
         "; ",
         n,
     )
 
+
+def _reason(d: _Decision, unmeasured: np.ndarray, stalls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per launch, the verdict's reason (``reason``; "" where there is none), whether the verdict is partial
+    (a unit that could hold the launch not measured, or a latency verdict without the duration), and where there
+    is no verdict for want of a unit's figures (``no_verdict``: the reason says which). ``unmeasured``: the
+    launches' ", "-joined unmeasured units; ``stalls``: ``stall_summary``."""
+    n = len(d.lim)
+    t, verdict, bound, below, lim_memory = d.t, d.verdict, d.bound, d.below, d.lim_memory
     # a unit at its bound holds the kernel; an unmeasured memory level (or, for a memory limiter, the SM
     # pipes) could be busier still, so the limiter is not settled; no unit holding it: any unmeasured one
-    still_open = [(open_level[k] & (below | lim_memory | (k in L1_AND_MEMORY)), k) for k in UNMEASURED_UNITS]
+    still_open = [(d.open_level[k] & (below | lim_memory | (k in L1_AND_MEMORY)), k) for k in UNMEASURED_UNITS]
     open_units = joined(still_open, ", ", n)
     several_open = np.sum([where for where, _ in still_open], axis=0) > 1
     # without the duration a latency verdict may be a launch-bound one (a 2 us launch of one block): not settled
-    untimed_latency = (regime == "latency") & np.isnan(duration)
+    untimed_latency = (d.regime == "latency") & np.isnan(d.duration)
     partial = verdict & ((open_units != "") | untimed_latency)
-    bounded = joined([(verdict & unknown[k] & capped, k) for k in MEMORY_LIMITERS], ", ", n)
+    bounded = joined([(verdict & d.unknown[k] & d.capped, k) for k in MEMORY_LIMITERS], ", ", n)
 
     words = per_distinct(
-        choose(verdict, np.stack([source[k] for k in LIMITERS], axis=1)[np.arange(n), _limiter_position(lim)], ""),
+        choose(verdict, np.stack([d.source[k] for k in LIMITERS], axis=1)[np.arange(n), _limiter_position(d.lim)], ""),
         lambda src: SOURCE_WORDS.get(str(src), str(src)),
     )
-    u = percent(value)
+    u = percent(d.value)
+    any_unknown = np.logical_or.reduce([d.unknown[k] for k in UNMEASURED_UNITS])
     every = choose(any_unknown, "every measured unit", "every unit")
-    unit_text = np.where(verdict, lim, "").astype(object)
+    unit_text = np.where(verdict, d.lim, "").astype(object)
     reason = choose(
         bound, unit_text + " at " + u + " of its peak (" + words + f"); bound (>= {BOUND_THRESHOLD:.0%})", ""
     )
     # the regime leads: no unit holds the kernel; the busiest one is context, not "the limiter"
-    launch = regime == "launch"
-    latency = regime == "latency"
+    launch = d.regime == "launch"
+    latency = d.regime == "latency"
     reason = append(
         reason,
         launch,
@@ -861,9 +900,9 @@ def classify(
         percent(t["memory"]),
         ")",
     )
-    nothing_scored = np.logical_and.reduce([unknown[k] for k in LIMITERS])
+    nothing_scored = np.logical_and.reduce([d.unknown[k] for k in LIMITERS])
     # no verdict, and why: the units not measured (every one, where nothing was: a page of ncu's rule results only)
-    no_verdict = ~verdict & (unmeasured != "") & ((basis != "") | nothing_scored)
+    no_verdict = ~verdict & (unmeasured != "") & ((d.basis != "") | nothing_scored)
     with np.errstate(invalid="ignore"):
         memory_bound = t["memory"] >= BOUND_THRESHOLD  # ncu's busiest memory unit: some level is at its bound
     at = no_verdict & ~memory_bound
@@ -885,13 +924,20 @@ def classify(
         reason = append(
             reason,
             # where the bound decides something: no verdict, the level left open, or a latency/launch verdict
-            (no_verdict | (verdict & (open_level[k] | below))) & ~np.isnan(upper[k]),
+            (no_verdict | (verdict & (d.open_level[k] | below))) & ~np.isnan(d.upper[k]),
             f"; {k} at most ",
-            percent(upper[k]),
+            percent(d.upper[k]),
             f" ({words_of}; no Memory Throughput to cap it)",
         )
+    return reason, partial, no_verdict
 
-    others = joined([(verdict & (lim != k) & ~np.isnan(s[k]), k + " " + percent(s[k])) for k in LIMITERS], ", ", n)
+
+def _explanation(d: _Decision, reason: np.ndarray, pipe: np.ndarray, pipe_basis: np.ndarray) -> np.ndarray:
+    """Per launch, the reason with the other units' scores, the memory levels tied with the limiter, the compute
+    pipe and a byte roof well under a memory limiter's score (``explanation``)."""
+    n = len(d.lim)
+    lim, s, value, t, lim_memory = d.lim, d.s, d.value, d.t, d.lim_memory
+    others = joined([(d.verdict & (lim != k) & ~np.isnan(s[k]), k + " " + percent(s[k])) for k in LIMITERS], ", ", n)
     explanation = append(reason, others != "", "; others: ", others)
     with np.errstate(invalid="ignore"):
         tied = joined([(lim_memory & (lim != k) & (s[k] >= value) & (s[k] > 0), k) for k in MEMORY_LIMITERS], ", ", n)
@@ -902,9 +948,9 @@ def classify(
     explanation = append(
         explanation, tied != "", "; tied with ", tied, ": the outer level holds (its traffic crosses the inner ones)"
     )
-    with_pipe = compute & ~pd.isna(pipe)
+    with_pipe = (lim == "compute") & ~pd.isna(pipe)
     explanation = append(explanation, with_pipe, "; pipe ", pipe, " (", pipe_basis, ")")
-    explanation = append(
+    return append(
         explanation,
         busy,
         "; the byte roof shows only ",
@@ -912,8 +958,44 @@ def classify(
         ": the unit is busy with work it does not count (shared memory, tag lookups, atomics, local memory)",
     )
 
+
+def classify(
+    quant: pd.DataFrame,
+    roof: pd.DataFrame,
+    rules: pd.DataFrame | RuleRows | None = None,
+    *,
+    units: pd.DataFrame | None = None,
+    ncu: pd.DataFrame | None = None,
+    cc: Sequence[object] | np.ndarray | None = None,
+) -> pd.DataFrame:
+    """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
+
+    Takes the quantities frame (``ncu_roofline.quantities``, index LAUNCH_KEY), the roofline frame, and
+    optionally ncu's rule results (``Report.rules``, or their ``ncurules.rule_rows``) for the pipe fallback
+    and the comparison with ncu's SOLBottleneck verdict (columns ncu_bottleneck, agrees_with_ncu). Every
+    figure and text is computed over whole columns (no loop over launches). When the caller has them
+    already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``.
+    ``cc``: each launch's compute capability (the launches' ``cc``), for what ``missing`` says an integrated
+    GPU cannot collect (INTEGRATED_DRAM).
+
+    The stages: the verdict (``_decide``), the compute pipe of a compute verdict (``_compute_pipe``), what
+    collects the figures missing (``_missing``), the reason (``_reason``) and the explanation (``_explanation``),
+    ncu's own verdict beside ours (``_compare``)."""
+    n = len(quant)
+    table = unit_table(quant, roof) if units is None else units
+    cc_text = None if cc is None else pd.Series(np.asarray(cc, dtype=object), dtype=object).astype("string")
+    duration = _col(quant, "duration")
+    d = _decide(table, cc_text, duration)
+    pipe, pipe_basis = _compute_pipe(d, ncu_figures(rules, quant.index) if ncu is None else ncu)
+    chart_ran = rule_ran(rules, ROOFLINE_RULE, quant.index)  # the chart's metrics collected, shown or not
+    missing = _missing(d, _bytes_measured(roof, quant.index), cc_text, chart_ran, pipe, profile_command())
+    unmeasured = joined([(d.unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
+    reason, partial, no_verdict = _reason(d, unmeasured, stall_summary(quant, rules))
+    explanation = _explanation(d, reason, pipe, pipe_basis)
+    verdict, value, waves = d.verdict, d.value, _col(quant, "waves_per_sm")
+
     ncu_bottleneck, agrees, compared = _compare(
-        lim, regime, value, s, choose(verdict, explanation, None), table, rules, quant.index
+        d.lim, d.regime, value, d.s, choose(verdict, explanation, None), table, rules, quant.index
     )
     # every column built in its dtype (text by Arrow in one pass): no frame of objects converted afterwards
     keys = quant.index.to_frame(index=False)
@@ -921,11 +1003,11 @@ def classify(
         "report": keys["report"].to_numpy(),
         "process_id": keys["process_id"].to_numpy(),
         "launch_id": keys["launch_id"].to_numpy(),
-        "limiter": lim,
+        "limiter": d.lim,
         "compute_pipe": pipe,
-        "regime": regime,
+        "regime": d.regime,
         "utilization": value,
-        "basis": choose(verdict | (basis != ""), basis, None),
+        "basis": choose(verdict | (d.basis != ""), d.basis, None),
         "reason": choose(verdict | no_verdict, reason, None),
         "missing": choose(missing != "", missing, None),
         "unmeasured": choose(unmeasured != "", unmeasured, None),
@@ -934,7 +1016,7 @@ def classify(
         "roof_fraction": value,  # one "% of roof": the limiter's score (= 1 - headroom)
         "headroom": 1.0 - value,
         "time_at_roof_ns": duration * 1e9 * np.minimum(value, 1.0),
-        **{f"score_{k}": s[k] for k in LIMITERS},
+        **{f"score_{k}": d.s[k] for k in LIMITERS},
         "small_grid": pd.arrays.BooleanArray(waves < SMALL_GRID_WAVES, ~(verdict & ~np.isnan(waves))),
         "explanation": choose(verdict, explanation, None) if compared is None else compared,
         "ncu_bottleneck": ncu_bottleneck,
