@@ -52,7 +52,7 @@ import pyarrow as pa
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
 from .ncurules import ROOFLINE_RULE, RuleRows, has_rules, ncu_pipe_figures, ncu_stalls, rule_ran, sol_verdicts
-from .quantities import MCC_DRAM_BYTES, NO_DRAM_CCS, ROOFLINE_SET, STALL_REASONS, WORK_SECTIONS
+from .quantities import FP16_PIPE_CCS, MCC_DRAM_BYTES, NO_DRAM_CCS, ROOFLINE_SET, STALL_REASONS, WORK_SECTIONS
 from .sections import profile_commands, section_folder
 from .thresholds import (
     BALANCED_MARGIN,
@@ -250,7 +250,7 @@ UNIT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("tensor", "roofline", "tensor operations/s of the roof of the launch's tensor series"),
     ("pipe_alu", "pipe", "ALU pipe"),
     ("pipe_fma", "pipe", "FMA pipe"),
-    ("pipe_fp16", "pipe", "FP16 on the FMA pipe"),
+    ("pipe_fp16", "pipe", "FP16 instructions (on the FMA pipe from CC 8.6)"),
     ("pipe_fp64", "pipe", "FP64 pipe"),
     ("pipe_tensor", "pipe", "tensor pipe"),
     ("pipe_tensor_fp64", "pipe", "tensor pipe, FP64 (DMMA)"),
@@ -493,8 +493,10 @@ def pick_limiter(score: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 # ------------------------------------------------------------------------------------------------ pipe
 
-#: The pipes ``pipes_pipe`` compares, in the order that breaks a tie.
-BUSIEST_PIPES = ("tensor", "fp64", "fma", "alu", "xu", "lsu", "uniform", "adu", "cbu", "tma", "tex")
+#: The pipes ``pipes_pipe`` compares, in the order that breaks a tie. ``fp16``: the FP16 instructions, a pipe of
+#: their own on FP16_PIPE_CCS, a share of the FMA pipe's from CC 8.6 (there at most the FMA pipe's figure, so busiest
+#: only where the FMA pipe's own figure would have named FP16 as well).
+BUSIEST_PIPES = ("tensor", "fp64", "fma", "fp16", "alu", "xu", "lsu", "uniform", "adu", "cbu", "tma", "tex")
 
 
 def _first_max(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -508,10 +510,12 @@ def _first_max(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, n
 
 def pipes_pipe(t: dict[str, np.ndarray], rule_pipe: np.ndarray) -> np.ndarray:
     """Per launch, the compute pipe its busiest pipe names (PIPES; None where the tensor, FP64, FMA or ALU pipe's
-    figure is not known).
+    figure is not known, or where the answer would be "other" on a GPU whose FP16 instructions have a pipe of
+    their own (FP16_PIPE_CCS: the FMA pipe does not see them) and neither that pipe nor the FP16 FLOPs are known).
 
-    ``t``: the unit table's columns; ``rule_pipe``: ``rules_pipe`` (ncu's HighPipeUtilization family), which
-    tells FP16 from FP32/IMAD on a busy FMA pipe when neither the FP16 share nor the FP32 FLOPs are known."""
+    ``t``: the unit table's columns (``fp16_pipe``: 1.0 on a launch of FP16_PIPE_CCS); ``rule_pipe``:
+    ``rules_pipe`` (ncu's HighPipeUtilization family), which tells FP16 from FP32/IMAD on a busy FMA pipe when
+    neither the FP16 share nor the FP32 FLOPs are known."""
     tensor, tensor_int = t["pipe_tensor"], t["pipe_tensor_int"]
     tensor = np.where(np.isnan(tensor_int), tensor, np.maximum(np.where(np.isnan(tensor), 0.0, tensor), tensor_int))
     best, _, known = _first_max([tensor, *(t[f"pipe_{p}"] for p in BUSIEST_PIPES[1:])])
@@ -530,8 +534,10 @@ def pipes_pipe(t: dict[str, np.ndarray], rule_pipe: np.ndarray) -> np.ndarray:
     on_fma[ruled] = rule_pipe[ruled]
     on_fma = choose(~np.isnan(fp32), choose(imad, "other", "fp32"), on_fma)
     on_fma[fp16_roof | fp16_share] = "fp16"
-    out = choose(one_of(busiest, "tensor", "fp64"), busiest, choose(busiest == "fma", on_fma, "other"))
+    out = choose(one_of(busiest, "tensor", "fp64", "fp16"), busiest, choose(busiest == "fma", on_fma, "other"))
     out[~known] = None
+    own_fp16 = t.get("fp16_pipe", np.zeros(len(fma))) == 1.0
+    out[(out == "other") & own_fp16 & np.isnan(fp16) & np.isnan(fp16_flops)] = None  # FP16 work unseen
     return out
 
 
@@ -713,6 +719,7 @@ def _decide(table: pd.DataFrame, cc_text: pd.Series | None, duration: np.ndarray
     t = float_columns(table)
     if cc_text is not None:  # an integrated GPU has no DRAM: Memory Throughput is its L2's and L1's busiest
         t["no_dram"] = cc_text.isin(list(NO_DRAM_CCS)).fillna(False).to_numpy(dtype=float)
+        t["fp16_pipe"] = cc_text.isin(list(FP16_PIPE_CCS)).fillna(False).to_numpy(dtype=float)
     s, source = _scores(t, [c for c in table.columns if c.startswith("pipe_")])
     limiter, value = pick_limiter(pd.DataFrame(s))
 

@@ -89,6 +89,11 @@ L1_CLOCK = "l1tex__cycles_elapsed.avg.per_second"
 #: What ``missing`` says of them (``classify.INTEGRATED_DRAM``) and what the section forms leave out there
 #: (``sectionforms``) both read this.
 NO_DRAM_CCS: tuple[str, ...] = ("7.2", "8.7", "10.1", "11.0", "12.1")
+#: Compute capabilities whose FP16x2 instructions have a pipe of their own (``sm__inst_executed_pipe_fp16``, the FP16
+#: pipe beside the FMA pipe: Volta, Turing, GA100), not the FMA pipe (``sm__inst_executed_pipe_fma_type_fp16`` from
+#: CC 8.6): ncu 2024.2's ``--query-metrics`` of gv100, tu102 and ga100 against ga102, ad102 and gh100, and the CC
+#: ranges of ncu's ComputeWorkloadAnalysis section (label "FP16"). On these an FP16 kernel leaves the FMA pipe idle.
+FP16_PIPE_CCS: tuple[str, ...] = ("7.0", "7.2", "7.5", "8.0")
 DRAM_COUNTERS: frozenset[str] = frozenset({"dram__bytes", "dram__cycles_elapsed", "gpu__dram_throughput"})
 #: DRAM bytes as the memory controller of an integrated GPU counts them, where there is no ``dram__`` counter:
 #: ncu 2024.2's SpeedOfLight_HierarchicalTensorRooflineChart reads ``.per_second`` and ``.peak_sustained`` of it
@@ -468,7 +473,7 @@ TABLE: tuple[Quantity, ...] = (
         ),
         "%",
         "time_mean",
-        "FP16 instructions on the FMA pipe",
+        "FP16 instructions: on the FMA pipe from CC 8.6, a pipe of their own before (FP16_PIPE_CCS)",
     ),
     _q(
         "pipe_fp64_pct",

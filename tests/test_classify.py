@@ -630,3 +630,56 @@ def test_an_idle_tensor_roof_alone_does_not_make_fp64_work_other(tmp_path: Path)
     assert v.loc[6, "limiter"] == "compute" and str(v.loc[6, "compute_pipe"]) in ("fp64", "<NA>")
     fired = a.hints[a.hints["launch_id"].astype(int) == 6]["hint"]
     assert "non_fp_compute" not in set(fired)
+
+
+def _as_cc70(raw: list[list[str]], fp16_pipe: bool) -> list[list[str]]:
+    """The real H200 raw page as a GPU whose FP16 instructions have a pipe of their own would write it (CC 7.0:
+    ``quantities.FP16_PIPE_CCS``): the FP16 figures under ``sm__inst_executed_pipe_fp16`` (left out unless
+    ``fp16_pipe``), and the FMA pipe's figures less them (what the FMA pipe did besides its FP16 instructions,
+    the H200 counting those on it)."""
+    header = raw[0]
+    out = [list(r) for r in raw]
+    cc = header.index("CC")
+    for row in out[2:]:
+        row[cc] = "7.0"
+    for when in ("active", "elapsed"):
+        fp16 = header.index(f"sm__inst_executed_pipe_fma_type_fp16.avg.pct_of_peak_sustained_{when}")
+        for fma in (f"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_{when}",
+                    f"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_{when}"):  # fmt: skip
+            col = header.index(fma)
+            for row in out[2:]:
+                less = float(row[col].replace(",", "")) - float(row[fp16].replace(",", ""))
+                row[col] = f"{max(less, 0.0):.6f}"
+        out[0][fp16] = f"sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_{when}"
+    if not fp16_pipe:
+        keep = [i for i, c in enumerate(out[0]) if not c.startswith("sm__inst_executed_pipe_fp16.")]
+        out = [[r[i] for i in keep] for r in out]
+    return out
+
+
+@pytest.mark.parametrize("fp16_pipe", [True, False])
+def test_fp16_work_on_a_pipe_of_its_own_is_not_other_work(tmp_path: Path, fp16_pipe: bool) -> None:
+    """Volta, Turing and GA100 (CC 7.0-8.0) run FP16x2 instructions on an FP16 pipe, not the FMA pipe: half_hfma2
+    keeps that pipe busy and the FMA pipe idle. Its busiest pipe is the FP16 pipe (the construction: fp16), not
+    "other"; without that pipe's figure nor the FP16 FLOPs, the pipes cannot tell FP16 work from integer work
+    on such a GPU, and no pipe is named (l1_reread's "other" neither)."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    pipes = [c for c in raw[0] if re.fullmatch(r"sm__(inst_executed_pipe|pipe)_\w+\.avg\.pct_of_peak_sustained_\w+", c)]
+    memory = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+    picked = (*HAND_PICKED_SOL, memory, *pipes)
+    sm = derive.picked(raw, picked, tmp_path / "sm90.raw.csv")
+    cc70 = tmp_path / "cc70.raw.csv"
+    cc70.write_text(derive.write(_as_cc70(derive.raw_rows(sm), fp16_pipe)))
+    before, after = (_by_id(analyze(ncu_roofline.read(p)).verdicts) for p in (sm, cc70))
+    assert MICRO_TRUTH[7][:3] == ("half_hfma2", "compute", "fp16") and MICRO_TRUTH[3][2] == "other"
+    assert (before.loc[7, "compute_pipe"], before.loc[3, "compute_pipe"]) == (
+        "fp16",
+        "other",
+    )  # CC 9.0: on the FMA pipe
+    assert after.loc[7, "limiter"] == "compute"
+    if fp16_pipe:
+        assert (after.loc[7, "compute_pipe"], after.loc[7, "pipe_basis"]) == ("fp16", "pipes")
+        assert after.loc[3, "compute_pipe"] == "other"
+    else:
+        assert pd.isna(after.loc[7, "compute_pipe"]) and pd.isna(after.loc[3, "compute_pipe"])
+        assert "pipe utilisation" in after.loc[7, "missing"]
