@@ -721,7 +721,7 @@ def unchecked_note(rules: Sequence[tuple[str, int]]) -> str | None:
     return (
         "Not checked (metrics not in the export): "
         + ", ".join(parts)
-        + " (JSON `not_checked`: the metrics, the ncu options)."
+        + " (JSON `not_checked`: the metrics, the ncu options; or this tool's section: `ncu-roofline sections`)."
     )
 
 
@@ -772,7 +772,7 @@ def hints_note(view: ReportView, kernels: Sequence[KernelRow]) -> str | None:
     launches = fmt.counted(view.unchecked_launches, "launch", "launches")
     return (
         f"{none}, but some could not be checked on {launches}: their metrics are not in the export "
-        "(--format json: each launch's not_checked)."
+        "(--format json: each launch's not_checked; or this tool's section: `ncu-roofline sections`)."
     )
 
 
