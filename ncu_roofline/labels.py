@@ -16,6 +16,8 @@ import csv
 import functools
 import io
 import re
+from collections import Counter
+from collections.abc import Iterable
 from importlib import resources
 
 #: An ncu metric name: ``unit__counter[.rollup[.submetric]]``, optionally prefixed by a collection group
@@ -40,17 +42,23 @@ def _rows() -> list[dict[str, str]]:
     return rows
 
 
-_Entries = list[tuple[str, float, float]]
+#: A label's metrics: (metric, cc_min, cc_max, the ncu versions whose stock sections print the label as it,
+#: the versions whose stock sections' headers print the label at all; each empty where not known).
+_Entries = list[tuple[str, float, float, frozenset[str], frozenset[str]]]
 
 
 @functools.lru_cache(maxsize=1)
 def _entries() -> dict[tuple[str, str], _Entries]:
-    """(section, label) -> [(metric, cc_min, cc_max)], in file order (best name first)."""
+    """(section, label) -> [(metric, cc_min, cc_max, versions, printed_by)], in file order (best name first):
+    the table's cells ("export", a label seen in a real export, our own sections' rows, the labels of the stock
+    sections' ``Metrics`` blocks in ``printed_by``: not known, empty)."""
     table: dict[tuple[str, str], _Entries] = {}
     for row in _rows():
         lo = float(row.get("cc_min") or 0.0)
         hi = float(row.get("cc_max") or 99.0)
-        table.setdefault((row["section"], row["label"]), []).append((row["metric"], lo, hi))
+        versions = frozenset((row.get("versions") or "").split()) - {"export"}
+        printed_by = frozenset((row.get("printed_by") or "").split())
+        table.setdefault((row["section"], row["label"]), []).append((row["metric"], lo, hi, versions, printed_by))
     return table
 
 
@@ -63,7 +71,7 @@ def _folded() -> dict[tuple[str, str], _Entries]:
     for (section, label), entries in _entries().items():
         key = (section, label.casefold())
         known = out.setdefault(key, entries)
-        if {m for m, _, _ in known} != {m for m, _, _ in entries}:
+        if {e[0] for e in known} != {e[0] for e in entries}:
             clash.add(key)
     return {k: v for k, v in out.items() if k not in clash}
 
@@ -155,10 +163,15 @@ def _cc_number(cc: str | None) -> float | None:
         return None
 
 
-def resolve(section: str, field: str, cc: str | None = None) -> tuple[str | None, str | None]:
+def resolve(
+    section: str, field: str, cc: str | None = None, versions: frozenset[str] | None = None
+) -> tuple[str | None, str | None]:
     """(metric name, label) for the ``Metric Name`` field of a details row in ``section``.
 
-    ``cc`` (e.g. "9.0") picks among labels whose metric differs by architecture."""
+    ``cc`` (e.g. "9.0") picks among labels whose metric differs by architecture; ``versions`` (``page_versions``
+    of the page) among those whose metric differs by ncu version: "SM Busy" is the SM's instruction throughput of
+    active cycles from ncu 2019.5 to 2024.2, of elapsed cycles in 2025.3. Without them, the first of the table
+    (the newest ncu's)."""
     if is_metric_name(field):
         return field, _name_to_label().get((section, field))
     if _listed_source_metric(section, field):
@@ -172,8 +185,28 @@ def resolve(section: str, field: str, cc: str | None = None) -> tuple[str | None
             return field, None
         return None, field
     number = _cc_number(cc)
-    if number is not None:
-        for metric, lo, hi in entries:
-            if lo <= number <= hi:
+    pool = [e for e in entries if number is not None and e[1] <= number <= e[2]] or entries
+    if versions:
+        for metric, _lo, _hi, printed, _by in pool:
+            if printed & versions:
                 return metric, field
-    return entries[0][0], field
+    return pool[0][0], field
+
+
+def page_versions(pairs: Iterable[tuple[str, str]]) -> frozenset[str] | None:
+    """The ncu versions whose stock sections' headers print the most labels of ``pairs`` (a page's (section,
+    ``Metric Name`` field) pairs): what ``resolve`` picks a label's metric by where it differs by version. The
+    most, not all: a page holds labels of other sections too (``--print-details all``'s ``Metrics`` blocks, our
+    own), which tell no version. None where no label tells. A page of an ncu between the table's versions is told
+    by its neighbours'; one of few sections, by every version that prints them (the newest first)."""
+    votes: Counter[str] = Counter()
+    for section, field in pairs:
+        if not field or is_metric_name(field):
+            continue
+        entries = _entries().get((section, field)) or _other_capitals(section, field)
+        if entries and entries[0][4]:
+            votes.update(entries[0][4])
+    if not votes:
+        return None
+    most = max(votes.values())
+    return frozenset(v for v, n in votes.items() if n == most)

@@ -17,7 +17,7 @@ import pytest
 from _ncu import VERSIONS, require_ncu, stock_section_folder
 from conftest import SHARED_ROOT
 
-from ncu_roofline.labels import resolve
+from ncu_roofline.labels import page_versions, resolve
 from ncu_roofline.sectionfile import SectionFileError, load_section
 from ncu_roofline.sections import ncu_version
 
@@ -115,6 +115,42 @@ def test_every_unambiguous_label_of_every_version_resolves_to_one_of_its_names()
     assert checked > 300
 
 
+#: Labels one version's section gives several metrics under, architecture alternatives the table has no CC range
+#: for (the L2 compression figures: ``lts__average_gcomp_*`` and ``lrc__average_ilc_*``): the table keeps the
+#: name a real export printed only, so a page of another version reads that name.
+ONE_NAME_KEPT = {
+    ("Memory Workload Analysis", "L2 Compression Ratio"),
+    ("Memory Workload Analysis", "L2 Compression Success Rate"),
+}
+
+
+@pytest.mark.parametrize("version", sorted({v for v, _, _ in _reference()}))
+def test_a_page_of_one_versions_labels_reads_that_versions_names(version: str) -> None:
+    """A page whose labels are those of one ncu version's stock sections tells that version (``page_versions``),
+    and each of its labels with one metric in that version resolves to exactly that metric, where versions
+    differ too: "SM Busy" and "Issue Slots Busy" are of active cycles up to 2024.2, of elapsed cycles in 2025.3;
+    2024's Half chart counts an HFMA as 2 operations (``_x2``), 2025.3's as 4 (``_x4``)."""
+    labels = {(s, lab): names for (v, s, lab), names in _reference().items() if v == version}
+    versions = page_versions(labels)
+    assert versions is not None and version in versions
+    checked = 0
+    for (section, label), names in labels.items():
+        dotted = [n for n in names if "." in n] if version.startswith("2019.5") else names
+        if len(set(dotted)) != 1 or "__" not in dotted[0] or dotted[0].startswith("pmsampling:"):
+            continue
+        name, _ = resolve(section, label, None, versions)
+        if name is None or (section, label) in ONE_NAME_KEPT or "." in name.split("__")[0]:
+            continue  # left out, one name kept, or a collection group's name (PM sampling)
+        checked += 1
+        assert name == dotted[0], (section, label, name)
+    assert checked >= 20
+    if version >= "2020" and version < "2025":
+        for label, metric in (("SM Busy", "sm__instruction_throughput"), ("Issue Slots Busy", "sm__inst_issued")):
+            assert resolve("Compute Workload Analysis", label, None, versions)[0] == (
+                f"{metric}.avg.pct_of_peak_sustained_active"
+            )
+
+
 # --- Source 3: the labels of the stock sections' Metrics blocks (what --print-details all adds) ---------------
 
 STOCK = ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv"
@@ -196,3 +232,40 @@ def test_a_label_is_measured_only_where_the_raw_page_agrees_on_every_launch() ->
     assert ("PM Sampling", "Elapsed Cycles") not in found
     assert found == {k: v for k, v in found.items() if k[1] == "Duration"}
     assert tool.measured(details, raw, launches + 1, candidates, set()) == {}  # not on every launch: none
+
+
+def test_the_reader_names_a_label_as_the_ncu_whose_labels_the_page_has(tmp_path: Path) -> None:
+    """The real 2025.3 details page, and the page ncu 2021.1's stock sections print for the same launches: its
+    rows whose label 2021.1 prints, the Speed Of Light ones under 2021.1's section and labels ("GPU Speed Of
+    Light", "SOL DRAM": the same metric as 2025.3's "DRAM Throughput", by the page of metric names). "SM Busy" is
+    read as the 2025.3 metric on the first and as 2021.1's on the second (``labels-by-version.csv``), in the
+    values and the long frame alike."""
+    import derive
+    from conftest import data
+
+    import ncu_roofline
+
+    labelled = derive.rows(derive.text_of(data("micro_full.details.csv")))
+    named = derive.rows(derive.text_of(data("micro_full.details-names.csv")))
+    assert len(labelled) == len(named)  # one row for one: the same page, labels or names
+    section, field = labelled[0].index("Section Name"), labelled[0].index("Metric Name")
+    old = "2021.1.x"
+    printed = {(s, lab) for v, s, lab in _reference() if v == old}
+    sol = {names[0]: lab for (v, s, lab), names in _reference().items() if v == old and s == "GPU Speed Of Light"}
+    page = [labelled[0]]
+    for row, names_row in zip(labelled[1:], named[1:], strict=True):
+        if (row[section], row[field]) in printed:
+            page.append(row)
+        elif row[section] == "GPU Speed Of Light Throughput" and names_row[field] in sol:
+            page.append([*row[:section], "GPU Speed Of Light", sol[names_row[field]], *row[field + 1 :]])
+    assert any(r[field] == "SM Busy" for r in page) and any(r[field] == "SOL DRAM" for r in page)
+    path = tmp_path / "labels-2021.1.details.csv"
+    path.write_text(derive.write_like(page))
+    for report, ncu in (
+        (ncu_roofline.read(data("micro_full.details.csv")), "2025.3.1"),
+        (ncu_roofline.read(path), old),
+    ):
+        expected = [n for n in _reference()[(ncu, "Compute Workload Analysis", "SM Busy")] if "." in n]
+        busy = [c for c in report.values.columns if c.startswith("sm__instruction_throughput.")]
+        assert busy == expected
+        assert set(report.metrics.loc[report.metrics["label"] == "SM Busy", "metric"].astype(str)) == set(busy)

@@ -22,6 +22,11 @@ Four sources, all ncu's own:
    given the name that label has in the other sections, where that metric's raw-page value is the printed value,
    to its printed digits, on every launch (``measured``).
 
+Each row also says which versions print its label at all, whatever the metric (``printed_by``: from source 1,
+which has every version's sections): what a page's labels tell of the ncu that wrote it
+(``ncu_roofline.labels.page_versions``), where a label's metric differs by version ("SM Busy": of active cycles
+up to 2024.2, of elapsed cycles in 2025.3).
+
 Per (section, label) the names are listed best first: those the real export printed, then by the newest ncu
 version that uses the name. A name that only exists on some architectures gets its compute-capability range
 (``ARCH_RANGES``); the reader picks the name by the export's CC (``ncu_roofline.labels.resolve``).
@@ -76,7 +81,7 @@ PAIRS = (
 MEASURED = (
     ((ROOT / "tests" / "data" / "micro_full.details-all.csv.gz", ROOT / "tests" / "data" / "micro_full.raw.csv"), 16),
 )
-HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions")
+HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions", "printed_by")
 #: Source 3, in the columns of labels-by-version.csv.
 STOCK_METRICS = ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv"
 STOCK_HEADER = ("version", "section_identifier", "section_display_name", "label", "metric_name")
@@ -258,6 +263,10 @@ def build(
     """The rows of the label table (HEADER), sorted by section and label, best name first."""
     seen: dict[tuple[str, str], dict[str, set[str]]] = {}
     per_version: dict[tuple[str, str, str], list[str]] = {}
+    # the versions whose stock sections' header prints a label, whatever its metric (source 1 only: every version)
+    printed_by: dict[tuple[str, str], set[str]] = {}
+    for v, s, lab, _m in reference_rows(reference):
+        printed_by.setdefault((s, lab), set()).add(v)
     for v, s, lab, m in itertools.chain(reference_rows(reference), reference_rows(stock)):
         if not lab.strip() or "{" in lab or not s or not (is_metric_name(m) or is_source_metric(m)) or _partial_name(m):
             continue
@@ -295,7 +304,8 @@ def build(
         for m in order:
             lo, hi = arch_range(m)
             versions = " ".join(sorted(metrics.get(m, set()), key=version_key))
-            out.append((key[0], key[1], m, lo, hi, versions or "export"))
+            printers = " ".join(sorted(printed_by.get(key, set()), key=version_key))
+            out.append((key[0], key[1], m, lo, hi, versions or "export", printers))
     return out
 
 

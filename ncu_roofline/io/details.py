@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import DuplicateLaunchError, FormatError, ParseError
-from ..labels import resolve
+from ..labels import page_versions, resolve
 from ..model import (
     BODY_COLUMNS,
     RULE_COLUMNS,
@@ -63,6 +63,7 @@ from .metricframe import (
     resolved_names,
     unit_columns,
     unknown_labels,
+    versions_of,
 )
 from .page import Page
 from .records import (
@@ -222,11 +223,12 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     body = column(table, "Body Item Label") if "Body Item Label" in header else None
     section, field, value = column(table, "Section Name"), column(table, "Metric Name"), column(table, "Metric Value")
     check_unit_kinds(loc, metric_units(section, field, unit), cc)
+    versions = versions_of(section, field)  # the ncu versions whose labels these are
 
     parsed = parse_numbers(value, style).to_numpy(zero_copy_only=False)  # (the long frame parses again, lazily)
     unread = unread_note(loc, unread_numbers(value, parsed, has_unit(unit)))
     not_understood += [unread] if unread else []
-    twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, parsed, cc)
+    twice, notes = _two_values(loc, pid, lid, section, field, body, unit, value, parsed, cc, versions)
     not_understood += notes
     kernel = column(table, "Kernel Name")
     short = last_launch_short(*last_two_launches_of_table(pid, lid, kernel, section, field, body))
@@ -235,7 +237,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     def build() -> pd.DataFrame:
         frame = long_metrics(
             report, process_id=pid, launch_id=lid, section=section, body_item=body, metric_field=field,
-            unit=unit, value=value, style=style, cc=cc,
+            unit=unit, value=value, style=style, cc=cc, versions=versions,
         )  # fmt: skip
         if len(twice):  # a metric a launch has twice with two values: not measured (its texts kept)
             measured = frame["value"].to_numpy(dtype=np.float64, copy=True)
@@ -246,7 +248,7 @@ def _read_careful(loc: Located, report: str, names: list[str], identity: list[st
     not_understood += unknown_labels(section, field, body, cc)
     rules = _rules(loc, report, rule_table, style, launches)
     has_body = body is not None and bool((categorical(body).codes >= 0).any())
-    lazy = LazyMetrics(table.num_rows, build, body_items=has_body, names=resolved_names(section, field, cc))
+    lazy = LazyMetrics(table.num_rows, build, body_items=has_body, names=resolved_names(section, field, cc, versions))
     return Page(launches, lazy, rules, classified.skipped, not_understood)
 
 
@@ -261,6 +263,7 @@ def _two_values(
     value: pa.Array,
     parsed: np.ndarray,
     cc: str | None,
+    versions: frozenset[str] | None = None,
 ) -> tuple[np.ndarray, list[str]]:
     """Where a launch has a label twice with two values (the same label in the same section, outside body items,
     a metric the analysis reads): every row of that launch's metric (in any section, body items too: none is
@@ -269,7 +272,7 @@ def _two_values(
     first was taken, silently. Values (``parsed``: ``value`` read in the page's style) are compared in base units;
     the same value written twice is kept."""
     sec, fld = categorical(section), categorical(field)
-    name, _label = resolve_names(sec, fld, cc)
+    name, _label = resolve_names(sec, fld, cc, versions)
     named = name.codes >= 0
     if body is not None:
         named &= categorical(body).codes < 0
@@ -1005,10 +1008,12 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         # metric name per (section, field) pair, categories in the order the long frame gives them
         pair_keys: list[int] = []
         pair_names: list[str | None] = []
-        for s_i, f_i in ordered(set(stream.pair_id)):
+        pairs = [(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1] if f_i else "", s_i, f_i)
+                 for s_i, f_i in ordered(set(stream.pair_id))]  # fmt: skip
+        versions = page_versions((section, field) for section, field, _, _ in pairs)  # whose labels these are
+        for section, field, s_i, f_i in pairs:
             pair_keys.append((s_i << 32) | f_i)
-            name = resolve(sections[s_i - 1] if s_i > 0 else "", fields[f_i - 1], cc)[0] if f_i else None
-            pair_names.append(name)
+            pair_names.append(resolve(section, field, cc, versions)[0] if f_i else None)
         categories = list(dict.fromkeys(n for n in pair_names if n is not None))
         code_of = {n: i for i, n in enumerate(categories)}
         pair_code = np.array([code_of[n] if n is not None else -1 for n in pair_names], dtype=np.int32)
@@ -1020,7 +1025,7 @@ def _read_streamed(loc: Located, report: str, names: list[str], identity: list[s
         launches, rules, keys = frames.result()
 
     words = {"section": sections, "field": fields, "body": stream.body.words, "unit": stream.unit.words}
-    page = _KeptPage(loc, report, stream.kept, words, lid, pid, style, cc)
+    page = _KeptPage(loc, report, stream.kept, words, lid, pid, style, cc, versions)
     stream.kept = []
     lazy = LazyMetrics(
         stream.rows,
@@ -1202,6 +1207,8 @@ class _KeptPage:
     pid: np.ndarray
     style: str
     cc: str | None
+    #: ``labels.page_versions`` of the page.
+    versions: frozenset[str] | None
 
     def joined(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, pa.Array]:
         """Every row's (launch row, section, field, unit, body codes over the file's dictionaries; value text),
@@ -1220,7 +1227,7 @@ class _KeptPage:
             self.report, process_id=self.pid[row], launch_id=self.lid[row],
             section=_dictionary(section, w["section"]), body_item=_dictionary(body_codes, w["body"]) if body else None,
             metric_field=_dictionary(field, w["field"]), unit=_dictionary(unit, w["unit"]), value=value,
-            style=self.style, cc=self.cc,
+            style=self.style, cc=self.cc, versions=self.versions,
         )  # fmt: skip
 
     def body_rows(self) -> pd.DataFrame:
@@ -1231,7 +1238,7 @@ class _KeptPage:
         at = np.flatnonzero(body >= 0)
         w = self.words
         sec = categorical(_dictionary(section[at], w["section"]))
-        _name, label = resolve_names(sec, categorical(_dictionary(field[at], w["field"])), self.cc)
+        _name, label = resolve_names(sec, categorical(_dictionary(field[at], w["field"])), self.cc, self.versions)
         factor, _base = unit_columns(categorical(_dictionary(unit[at], w["unit"])))
         numbers = parse_numbers(value.take(pa.array(at)), self.style).to_numpy(zero_copy_only=False)
         frame = pd.DataFrame(

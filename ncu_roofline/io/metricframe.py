@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import UnitError
-from ..labels import is_source_view_label, is_tensor_table_label, resolve
+from ..labels import is_source_view_label, is_tensor_table_label, page_versions, resolve
 from ..model import METRIC_COLUMNS, categories, conform, ext_array
 from ..quantities import metric_names
 from ..units import parse_numbers, unit_misfit, unit_or_none
@@ -100,29 +100,29 @@ def _remap(codes: np.ndarray, bases: list[str | None]) -> pd.Categorical:
     return categories(m[np.where(codes < 0, len(bases), codes)], uniq)
 
 
-def resolve_names(
-    section: pd.Categorical, field: pd.Categorical, cc: str | None = None
-) -> tuple[pd.Categorical, pd.Categorical]:
-    """Per row (metric name, label) from the section and the ``Metric Name`` field (label, name, or both)."""
-    s_codes = section.codes.astype(np.int64)
+def _distinct_pairs(section: pd.Categorical | None, field: pd.Categorical) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """The distinct (section, ``Metric Name`` field) pairs of the rows ("" where either is missing), and each
+    row's pair (positions into them)."""
     f_codes = field.codes.astype(np.int64)
+    s_codes = section.codes.astype(np.int64) if section is not None else np.full(len(f_codes), -1, dtype=np.int64)
     n_f = len(field.categories) + 1
-    pair = (s_codes + 1) * n_f + (f_codes + 1)
-    uniq, inverse = np.unique(pair, return_inverse=True)
-    names: list[str | None] = []
-    labels: list[str | None] = []
+    uniq, inverse = np.unique((s_codes + 1) * n_f + (f_codes + 1), return_inverse=True)
+    pairs = []
     for p in uniq:
         s_i, f_i = divmod(int(p), n_f)
-        sec = str(section.categories[s_i - 1]) if s_i > 0 else ""
-        fld = str(field.categories[f_i - 1]) if f_i > 0 else ""
-        if not fld:
-            names.append(None)
-            labels.append(None)
-            continue
-        name, label = resolve(sec, fld, cc)
-        names.append(name)
-        labels.append(label)
-    return _cat_from(names, inverse), _cat_from(labels, inverse)
+        sec = str(section.categories[s_i - 1]) if section is not None and s_i > 0 else ""
+        pairs.append((sec, str(field.categories[f_i - 1]) if f_i > 0 else ""))
+    return pairs, inverse
+
+
+def resolve_names(
+    section: pd.Categorical, field: pd.Categorical, cc: str | None = None, versions: frozenset[str] | None = None
+) -> tuple[pd.Categorical, pd.Categorical]:
+    """Per row (metric name, label) from the section and the ``Metric Name`` field (label, name, or both);
+    ``cc`` and ``versions`` (the page's: ``labels.resolve``)."""
+    pairs, inverse = _distinct_pairs(section, field)
+    resolved = [resolve(sec, fld, cc, versions) if fld else (None, None) for sec, fld in pairs]
+    return _cat_from([n for n, _ in resolved], inverse), _cat_from([lab for _, lab in resolved], inverse)
 
 
 def unknown_labels(section: pa.Array, field: pa.Array, body_item: pa.Array | None, cc: str | None) -> list[str]:
@@ -165,11 +165,18 @@ def label_not_understood(section: str, field: str, cc: str | None) -> str | None
     return f"label {field!r}{where}"
 
 
-def resolved_names(section: pa.Array, field: pa.Array, cc: str | None) -> frozenset[str]:
+def resolved_names(
+    section: pa.Array, field: pa.Array, cc: str | None, versions: frozenset[str] | None = None
+) -> frozenset[str]:
     """Every metric name the (section, ``Metric Name`` field) pairs of these rows resolve to."""
     sec, fld = categorical(section), categorical(field)
-    name, _label = resolve_names(sec, fld, cc)
+    name, _label = resolve_names(sec, fld, cc, versions)
     return frozenset(str(c) for c in name.categories)
+
+
+def versions_of(section: pa.Array | None, field: pa.Array) -> frozenset[str] | None:
+    """``labels.page_versions`` of the (section, ``Metric Name`` field) pairs of a page's rows."""
+    return page_versions(_distinct_pairs(None if section is None else categorical(section), categorical(field))[0])
 
 
 def _cat_from(values: list[str | None], inverse: np.ndarray) -> pd.Categorical:
@@ -193,6 +200,7 @@ def long_metrics(
     minimum: pa.Array | None = None,
     maximum: pa.Array | None = None,
     cc: str | None = None,
+    versions: frozenset[str] | None = None,
     by_name: bool = False,
 ) -> pd.DataFrame:
     """The METRIC_COLUMNS frame for rows of a details/summary page (all arrays of equal length). ``by_name``: the
@@ -203,7 +211,7 @@ def long_metrics(
     if by_name:
         name, label = fld, pd.Categorical.from_codes(np.full(n, -1, np.int32), categories=pd.Index([], dtype=object))
     else:
-        name, label = resolve_names(sec, fld, cc)
+        name, label = resolve_names(sec, fld, cc, versions)
     unit_cat = categorical(unit)
     factor, base = unit_columns(unit_cat)
     raw = parse_numbers(value, style).to_numpy(zero_copy_only=False)

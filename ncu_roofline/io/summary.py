@@ -36,7 +36,7 @@ from ..model import LongMetrics
 from ..units import has_unit, parse_numbers, unread_numbers
 from .details import last_launch_short, last_two_launches_of_table
 from .identity import build_launches, main_cc
-from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels
+from .metricframe import check_unit_kinds, check_units, long_metrics, metric_units, unknown_labels, versions_of
 from .page import Page
 from .records import (
     DICT,
@@ -161,6 +161,7 @@ def read_summary(loc: Located, report: str) -> Page:
         value=column(table, "Average"),
         style=style,
         cc=cc,
+        versions=versions_of(section, column(table, "Metric Name")) if sections else None,
         minimum=column(table, "Minimum") if "Minimum" in header else None,
         maximum=column(table, "Maximum") if "Maximum" in header else None,
         by_name=not sections,
