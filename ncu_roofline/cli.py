@@ -742,10 +742,15 @@ def analyze_command(
     paths, in_folder = expand_arguments(reports)
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
+    # the renderers' imports and one-time work (the HTML template, plotly.js) beside the read, on the idle core
+    prepared = ANALYSIS.prepare(*((fmt,) if fmt else ("text", "html")))
     with progress_for(paths) as progress:
-        analysis = load(
-            paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder, progress=progress
-        )
+        try:
+            analysis = load(
+                paths, device=device, peaks=peaks, kernel=kernel, nvtx=nvtx, in_folder=in_folder, progress=progress
+            )
+        finally:
+            prepared.join()  # (never left running into the interpreter's exit, where an import would be cut off)
         run = Run(analysis)
         read = _inputs_read(paths, analysis.report)
         if output is None and len(read) > 1 and fmt in (None, "html", "parquet"):

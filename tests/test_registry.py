@@ -69,3 +69,33 @@ def test_a_default_run_builds_the_summary_and_view_once(tmp_path: Path, monkeypa
     assert r.exit_code == 0, r.output
     assert out.exists() and "Top" in r.stdout
     assert calls == {"summarize": 1, "build_view": 1}
+
+
+def test_prepare_runs_each_renderers_one_time_work_on_a_thread_and_swallows_its_failure() -> None:
+    """``Registry.prepare`` (begun by the command line before the read): each named renderer's ``prepare`` runs
+    once, on a thread of its own; one that fails stops the thread quietly (the render meets the failure itself
+    and reports it) and leaves the rest of the command to go on."""
+    done: list[str] = []
+
+    def fail() -> None:
+        raise RuntimeError("no template")
+
+    good = registry.FunctionRenderer("a", ".a", lambda s, o: "", prepare=lambda: done.append("a"))
+    bad = registry.FunctionRenderer("b", ".b", lambda s, o: "", prepare=fail)
+    reg: registry.Registry[object] = registry.Registry(
+        registry.Entry("a", ".a", f"{__name__}:GOOD"), registry.Entry("b", ".b", f"{__name__}:BAD")
+    )
+    globals().update(GOOD=good, BAD=bad)
+    thread = reg.prepare("a", "b")
+    thread.join(timeout=10)
+    assert not thread.is_alive() and thread.name == "ncu-roofline-prepare" and done == ["a"]
+
+
+def test_the_page_is_the_same_whether_prepared_beside_the_read_or_not(tmp_path: Path) -> None:
+    """The HTML renderer's one-time work (template, plotly.js, its script and style) changes nothing on the page:
+    the command line's page (prepared on the thread) is the renderer's own, byte for byte."""
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(cli.main, [str(data("micro_full.raw.csv")), "--format", "html", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    page = ANALYSIS.get("html").render(Run(sample("micro_full.raw.csv")), Options())
+    assert isinstance(page, str) and out.read_text(encoding="utf-8") == page

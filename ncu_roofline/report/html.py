@@ -57,6 +57,13 @@ def _environment() -> jinja2.Environment:
 
 
 @cache
+def _plotly_js() -> str:
+    """plotly.js, as plotly's package holds it (4.8 MB, read once per process)."""
+    text: str = get_plotlyjs()
+    return text
+
+
+@cache
 def _asset(name: str) -> str:
     text = resources.files("ncu_roofline.report").joinpath("templates", name).read_text(encoding="utf-8")
     if "</script" in text.lower() or "</style" in text.lower():  # pragma: no cover - guards our own assets
@@ -213,7 +220,7 @@ def render_view_html(view: ReportView) -> str:
     template = _environment().get_template(TEMPLATE)
     with gc_paused():  # lists of each launch's values, none in a cycle
         data = page_json(page_data(view))
-    blocks = {"data": data, "plotly_js": get_plotlyjs()}  # in the order of the page
+    blocks = {"data": data, "plotly_js": _plotly_js()}  # in the order of the page
     page = template.render(
         view=view,
         f=fmt,
@@ -244,4 +251,13 @@ def _render(run: Run, _options: Options) -> str:
     return render_view_html(run.view)
 
 
-HTML: FunctionRenderer[Run] = FunctionRenderer("html", ".html", _render)
+def _prepare() -> None:
+    """The page's one-time work, done before the first render where the command line runs it beside the read: the
+    template compiled, plotly.js and the page's own script and style read."""
+    _environment().get_template(TEMPLATE)
+    _plotly_js()
+    _asset("report.css")
+    _asset("report.js")
+
+
+HTML: FunctionRenderer[Run] = FunctionRenderer("html", ".html", _render, prepare=_prepare)

@@ -14,6 +14,7 @@ registry imports a renderer's module only when that format is used, so the comma
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -70,6 +71,9 @@ class FunctionRenderer(Generic[S]):
     #: The same output as UTF-8 bytes in pieces, where the renderer has them without a decode (the command line
     #: writes these to a file); None: the renderer has text only.
     binary: Callable[[S, Options], Iterator[bytes]] | None = None
+    #: What the renderer does once per process whatever it renders (a template compiled, a script read), which
+    #: the command line runs beside the read (``Registry.prepare``); None: nothing beyond its module's imports.
+    prepare: Callable[[], object] | None = None
 
     def render(self, subject: S, options: Options) -> Output:
         return self.function(subject, options)
@@ -130,6 +134,25 @@ class Registry(Generic[S]):
         if renderer.name != entry.name or renderer.suffix != entry.suffix:  # pragma: no cover - a registry typo
             raise RuntimeError(f"{entry.target} is {renderer.name!r}/{renderer.suffix!r}, not {entry}")
         return renderer
+
+    def prepare(self, *names: str) -> threading.Thread:
+        """Start importing the renderers of ``names`` and doing their one-time work (their ``prepare``) on a
+        thread of its own, begun before the read: the read spends most of its time in Arrow's parsing threads,
+        the interpreter lock free, so this work fills the idle core instead of following the analysis. Join the
+        thread before rendering. A failure there is left for the render to meet and report."""
+
+        def run() -> None:
+            for name in names:
+                try:
+                    step = getattr(self.get(name), "prepare", None)
+                    if step is not None:
+                        step()
+                except Exception:  # the render does the same and reports it
+                    return
+
+        thread = threading.Thread(target=run, name="ncu-roofline-prepare", daemon=True)
+        thread.start()
+        return thread
 
 
 #: Formats of ``ncu-roofline REPORT...`` (subject: a :class:`Run`).
