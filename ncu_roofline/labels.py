@@ -50,13 +50,14 @@ _Entries = list[tuple[str, float, float, frozenset[str], frozenset[str]]]
 @functools.lru_cache(maxsize=1)
 def _entries() -> dict[tuple[str, str], _Entries]:
     """(section, label) -> [(metric, cc_min, cc_max, versions, printed_by)], in file order (best name first):
-    the table's cells ("export", a label seen in a real export, our own sections' rows, the labels of the stock
-    sections' ``Metrics`` blocks in ``printed_by``: not known, empty)."""
+    the table's cells, a name a real export printed (``exported_by``) counting as its sections' version too ("export"
+    alone, our own sections' rows, and the labels of the stock sections' ``Metrics`` blocks in ``printed_by``: not
+    known, empty)."""
     table: dict[tuple[str, str], _Entries] = {}
     for row in _rows():
         lo = float(row.get("cc_min") or 0.0)
         hi = float(row.get("cc_max") or 99.0)
-        versions = frozenset((row.get("versions") or "").split()) - {"export"}
+        versions = frozenset(f"{row.get('versions') or ''} {row.get('exported_by') or ''}".split()) - {"export"}
         printed_by = frozenset((row.get("printed_by") or "").split())
         table.setdefault((row["section"], row["label"]), []).append((row["metric"], lo, hi, versions, printed_by))
     return table

@@ -131,6 +131,9 @@ def test_a_page_of_one_versions_labels_reads_that_versions_names(version: str) -
     differ too: "SM Busy" and "Issue Slots Busy" are of active cycles up to 2024.2, of elapsed cycles in 2025.3;
     2024's Half chart counts an HFMA as 2 operations (``_x2``), 2025.3's as 4 (``_x4``)."""
     labels = {(s, lab): names for (v, s, lab), names in _reference().items() if v == version}
+    # where a real export of this version printed another name for a label, the export wins (the reference's name
+    # is then a chart's body item: the Half chart's "Predicated-On HADD ... Per Cycle" rows print the plain counter)
+    exported = {(r["section"], r["label"]): r["metric"] for r in csv.DictReader(TABLE.open()) if r["exported_by"]}
     versions = page_versions(labels)
     assert versions is not None and version in versions
     checked = 0
@@ -141,6 +144,9 @@ def test_a_page_of_one_versions_labels_reads_that_versions_names(version: str) -
         name, _ = resolve(section, label, None, versions)
         if name is None or (section, label) in ONE_NAME_KEPT or "." in name.split("__")[0]:
             continue  # left out, one name kept, or a collection group's name (PM sampling)
+        if version == _tool().EXPORTS_VERSION and exported.get((section, label), dotted[0]) != dotted[0]:
+            assert name == exported[(section, label)]
+            continue
         checked += 1
         assert name == dotted[0], (section, label, name)
     assert checked >= 20

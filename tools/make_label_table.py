@@ -22,7 +22,9 @@ Four sources, all ncu's own:
    given the name that label has in the other sections, where that metric's raw-page value is the printed value,
    to its printed digits, on every launch (``measured``).
 
-Each row also says which versions print its label at all, whatever the metric (``printed_by``: from source 1,
+Each row also says which version's sections a real export that printed its name had (``exported_by``: sources 2
+and 4, EXPORTS_VERSION), and which versions print its label at all, whatever the metric (``printed_by``: from
+source 1,
 which has every version's sections): what a page's labels tell of the ncu that wrote it
 (``ncu_roofline.labels.page_versions``), where a label's metric differs by version ("SM Busy": of active cycles
 up to 2024.2, of elapsed cycles in 2025.3).
@@ -81,7 +83,10 @@ PAIRS = (
 MEASURED = (
     ((ROOT / "tests" / "data" / "micro_full.details-all.csv.gz", ROOT / "tests" / "data" / "micro_full.raw.csv"), 16),
 )
-HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions", "printed_by")
+HEADER = ("section", "label", "metric", "cc_min", "cc_max", "versions", "printed_by", "exported_by")
+#: The version of the sections behind every real export of sources 2 and 4: ncu 2025.3.1's reports (the 2024.2
+#: re-exports print the report's own sections).
+EXPORTS_VERSION = "2025.3.1"
 #: Source 3, in the columns of labels-by-version.csv.
 STOCK_METRICS = ROOT / "tests" / "data" / "ncu-cli" / "metrics-blocks.csv"
 STOCK_HEADER = ("version", "section_identifier", "section_display_name", "label", "metric_name")
@@ -305,7 +310,8 @@ def build(
             lo, hi = arch_range(m)
             versions = " ".join(sorted(metrics.get(m, set()), key=version_key))
             printers = " ".join(sorted(printed_by.get(key, set()), key=version_key))
-            out.append((key[0], key[1], m, lo, hi, versions or "export", printers))
+            exported = EXPORTS_VERSION if m == first else ""  # the name a real export printed: its sections' version
+            out.append((key[0], key[1], m, lo, hi, versions or "export", printers, exported))
     return out
 
 
