@@ -30,6 +30,7 @@ from .viewmodel import (
     UNBOUND_LABELS,
     ReportView,
     RooflinePanel,
+    RooflinePoints,
     TimeShare,
     limiter_color,
 )
@@ -64,10 +65,6 @@ CONFIG: dict[str, Any] = {
 def _e(text: str) -> str:
     """Plotly draws hover and annotation text as a small subset of HTML: escape input strings."""
     return html.escape(text, quote=False)
-
-
-def _nan(value: float | None, scale: float = 1.0) -> float:
-    return math.nan if value is None else value * scale
 
 
 def _base_layout(height: int) -> dict[str, Any]:
@@ -162,16 +159,10 @@ def place_ridge_labels(
     return out, yr
 
 
-def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The traces (each a dict of a plotly trace's properties, its ``type`` included) and the layout of the
-    hierarchical roofline chart of one precision (see the module docstring)."""
+def _roofline_ranges(panel: RooflinePanel) -> tuple[list[float], list[float]]:
+    """The log10 x and y ranges of a roofline chart: its points, peaks and ridge points, padded, with room above
+    the highest roof for the staggered ridge labels, each at least MIN_DECADES wide."""
     pts = panel.points
-    n = len(pts)
-    gl = n > WEBGL_THRESHOLD
-    launches_drawn = panel.launches
-    scatter = "scattergl" if gl else "scatter"
-    traces: list[dict[str, Any]] = []
-
     xs = [*pts.intensity]
     ys = [*pts.flops]
     for roof in panel.roofs:
@@ -179,11 +170,18 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
         xs.extend(m.ridge_intensity for m in roof.memory if m.ridge_intensity)
     xr = _log_range(xs, 0.6) if xs else [-2.0, 4.0]
     yr = _log_range(ys, 0.5) if ys else [9.0, 16.0]
-    # headroom above the highest roof for the staggered ridge labels
     yr[1] = max(yr[1], math.log10(max([r.peak_flops for r in panel.roofs], default=10 ** yr[1])) + 0.9)
-    xr, yr = _at_least(xr, MIN_DECADES), _at_least(yr, MIN_DECADES)
-    x_lo, x_hi = 10 ** xr[0], 10 ** xr[1]
+    return _at_least(xr, MIN_DECADES), _at_least(yr, MIN_DECADES)
 
+
+def _roof_traces(
+    panel: RooflinePanel, xr: list[float], yr: list[float]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[float, float, str]]]:
+    """The roofs of a roofline chart: per compute roof its peak line and label, per memory level its slope up to
+    the ridge point and the ridge's marker; the level names beside the first roof's slopes (annotations); the
+    ridge labels to place (log10 x, log10 y, text: ``place_ridge_labels``)."""
+    x_lo, x_hi = 10 ** xr[0], 10 ** xr[1]
+    traces: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     ridge_labels: list[tuple[float, float, str]] = []
     for ri, roof in enumerate(panel.roofs):
@@ -268,65 +266,76 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                             "font": {"size": 10, "color": ROOF_COLOR},
                         }
                     )
+    return traces, annotations, ridge_labels
 
-    if n and launches_drawn <= JOIN_LIMIT:
-        # the three points of one launch, joined (NaN breaks the line between launches)
-        lx: list[float] = []
-        ly: list[float] = []
-        for i in range(n):
-            if i and pts.launch[i] != pts.launch[i - 1]:
-                lx.append(math.nan)
-                ly.append(math.nan)
-            lx.append(pts.intensity[i])
-            ly.append(pts.flops[i])
-        traces.append(
-            dict(
-                type=scatter,
-                x=np.array(lx),
-                y=np.array(ly),
-                mode="lines",
-                line={"color": "rgba(110,110,110,0.45)", "width": 1},
-                hoverinfo="skip",
-                showlegend=False,
-                name="launch",
-                connectgaps=False,
-            )
-        )
-    if n:
-        sizes = marker_sizes(pts.duration_ns, view.max_duration_ns)
-        known = list(LIMITERS)
-        keys = [*known, *sorted({x for x in pts.limiter if x and x not in known}), None]
-        # one trace per limiter and level: a scalar marker symbol per trace (per-point symbol arrays make
-        # WebGL scatter an order of magnitude slower to draw); the legend shows one entry per limiter
-        for key in keys:
-            mine = [i for i in range(n) if pts.limiter[i] == key]
-            if not mine:
-                continue
-            launches = len({pts.launch[i] for i in mine})
-            first = True
-            # a bound launch's limiter holds it; a latency- or launch-bound one's is only its busiest unit: the
-            # two kinds of point are traces of their own (one hover text each), in one legend entry
-            held = [view.launches[pts.launch[i]].regime not in UNBOUND_LABELS for i in mine]
-            groups = [
-                (level, bound)
-                for level in [*LEVELS, *sorted({pts.level[i] for i in mine} - set(LEVELS))]
-                for bound in (True, False)
-            ]
-            for level, bound in groups:
-                idx = [i for i, h in zip(mine, held, strict=True) if pts.level[i] == level and h == bound]
-                if not idx:
+
+def _launch_lines(pts: RooflinePoints, scatter: str) -> dict[str, Any]:
+    """The three points of each launch joined by a line (a NaN between launches breaks it)."""
+    launch = np.asarray(pts.launch)
+    breaks = np.flatnonzero(launch[1:] != launch[:-1]) + 1
+    return dict(
+        type=scatter,
+        x=np.insert(np.asarray(pts.intensity, dtype=float), breaks, np.nan),
+        y=np.insert(np.asarray(pts.flops, dtype=float), breaks, np.nan),
+        mode="lines",
+        line={"color": "rgba(110,110,110,0.45)", "width": 1},
+        hoverinfo="skip",
+        showlegend=False,
+        name="launch",
+        connectgaps=False,
+    )
+
+
+def _floats(values: list[float | None] | list[int | None], scale: float = 1.0) -> np.ndarray:
+    """``values`` as float64, None as NaN, times ``scale``."""
+    out: np.ndarray = np.array([math.nan if v is None else v for v in values], dtype=float) * scale
+    return out
+
+
+def _point_traces(pts: RooflinePoints, view: ReportView, scatter: str, gl: bool) -> list[dict[str, Any]]:
+    """The launches' points: one trace per limiter, level and kind of verdict (a scalar marker symbol per trace:
+    per-point symbol arrays make WebGL scatter an order of magnitude slower to draw), the legend one entry per
+    limiter; a bound launch's limiter holds it, a latency- or launch-bound one's is only its busiest unit, so the
+    two kinds of point are traces of their own (one hover text each) in one legend entry."""
+    sizes = marker_sizes(pts.duration_ns, view.max_duration_ns)
+    known = list(LIMITERS)
+    keys = [*known, *sorted({x for x in pts.limiter if x and x not in known}), None]
+    key_of = np.array([keys.index(x) if x in keys else len(keys) for x in pts.limiter], dtype=np.int64)
+    launch = np.asarray(pts.launch, dtype=np.int64)
+    level = np.asarray(pts.level, dtype=object)
+    held = np.array([r.regime not in UNBOUND_LABELS for r in view.launches], dtype=bool)[launch]
+    x, y = np.asarray(pts.intensity, dtype=float), np.asarray(pts.flops, dtype=float)
+    # per point: [kernel index, launch ID, duration (s), % of roof (the limiter's score), the point's own fraction
+    # of the roof above it]; what is the same for the whole trace stays in the template (smaller pages)
+    custom = np.column_stack(
+        [
+            np.asarray(pts.kernel, dtype=float),
+            _floats(pts.launch_id),
+            _floats(pts.duration_ns, 1e-9),
+            _floats(pts.roof_fraction),
+            _floats(pts.point_fraction),
+        ]
+    ).astype(np.float32)  # shown to 3-4 digits: half the bytes of float64
+    names = [_e(name) for name in pts.name]
+    traces: list[dict[str, Any]] = []
+    for k, key in enumerate(keys):
+        mine = key_of == k
+        if not mine.any():
+            continue
+        first = True
+        label = _e(view.limiter_label(key))
+        launches = len(np.unique(launch[mine]))
+        for lv in [*LEVELS, *sorted(set(level[mine].tolist()) - set(LEVELS))]:
+            for bound in (True, False):
+                idx = np.flatnonzero(mine & (level == lv) & (held == bound))
+                if not len(idx):
                     continue
-                level_label = LEVEL_LABELS.get(level, level)
-                role = (
-                    f"limiter {_e(view.limiter_label(key))}"
-                    if bound
-                    else f"busiest unit {_e(view.limiter_label(key))} (latency- or launch-bound)"
-                )
+                role = f"limiter {label}" if bound else f"busiest unit {label} (latency- or launch-bound)"
                 traces.append(
                     dict(
                         type=scatter,
-                        x=np.array([pts.intensity[i] for i in idx]),
-                        y=np.array([pts.flops[i] for i in idx]),
+                        x=x[idx],
+                        y=y[idx],
                         mode="markers",
                         name=_e(f"{view.limiter_label(key)} ({launches:,})"),
                         legendgroup=f"limiter-{key or 'none'}",
@@ -334,30 +343,15 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                         marker={
                             "color": limiter_color(key),
                             "size": sizes[idx].astype(np.float32),
-                            "symbol": LEVEL_SYMBOLS.get(level, 0),
+                            "symbol": LEVEL_SYMBOLS.get(lv, 0),
                             # WebGL: no outline and no separate opacity pass (each costs a draw per trace)
                             "opacity": 1.0 if gl else 0.85,
                             "line": {"width": 0 if gl else 0.5, "color": "white"},
                         },
-                        # per point: the short name, and [kernel index, launch ID, duration (s), % of roof (the
-                        # limiter's score), the point's own fraction of the roof above it];
-                        # what is the same for the whole trace stays in the template (smaller pages)
-                        text=[_e(pts.name[i]) for i in idx],
-                        customdata=np.array(
-                            [
-                                [
-                                    pts.kernel[i],
-                                    np.nan if pts.launch_id[i] is None else pts.launch_id[i],
-                                    _nan(pts.duration_ns[i], 1e-9),
-                                    _nan(pts.roof_fraction[i]),
-                                    _nan(pts.point_fraction[i]),
-                                ]
-                                for i in idx
-                            ],
-                            dtype=np.float32,  # shown to 3-4 digits: half the bytes of float64
-                        ),
+                        text=[names[i] for i in idx],
+                        customdata=custom[idx],
                         hovertemplate=(
-                            f"<b>%{{text}}</b><br>{_e(level_label)} · launch %{{customdata[1]}} · "
+                            f"<b>%{{text}}</b><br>{_e(LEVEL_LABELS.get(lv, lv))} · launch %{{customdata[1]}} · "
                             "%{customdata[2]:.3~s}s<br>this point: %{customdata[4]:.1%} of the roof above it<br>"
                             f"{role}: %{{customdata[3]:.1%}} of roof<br>"
                             "%{x:.3~s} FLOP/byte · %{y:.3~s}FLOP/s<extra></extra>"
@@ -365,26 +359,17 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                     )
                 )
                 first = False
-    glyphs = "  ".join(f"{LEVEL_GLYPHS[lv]} {LEVEL_LABELS[lv]}" for lv in LEVELS)
-    annotations.append(
-        {
-            "x": 0,
-            "y": 1.0,
-            "xref": "paper",
-            "yref": "paper",
-            "xanchor": "left",
-            "yanchor": "bottom",
-            "showarrow": False,
-            "text": f"{glyphs}  ("
-            + ("one launch's points joined; " if n and launches_drawn <= JOIN_LIMIT else "")
-            + "size: duration)",
-            "font": {"size": 11, "color": "#555"},
-        }
-    )
-    placed, yr = place_ridge_labels(ridge_labels, xr, yr)
-    annotations.extend(placed)
+    return traces
+
+
+def _roofline_layout(
+    panel: RooflinePanel, xr: list[float], yr: list[float], annotations: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The layout of a roofline chart: log axes over ``xr`` and ``yr``, the legend under the plot."""
     layout = _base_layout(560)
     layout["margin"] = {"l": 70, "r": 20, "t": 40, "b": 140}
+    axis = {"dtick": 1, "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False}, "showline": True,
+            "mirror": True, "linecolor": "#bbb"}  # fmt: skip
     layout.update(
         {
             "xaxis": {
@@ -392,22 +377,14 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
                 "range": xr,
                 "title": {"text": "Arithmetic intensity [FLOP/byte]"},
                 "exponentformat": "SI",
-                "dtick": 1,
-                "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False},
-                "showline": True,
-                "mirror": True,
-                "linecolor": "#bbb",
+                **axis,
             },
             "yaxis": {
                 "type": "log",
                 "range": yr,
                 "title": {"text": "Performance [FLOP/s]"},
                 "tickformat": "~s",  # 100G, 1T, 1P: SI prefixes past tera too
-                "dtick": 1,
-                "minor": {"ticks": "inside", "ticklen": 3, "showgrid": False},
-                "showline": True,
-                "mirror": True,
-                "linecolor": "#bbb",
+                **axis,
             },
             "legend": {
                 "groupclick": "togglegroup",
@@ -425,7 +402,40 @@ def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[st
             "uirevision": panel.precision,
         }
     )
-    return traces, layout
+    return layout
+
+
+def _roofline_spec(panel: RooflinePanel, view: ReportView) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The traces (each a dict of a plotly trace's properties, its ``type`` included) and the layout of the
+    hierarchical roofline chart of one precision (see the module docstring): the roofs, each launch's points
+    joined (up to JOIN_LIMIT launches), the points by limiter and level, the ridge labels placed last."""
+    pts = panel.points
+    gl = len(pts) > WEBGL_THRESHOLD
+    scatter = "scattergl" if gl else "scatter"
+    joined = bool(len(pts)) and panel.launches <= JOIN_LIMIT
+    xr, yr = _roofline_ranges(panel)
+    traces, annotations, ridge_labels = _roof_traces(panel, xr, yr)
+    if joined:
+        traces.append(_launch_lines(pts, scatter))
+    if len(pts):
+        traces += _point_traces(pts, view, scatter, gl)
+    glyphs = "  ".join(f"{LEVEL_GLYPHS[lv]} {LEVEL_LABELS[lv]}" for lv in LEVELS)
+    annotations.append(
+        {
+            "x": 0,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "xanchor": "left",
+            "yanchor": "bottom",
+            "showarrow": False,
+            "text": f"{glyphs}  (" + ("one launch's points joined; " if joined else "") + "size: duration)",
+            "font": {"size": 11, "color": "#555"},
+        }
+    )
+    placed, yr = place_ridge_labels(ridge_labels, xr, yr)
+    annotations.extend(placed)
+    return traces, _roofline_layout(panel, xr, yr, annotations)
 
 
 def roofline_figure(panel: RooflinePanel, view: ReportView) -> go.Figure:

@@ -1176,20 +1176,10 @@ def _regime_help() -> str:
     )
 
 
-def build_view(
-    analysis: Analysis, summary: Summary | None = None, *, title: str | None = None, top: int = TOP_KERNELS
-) -> ReportView:
-    """The view model of ``analysis`` (see the module docstring): selects and formats from ``summary``
-    (``ncu_roofline.summary.summarize(analysis)`` unless given) and the analysis frames; computes nothing."""
-    summary = summarize(analysis) if summary is None else summary
-    lv = analysis.launches.reset_index(drop=True)
-    v = analysis.verdicts.reset_index(drop=True)
+def _launch_rows(analysis: Analysis, lv: pd.DataFrame, v: pd.DataFrame, summary: Summary) -> list[LaunchRow]:
+    """One row object per launch (``lv``: the launches, ``v``: their verdicts, both in launch order), every column
+    formatted as a whole (each distinct text once)."""
     n = len(lv)
-    if len(v) != n:  # a verdict frame out of step with the launches: use none rather than misalign
-        v = pd.DataFrame(index=range(n))
-    sk = summary.kernels
-
-    # launches: every column formatted as a whole (each distinct text once), then one row object per launch
     shared = summary.keys if summary.keys.analysis is analysis else None  # its key codes, if of this analysis
     hint_ids = _launch_hints(lv, analysis.hints, None if shared is None else shared.codes("hints"))
     ints = {c: _integers(lv, c) for c in ("grid_x", "grid_y", "grid_z", "grid_size", "block_x", "block_y", "block_z")}
@@ -1202,12 +1192,11 @@ def build_view(
     texts = {c: _texts(v, c) for c in ("limiter", "compute_pipe", "regime", "reason")}
     unmeasured = _col(v, "unmeasured")
     units = {u: _units(u) for u in dict.fromkeys(unmeasured)}  # by the unmeasured text (or its missing value)
-    kernel_of = summary.launch_kernel.tolist()
-    launch_rows: list[LaunchRow] = list(
+    return list(
         map(
             LaunchRow,  # the fields in their order
             range(n),
-            kernel_of,
+            summary.launch_kernel.tolist(),
             _texts(lv, "report"),
             _integers(lv, "process_id"),
             _integers(lv, "launch_id"),
@@ -1227,15 +1216,20 @@ def build_view(
             np.rint(launch_weights(lv)).astype(np.int64).tolist(),
         )
     )
+
+
+def _kernel_rows(
+    summary: Summary, v: pd.DataFrame, launch_rows: list[LaunchRow], limiters: Mapping[str, str]
+) -> list[KernelRow]:
+    """The summary's kernel rows with their utilisation, hints and launches (``v``: the verdicts in launch order),
+    every column formatted as a whole."""
+    sk = summary.kernels
     members: list[list[int]] = [[] for _ in range(len(sk))]
     if len(sk):
         order = np.argsort(summary.launch_kernel, kind="stable")
         counts = np.bincount(summary.launch_kernel, minlength=len(sk))
         members = [part.tolist() for part in np.split(order, np.cumsum(counts)[:-1])]
-
-    # kernels: the summary's rows, with their utilisation and hints, every column formatted as a whole
     gkey = list(zip(_texts(sk, "report"), _texts(sk, "kernel_name"), strict=True))
-    limiters = limiter_labels(analysis)
     util_of = _kernel_utilization(summary.kernel_utilization, limiters)
     hints_of = _kernel_hint_items(summary.kernel_hints)
     base_names = [
@@ -1281,14 +1275,11 @@ def build_view(
                 not_checked=None if longest[i] < 0 else nc[longest[i]],
             )
         )
+    return kernels
 
-    # time
-    never = _never_measured(analysis.verdicts)
-    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS), never, limiters)
-    by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
-    header = _header(analysis, summary)
 
-    ranges = tuple(
+def _range_rows(summary: Summary) -> tuple[RangeRow, ...]:
+    return tuple(
         RangeRow(
             report=fmt.text(r.get("report")),
             range=fmt.text(r.get("range")),
@@ -1302,7 +1293,10 @@ def build_view(
         for r in _records(summary.ranges)
     )
 
-    # findings: each hint across the report, with the kernels holding the most time first
+
+def _findings(summary: Summary, kernels: list[KernelRow]) -> list[Finding]:
+    """Each hint across the report, with the kernels holding the most time first: ours first (they carry
+    advice), then ncu's rules, each by recoverable GPU time (the larger of the two), then by time touched."""
     kernels_with: dict[tuple[str, str], list[int]] = {}  # (hint, source) -> the kernels with it, in order
     # per kernel: hint -> (the GPU time its first item of that hint with advice could recover, that advice)
     advice_of: list[dict[str, tuple[float, str]]] = []
@@ -1342,11 +1336,32 @@ def build_view(
                 recoverable_less_work_share=fmt.number(r.get("recoverable_less_work_share")),
             )
         )
-    # ours first (they carry advice), then ncu's rules, each by recoverable GPU time (the larger of the two), then
-    # by time touched
     findings.sort(key=lambda f: (f.source == NCU_SOURCE, -f.ranked_share, -(f.share or 0.0), f.hint))
+    return findings
+
+
+def build_view(
+    analysis: Analysis, summary: Summary | None = None, *, title: str | None = None, top: int = TOP_KERNELS
+) -> ReportView:
+    """The view model of ``analysis`` (see the module docstring): selects and formats from ``summary``
+    (``ncu_roofline.summary.summarize(analysis)`` unless given) and the analysis frames; computes nothing."""
+    summary = summarize(analysis) if summary is None else summary
+    lv = analysis.launches.reset_index(drop=True)
+    v = analysis.verdicts.reset_index(drop=True)
+    if len(v) != len(lv):  # a verdict frame out of step with the launches: use none rather than misalign
+        v = pd.DataFrame(index=range(len(lv)))
+    launch_rows = _launch_rows(analysis, lv, v, summary)
+    limiters = limiter_labels(analysis)
+    kernels = _kernel_rows(summary, v, launch_rows, limiters)
+    never = _never_measured(analysis.verdicts)
+    by_limiter = _time_shares(summary.by_limiter, "limiter", (*LIMITERS, *UNBOUND_LABELS), never, limiters)
+    by_regime = _time_shares(summary.by_regime, "regime", REGIMES)
+    header = _header(analysis, summary)
+    ranges = _range_rows(summary)
+    findings = _findings(summary, kernels)
 
     roof = analysis.roofline
+    shared = summary.keys if summary.keys.analysis is analysis else None
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
     chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
     gpus = lv["device_name"].to_numpy(dtype=object) if "device_name" in lv.columns else None
