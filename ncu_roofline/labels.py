@@ -49,10 +49,11 @@ _Entries = list[tuple[str, float, float, frozenset[str], frozenset[str]]]
 
 @functools.lru_cache(maxsize=1)
 def _entries() -> dict[tuple[str, str], _Entries]:
-    """(section, label) -> [(metric, cc_min, cc_max, versions, printed_by)], in file order (best name first):
-    the table's cells, a name a real export printed (``exported_by``) counting as its sections' version too ("export"
-    alone, our own sections' rows, and the labels of the stock sections' ``Metrics`` blocks in ``printed_by``: not
-    known, empty)."""
+    """(section, label) -> [(metric, cc_min, cc_max, versions, printed_by)], in file order (best name first).
+    ``versions``: the ncu versions whose stock sections print the label as the metric, and that of the sections
+    behind a real export that printed it (``exported_by``); ``printed_by``: the versions whose stock sections'
+    headers print the label at all. Empty where not known (our own sections' rows; in ``printed_by``, the labels
+    of the stock sections' ``Metrics`` blocks)."""
     table: dict[tuple[str, str], _Entries] = {}
     for row in _rows():
         lo = float(row.get("cc_min") or 0.0)
