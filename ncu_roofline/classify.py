@@ -782,14 +782,15 @@ def _decide(table: pd.DataFrame, cc_text: pd.Series | None, duration: np.ndarray
 
 
 def _compute_pipe(d: _Decision, ncu: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per compute-bound launch, the busiest compute pipe and what named it (``pipe_basis``): ncu's rule, the
-    FLOP counts of the roofline, or the pipe utilisations, the first that answers; None elsewhere."""
+    """Per compute-bound launch, the busiest compute pipe and what named it (``pipe_basis``): the pipe
+    utilisations, else the FLOP counts of the roofline, else ncu's rule, the first of these that answers; None
+    elsewhere."""
     n = len(d.lim)
     compute = d.lim == "compute"
     rule_pipe = rules_pipe(ncu)
     pipe = np.full(n, None, dtype=object)
     pipe_basis = np.full(n, None, dtype=object)
-    for found, name in (  # the first that answers wins: fill in reverse order
+    for found, name in (  # in reverse order: a later answer overwrites an earlier one
         (rule_pipe, "ncu-rule"),
         (flops_pipe(d.t, d.t["sm"]), "roofline"),
         (pipes_pipe(d.t, rule_pipe), "pipes"),

@@ -97,10 +97,12 @@ HINT_COLUMNS: dict[str, str] = {
 }
 
 Arr = np.ndarray
+#: The pipes of non-FP work ``non_fp_compute`` names the busiest of (unit-table columns).
+_NON_FP_PIPES = ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")
 #: The quantities whose evidence names the metric (or recipe) that gave each launch's value: they have
 #: alternatives (an older ncu's tensor pipe metric; a pipe's instructions or its active cycles, which differ: the
 #: FMA pipe of an HFMA2 kernel 48 % against 97 %; a duration from cycles and clock).
-SOURCED = ("duration", "pipe_tensor_pct", *(f"pipe_{p}_pct" for p in ("alu", "fma", "xu", "lsu", "uniform")))
+SOURCED = ("duration", "pipe_tensor_pct", *(f"{p}_pct" for p in _NON_FP_PIPES))
 
 
 # ------------------------------------------------------------------------------------------------ the frame
@@ -1215,7 +1217,7 @@ def non_fp_compute(f: Frame) -> Found:
     # the threshold by its pipe, leaves it open
     fp_work = (_ge(flops, NON_FP_FLOP_MAX)).any(axis=0)
     bounded = by_pipe.any(axis=0)
-    pipes = ("pipe_alu", "pipe_fma", "pipe_xu", "pipe_lsu", "pipe_uniform")
+    pipes = _NON_FP_PIPES
     pv = np.vstack([f.unit(p) for p in pipes])
     have_pipe = ~np.isnan(pv).all(axis=0)
     top = np.full(f.n, np.nan)

@@ -300,7 +300,8 @@ def _point_traces(pts: RooflinePoints, view: ReportView, scatter: str, gl: bool)
     sizes = marker_sizes(pts.duration_ns, view.max_duration_ns)
     known = list(LIMITERS)
     keys = [*known, *sorted({x for x in pts.limiter if x and x not in known}), None]
-    key_of = np.array([keys.index(x) if x in keys else len(keys) for x in pts.limiter], dtype=np.int64)
+    code = {key: k for k, key in enumerate(keys)}
+    key_of = np.array([code.get(x, len(keys)) for x in pts.limiter], dtype=np.int64)  # "": no trace
     launch = np.asarray(pts.launch, dtype=np.int64)
     level = np.asarray(pts.level, dtype=object)
     held = np.array([r.regime not in UNBOUND_LABELS for r in view.launches], dtype=bool)[launch]

@@ -26,7 +26,7 @@ from ..io.identity import nvtx_op
 from ..ncurules import ROOFLINE_RULE, ROOFLINE_RULE_PRECISIONS, rule_ran_anywhere
 from ..quantities import BY_NAME, DURATION_METRIC, ROOFLINE_SET, WORK_SECTIONS
 from ..roofline import counted_precisions, fp16_register_moves
-from ..summary import NCU_SOURCE, Summary, key_codes, launch_weights, summarize
+from ..summary import NCU_SOURCE, LaunchKeys, Summary, key_codes, launch_weights, summarize
 from ..thresholds import BOUND_THRESHOLD, LAUNCH_DURATION_S, NCU_RULE_LEADS
 from ..vector import first_of_each
 from ..vocabulary import (
@@ -1176,11 +1176,13 @@ def _regime_help() -> str:
     )
 
 
-def _launch_rows(analysis: Analysis, lv: pd.DataFrame, v: pd.DataFrame, summary: Summary) -> list[LaunchRow]:
+def _launch_rows(
+    analysis: Analysis, lv: pd.DataFrame, v: pd.DataFrame, summary: Summary, shared: LaunchKeys | None
+) -> list[LaunchRow]:
     """One row object per launch (``lv``: the launches, ``v``: their verdicts, both in launch order), every column
-    formatted as a whole (each distinct text once)."""
+    formatted as a whole (each distinct text once); ``shared``: the summary's launch key codes, if of this
+    analysis."""
     n = len(lv)
-    shared = summary.keys if summary.keys.analysis is analysis else None  # its key codes, if of this analysis
     hint_ids = _launch_hints(lv, analysis.hints, None if shared is None else shared.codes("hints"))
     ints = {c: _integers(lv, c) for c in ("grid_x", "grid_y", "grid_z", "grid_size", "block_x", "block_y", "block_z")}
     ints["block_size"] = _integers(lv, "block_size")
@@ -1350,7 +1352,8 @@ def build_view(
     v = analysis.verdicts.reset_index(drop=True)
     if len(v) != len(lv):  # a verdict frame out of step with the launches: use none rather than misalign
         v = pd.DataFrame(index=range(len(lv)))
-    launch_rows = _launch_rows(analysis, lv, v, summary)
+    shared = summary.keys if summary.keys.analysis is analysis else None  # its key codes, if of this analysis
+    launch_rows = _launch_rows(analysis, lv, v, summary, shared)
     limiters = limiter_labels(analysis)
     kernels = _kernel_rows(summary, v, launch_rows, limiters)
     never = _never_measured(analysis.verdicts)
@@ -1361,7 +1364,6 @@ def build_view(
     findings = _findings(summary, kernels)
 
     roof = analysis.roofline
-    shared = summary.keys if summary.keys.analysis is analysis else None
     roof_pos = _positions(roof, lv, None if shared is None else shared.codes("roofline"))
     chart_ran = rule_ran_anywhere(analysis.report.rules, ROOFLINE_RULE)
     gpus = lv["device_name"].to_numpy(dtype=object) if "device_name" in lv.columns else None
