@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,63 +30,98 @@ from ncu_roofline.io import details, records
 
 DETAILS = data("micro_full.details.csv")
 LINES = DETAILS.read_text().splitlines(keepends=True)
-WIDTHS = [len(r) for r in csv.reader(LINES[1:])]
+
+
+@dataclass(frozen=True)
+class Page:
+    """A details page to read in small blocks: its file, lines (the header first), the width of each row after the
+    header (csv module), and its launches (the distinct IDs of its rows)."""
+
+    path: Path
+    lines: list[str]
+
+    @property
+    def widths(self) -> list[int]:
+        return [len(r) for r in csv.reader(self.lines[1:])]
+
+    @property
+    def launches(self) -> int:
+        return len({line.split(",", 1)[0] for line in self.lines[1:]})
+
+
+#: micro_full.details.csv's first launches: the page of the 200-byte blocks (every line of it crosses blocks, and a
+#: block of the whole page costs as much as one of 4 KB, so the whole page would take 20 s a test).
+FIRST_LAUNCHES = 4
+
+
+@pytest.fixture(scope="module")
+def first_launches(tmp_path_factory: pytest.TempPathFactory) -> Page:
+    ids = {f'"{i}"' for i in range(FIRST_LAUNCHES)}
+    lines = [LINES[0], *(line for line in LINES[1:] if line.split(",", 1)[0] in ids)]
+    path = tmp_path_factory.mktemp("first") / "first_launches.csv"
+    path.write_text("".join(lines))
+    return Page(path, lines)
 
 
 @pytest.fixture(params=[4096, 200])
-def small_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
-    """Blocks of 4 KB (a launch's rows, and single rows, cross block boundaries) and of 200 bytes (shorter than
-    most rows: many blocks hold no row start)."""
+def small_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, first_launches: Page) -> Page:
+    """Blocks of 4 KB over the whole page (a launch's rows, and single rows, cross block boundaries) and of 200
+    bytes over its first launches (shorter than most rows: many blocks hold no row start). The page read."""
     monkeypatch.setattr(records, "STREAM_BLOCK", request.param)
+    return Page(DETAILS, LINES) if request.param == 4096 else first_launches
 
 
-def test_rows_of_each_kind_are_counted_once(small_blocks: None) -> None:
-    report = ncu_roofline.read(DETAILS)
-    assert int(report.source["metric_rows"].iloc[0]) == WIDTHS.count(18)  # metric rows: 17 fields + 1 empty
-    assert len(report.rules) == WIDTHS.count(22)  # rule rows fill every column of the header
-    assert len(report.launches) == 16
+def test_rows_of_each_kind_are_counted_once(small_blocks: Page) -> None:
+    report = ncu_roofline.read(small_blocks.path)
+    widths = small_blocks.widths
+    assert int(report.source["metric_rows"].iloc[0]) == widths.count(18)  # metric rows: 17 fields + 1 empty
+    assert len(report.rules) == widths.count(22)  # rule rows fill every column of the header
+    assert len(report.launches) == small_blocks.launches
     assert report.source["skipped_lines"].iloc[0] == 0
 
 
-def test_small_blocks_read_what_one_block_reads(small_blocks: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    small = ncu_roofline.read(DETAILS)
+def test_small_blocks_read_what_one_block_reads(small_blocks: Page, monkeypatch: pytest.MonkeyPatch) -> None:
+    small = ncu_roofline.read(small_blocks.path)
     monkeypatch.setattr(records, "STREAM_BLOCK", 1 << 30)
-    whole = ncu_roofline.read(DETAILS)
+    whole = ncu_roofline.read(small_blocks.path)
     for name in ("launches", "rules", "values", "metrics"):
         assert_frame_equal(getattr(small, name), getattr(whole, name), check_exact=True)
 
 
-def test_crlf_lines_read_the_same(small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_crlf_lines_read_the_same(small_blocks: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     crlf = tmp_path / "crlf.csv"
-    crlf.write_bytes(DETAILS.read_bytes().replace(b"\n", b"\r\n"))
+    crlf.write_bytes(small_blocks.path.read_bytes().replace(b"\n", b"\r\n"))
     a = ncu_roofline.read(crlf)  # in small blocks: a CR and its LF fall in two blocks
     monkeypatch.setattr(records, "STREAM_BLOCK", 1 << 30)  # the LF page in one (small blocks: the test above)
-    b = ncu_roofline.read(DETAILS)
+    b = ncu_roofline.read(small_blocks.path)
     assert_frame_equal(a.values.reset_index(drop=True), b.values.reset_index(drop=True), check_exact=True)
     assert a.rules["description"].tolist() == b.rules["description"].tolist()
 
 
-def test_damage_in_a_late_block_names_its_line(small_blocks: None, tmp_path: Path) -> None:
-    n = 1200
-    fields = next(csv.reader([LINES[n - 1]]))
+def test_damage_in_a_late_block_names_its_line(small_blocks: Page, tmp_path: Path) -> None:
+    lines = small_blocks.lines
+    n = len(lines) * 3 // 4  # a metric row (the launch's rule rows come first) in a late block
+    fields = next(csv.reader([lines[n - 1]]))
+    assert len(fields) == 18
     broken = ",".join('"' + f.replace('"', '""') + '"' for f in fields[:10]) + "\n"
     path = tmp_path / "damaged.csv"
-    path.write_text("".join(LINES[: n - 1]) + broken + "".join(LINES[n:]))
+    path.write_text("".join(lines[: n - 1]) + broken + "".join(lines[n:]))
     with pytest.raises(ParseError, match="row has 10 fields, expected 18") as info:
         ncu_roofline.read(path)
     assert info.value.line == n
 
 
 def test_ncu_message_between_rows_is_skipped_with_its_line(
-    small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    small_blocks: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    n = 900
+    lines = small_blocks.lines
+    n = len(lines) * 9 // 16
     path = tmp_path / "capture.csv"
-    path.write_text("".join(LINES[: n - 1]) + "==PROF== Disconnected from process 663\n" + "".join(LINES[n - 1 :]))
+    path.write_text("".join(lines[: n - 1]) + "==PROF== Disconnected from process 663\n" + "".join(lines[n - 1 :]))
     report = _streamed_as_careful(path, monkeypatch)
     assert report.source["skipped_lines"].iloc[0] == 1
     assert f"line {n}" in report.source["skipped"].iloc[0]
-    assert int(report.source["metric_rows"].iloc[0]) == WIDTHS.count(18)
+    assert int(report.source["metric_rows"].iloc[0]) == small_blocks.widths.count(18)
 
 
 # ------------------------------------------------------------------------------------------ rows by prefix
@@ -310,10 +346,13 @@ def blocks_4k(monkeypatch: pytest.MonkeyPatch) -> None:
 # careful reader reads; a line that is not such a record hands the page to the careful reader.
 
 
-def _without_rule_columns(tmp_path: Path, columns: list[str], edit: Callable[[str], str] = str) -> Path:
-    """micro_full.details.csv in an older layout without rule columns (``derive.layout``), then ``edit``ed."""
+def _without_rule_columns(
+    tmp_path: Path, columns: list[str], edit: Callable[[str], str] = str, page: Path = DETAILS
+) -> Path:
+    """``page`` (micro_full.details.csv) in an older layout without rule columns (``derive.layout``), then
+    ``edit``ed."""
     path = tmp_path / "old.csv"
-    path.write_text(edit(derive.layout(DETAILS.read_text(), columns, old_units=len(columns) == 12)))
+    path.write_text(edit(derive.layout(page.read_text(), columns, old_units=len(columns) == 12)))
     return path
 
 
@@ -365,11 +404,11 @@ LAYOUTS = pytest.mark.parametrize(
 
 @LAYOUTS
 def test_a_page_without_rule_columns_is_streamed_as_the_careful_reader_reads_it(
-    columns: list[str], small_blocks: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    columns: list[str], small_blocks: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fast = _streamed_as_careful(_without_rule_columns(tmp_path, columns), monkeypatch)
-    assert len(fast.launches) == 16 and len(fast.rules) == 0
-    assert int(fast.source["metric_rows"].iloc[0]) == WIDTHS.count(18)  # each metric row of the 2025.3 page
+    fast = _streamed_as_careful(_without_rule_columns(tmp_path, columns, page=small_blocks.path), monkeypatch)
+    assert len(fast.launches) == small_blocks.launches and len(fast.rules) == 0
+    assert int(fast.source["metric_rows"].iloc[0]) == small_blocks.widths.count(18)  # each of the 2025.3 page
 
 
 @needs_views
