@@ -33,6 +33,7 @@ from .device import (
     identify,
     implied_dram_peaks,
     is_mig,
+    memory_is_hbm,
     missing_peaks,
     missing_peaks_advice,
     resolve_peaks,
@@ -194,7 +195,9 @@ def analyze(
     all_rules = rule_rows(given_rules(report, rules, index), index)
     units = unit_table(quant, roof, positions=roof_pos)
     ncu = ncu_figures(all_rules, index)  # ncu's pipe and FP figures, read once for the verdicts and the hints
-    verdicts = classify(quant, roof, all_rules, units=units, ncu=ncu, cc=cc.to_numpy())
+    verdicts = classify(
+        quant, roof, all_rules, units=units, ncu=ncu, cc=cc.to_numpy(), hbm=memory_is_hbm(table, cc.to_numpy())
+    )
     # the peaks the roofline needs and nobody gave, with how to give them, join what the export lacks
     peak_frame["missing_peaks"] = missing_peaks(roof, peak_frame, positions=roof_pos)
     advice = missing_peaks_advice(peak_frame["missing_peaks"], peak_frame, ident["device_name"])

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import NcuRooflineError
 from .model import LAUNCH_KEY
@@ -967,6 +968,17 @@ def _explanation(d: _Decision, reason: np.ndarray, pipe: np.ndarray, pipe_basis:
     )
 
 
+def _dram_word(texts: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``texts`` with the DRAM unit's key (the word ``hbm``) said ``dram`` at ``where`` (GPUs not known to have
+    HBM: a T4's, a GeForce card's GDDR)."""
+    if not where.any():
+        return texts
+    said = pc.replace_substring_regex(pa.array(texts[where], pa.string()), pattern=r"\bhbm\b", replacement="dram")
+    out = texts.copy()
+    out[where] = said.to_numpy(zero_copy_only=False)
+    return out
+
+
 def classify(
     quant: pd.DataFrame,
     roof: pd.DataFrame,
@@ -975,6 +987,7 @@ def classify(
     units: pd.DataFrame | None = None,
     ncu: pd.DataFrame | None = None,
     cc: Sequence[object] | np.ndarray | None = None,
+    hbm: Sequence[object] | np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One verdict per launch (VERDICT_COLUMNS), same order as ``quant``.
 
@@ -984,7 +997,9 @@ def classify(
     figure and text is computed over whole columns (no loop over launches). When the caller has them
     already: ``units``, the ``unit_table(quant, roof)``; ``ncu``, the ``ncu_figures(rules, quant.index)``.
     ``cc``: each launch's compute capability (the launches' ``cc``), for what ``missing`` says an integrated
-    GPU cannot collect (INTEGRATED_DRAM).
+    GPU cannot collect (INTEGRATED_DRAM). ``hbm``: whether each launch's GPU has HBM (``device.memory_is_hbm``:
+    True, False or None); the reason and the explanation of a launch whose GPU is not known to have it call the
+    DRAM unit ``dram`` (its limiter is ``hbm`` still, as everywhere; the summaries' label says DRAM there).
 
     The stages: the verdict (``_decide``), the compute pipe of a compute verdict (``_compute_pipe``), what
     collects the figures missing (``_missing``), the reason (``_reason``) and the explanation (``_explanation``),
@@ -1000,6 +1015,9 @@ def classify(
     unmeasured = joined([(d.unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
     reason, partial, no_verdict = _reason(d, unmeasured, stall_summary(quant, rules))
     explanation = _explanation(d, reason, pipe, pipe_basis)
+    if hbm is not None:
+        not_hbm = np.asarray(hbm, dtype=object) != True  # noqa: E712 (None: not known to be HBM)
+        reason, explanation = _dram_word(reason, not_hbm), _dram_word(explanation, not_hbm)
     verdict, value, waves = d.verdict, d.value, _col(quant, "waves_per_sm")
 
     ncu_bottleneck, agrees, compared = _compare(

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -370,6 +370,27 @@ def hbm_of_cc(cc: str | None) -> bool | None:
     no entry of it, or its entries differ."""
     kinds = {d.hbm for d in DEVICES if cc is not None and d.cc == cc}
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def memory_is_hbm(
+    tables: Sequence[object] | np.ndarray | pd.Series, cc: Sequence[object] | np.ndarray | pd.Series
+) -> np.ndarray:
+    """Per launch, whether its GPU's DRAM is HBM (True), is not (False: GDDR, LPDDR) or is not known (None): its
+    table entry's (``tables``: the launches' ``device_table``), else that of the table's GPUs of its compute
+    capability (``hbm_of_cc``: an H100 or H200 page that names no GPU has HBM). Once per distinct pair."""
+    none = "\x00"  # no name, no CC (neither text holds it)
+
+    def text(values: Sequence[object] | np.ndarray | pd.Series) -> pd.Series:
+        return pd.Series(np.asarray(values, dtype=object), dtype=object).astype("string").fillna(none)
+
+    codes, pairs = pd.factorize(text(tables) + "\x1f" + text(cc))
+    kinds = np.empty(len(pairs), dtype=object)
+    for i, pair in enumerate(pairs):
+        table, of_cc = (None if part == none else part for part in str(pair).split("\x1f"))
+        spec = None if table is None else find_device(table)
+        kinds[i] = spec.hbm if spec is not None else hbm_of_cc(of_cc)
+    out: np.ndarray = kinds[codes]
+    return out
 
 
 def table_figures(spec: DeviceSpec) -> dict[str, Figure]:

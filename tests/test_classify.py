@@ -683,3 +683,26 @@ def test_fp16_work_on_a_pipe_of_its_own_is_not_other_work(tmp_path: Path, fp16_p
     else:
         assert pd.isna(after.loc[7, "compute_pipe"]) and pd.isna(after.loc[3, "compute_pipe"])
         assert "pipe utilisation" in after.loc[7, "missing"]
+
+
+def test_the_texts_of_a_gpu_without_hbm_call_its_dram_dram(tmp_path: Path) -> None:
+    """The reason and explanation name the units by their keys, the DRAM unit ``hbm``: on a GPU of GDDR (the real
+    H200 raw page rebuilt as an L40S writes it: its name, CC 8.9) they say ``dram``, as the summaries' label says
+    DRAM there; the limiter stays ``hbm`` (the key). On the H200 they say ``hbm``."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    header = raw[0]
+    cc, name = header.index("CC"), header.index("device__attribute_display_name")
+    for row in raw[2:]:
+        row[cc], row[name] = "8.9", "NVIDIA L40S"
+    l40s = tmp_path / "l40s.raw.csv"
+    l40s.write_text(derive.write(raw))
+    h200, gddr = (_by_id(analyze(ncu_roofline.read(p)).verdicts) for p in (data("micro_full.raw.csv"), l40s))
+    assert MICRO_TRUTH[0][:2] == ("stream_triad", "hbm")
+    assert h200.loc[0, "limiter"] == gddr.loc[0, "limiter"] == "hbm"
+    assert h200.loc[0, "reason"].startswith("hbm at ") and gddr.loc[0, "reason"].startswith("dram at ")
+    assert gddr.loc[0, "reason"] == "dram" + h200.loc[0, "reason"][len("hbm") :]
+    for column in ("reason", "explanation"):
+        said = " ".join(h200[column].dropna())
+        assert re.search(r"\bhbm\b", said)  # other launches' scores, the busiest unit of latency-bound ones
+        assert not re.search(r"\bhbm\b", " ".join(gddr[column].dropna()))
+        assert len(re.findall(r"\bdram\b", " ".join(gddr[column].dropna()))) == len(re.findall(r"\bhbm\b", said))

@@ -253,7 +253,7 @@ def test_markdown_marks_partial_verdicts_and_says_why_a_kernel_has_none() -> Non
     assert "| `stream_triad` | 1 | 190 µs | 0.9% | HBM\\* | bound |" in md
     assert "\\* partial verdict: a unit the export did not measure could be busier" in md
     gene = render_markdown(analysed(data("wild/public/v100_summit_gene_dzv.csv.gz")))
-    assert "unclassified: no verdict: hbm, l2, l1, compute not measured" in gene
+    assert "unclassified: no verdict: dram, l2, l1, compute not measured" in gene  # no GPU named: DRAM, not HBM
     assert "No hint fired, but some could not be checked on 4 launches" in gene
 
 

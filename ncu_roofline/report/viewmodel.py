@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..analysis import Analysis
 from ..classify import UNIT_COLUMNS, UNMEASURED_UNITS
-from ..device import find_device, hbm_of_cc, parse_series, peaks_note
+from ..device import memory_is_hbm, parse_series, peaks_note
 from ..hints import RULES, read_evidence
 from ..io import read_warnings
 from ..io.identity import display_name as short_name
@@ -100,16 +100,13 @@ DRAM_LABEL, HBM_OR_DRAM_LABEL = "DRAM", "HBM/DRAM"
 def limiter_labels(analysis: Analysis) -> dict[str, str]:
     """LIMITER_LABELS for a report: its DRAM limiter (``hbm`` in the frames and the JSON) is called "HBM" where
     every launch's GPU has HBM, "DRAM" where none is known to (GDDR, LPDDR, or not known: HBM is DRAM too, GDDR
-    is not HBM), "HBM/DRAM" where some. A GPU's memory: its table entry's, else that of the table's GPUs of its
-    compute capability (``device.hbm_of_cc``: an H100 or H200 page that names no GPU has HBM)."""
+    is not HBM), "HBM/DRAM" where some (``device.memory_is_hbm``; the launches' texts say ``dram`` for it where
+    their GPU's is not known to be HBM)."""
     lv = analysis.launches
     if not len(lv) or "device_table" not in lv.columns:
         return {**LIMITER_LABELS, "hbm": DRAM_LABEL}
-    tables = lv["device_table"]
-    kinds = {spec.hbm if spec is not None else None for spec in map(find_device, tables.dropna().unique())}
-    if tables.isna().any():
-        cc = lv["cc"] if "cc" in lv.columns else pd.Series(None, index=lv.index, dtype=object)
-        kinds |= {hbm_of_cc(None if pd.isna(c) else str(c)) for c in cc[tables.isna().to_numpy()].unique()}
+    cc = lv["cc"] if "cc" in lv.columns else pd.Series(None, index=lv.index, dtype=object)
+    kinds = set(memory_is_hbm(lv["device_table"], cc))
     if kinds == {True}:
         return dict(LIMITER_LABELS)
     return {**LIMITER_LABELS, "hbm": HBM_OR_DRAM_LABEL if True in kinds else DRAM_LABEL}
