@@ -328,7 +328,7 @@ def fill_from_chart(roof: pd.DataFrame, points: pd.DataFrame) -> pd.DataFrame:
         new_series = pick.to_numpy(dtype=object)[pos[take]]
         out.loc[take, "series"] = new_series
         out.loc[take, "dtype"] = per_distinct(  # once per distinct series name
-            new_series, lambda n: s.src if (s := parse_series(str(n))) is not None else None
+            new_series, lambda n: s.dtype if (s := parse_series(str(n))) is not None else None
         )
         out.loc[take, "peak_flops"] = np.nan  # the roof of the chosen series, from the chart below
     join = [*LAUNCH_KEY, "precision", "level"]

@@ -32,7 +32,7 @@ The peaks frame (``PEAK_COLUMNS``) has one row per launch, indexed like ``Report
                       (an HFMA2 thread instruction is two FMAs: 4 FLOP)
 ``tensor_<t>_flops``  dense tensor peak per data type t in ``TENSOR_DTYPES`` (``tensor_int8_flops`` counts
                       integer operations): the largest ``sm__ops_path_tensor_<series>.sum.peak_sustained``
-                      x sm clock over the non-sparse series of that source type (``tensor_dtype_series``)
+                      x sm clock over the non-sparse series of that data type (``tensor_dtype_series``)
 ``dram_bytes_per_s``  ``dram__bytes.sum.peak_sustained`` x dram clock
 ``l2_bytes_per_s``    ``lts__lts2xbar_cycles_active.sum.peak_sustained`` x 32 x l2 clock
 ``l1_bytes_per_s``    ``l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained`` x 128 x l1 clock
@@ -114,6 +114,13 @@ TABLE = "table:"
 # tensor series names
 
 
+#: FP8 and the narrower floats that one Blackwell MMA instruction takes at one rate, FP8's: ``tcgen05.mma
+#: kind::f8f6f4``, ncu 2025.3's ``op_utcqmma_src_fp4_fp6_fp8`` series (B200: 4.5 PFLOPS dense for FP8 and FP6 alike;
+#: FP4 runs at twice that only through the block-scaled kinds, the ``op_utcomma_src_fp4`` series). A series of
+#: these types is of FP8 (``TensorSeries.dtype``), not of its first type.
+NARROW_FLOATS = frozenset({"fp8", "fp6", "fp4"})
+
+
 @dataclass(frozen=True)
 class TensorSeries:
     """A tensor series of ncu's Tensor Core chart, parsed from its metric name suffix."""
@@ -126,6 +133,13 @@ class TensorSeries:
     #: the rest of the source part after its first type (``src``): Turing's ``src_fp16_bf16_tf32_dst_fp32``
     #: (FP16 in, FP32 accumulated; the chip has no BF16 or TF32) -> ``bf16_tf32``; None for one type
     also: str | None = None
+
+    @property
+    def dtype(self) -> str:
+        """The data type whose tensor peak the series runs at: its source type (the first of several: Turing's
+        FP16-in path), but FP8 for a series of FP8 and narrower floats (``NARROW_FLOATS``)."""
+        types = {self.src, *(self.also.split("_") if self.also else ())}
+        return "fp8" if len(types) > 1 and types <= NARROW_FLOATS else self.src
 
     @property
     def label(self) -> str:
@@ -172,7 +186,7 @@ def tensor_series(values: pd.DataFrame) -> list[TensorSeries]:
 
 
 def tensor_dtype_series(series: list[TensorSeries], dtype: str) -> list[TensorSeries]:
-    """The dense series of one source type whose peak defines that type's dense tensor figure.
+    """The dense series of one data type (``TensorSeries.dtype``) whose peak defines that type's dense tensor figure.
 
     Per-instruction series (``op_*``) where the type has any, without the sparse ones; otherwise the
     per-source aggregate series, without the sparse ones. The per-source aggregates of types that have
@@ -180,7 +194,7 @@ def tensor_dtype_series(series: list[TensorSeries], dtype: str) -> list[TensorSe
     over all instructions *including* sparse MMA (on the H200 sample ``src_bf16_dst_fp32`` = 1,081,344
     ops/cycle = the sparse HGMMA peak), which is not a dense figure.
     """
-    of_type = [s for s in series if s.src == dtype and s.sparsity != "on"]
+    of_type = [s for s in series if s.dtype == dtype and s.sparsity != "on"]
     per_op = [s for s in of_type if s.op is not None]
     return per_op if per_op else of_type
 
@@ -507,7 +521,7 @@ def resolve_peaks(
             dtype = fig[len("tensor_") : -len("_flops")]
             for col in series_cols:
                 s = parse_series(col[len("tensor_") : -len("_flops")])
-                if s is not None and s.src == dtype:
+                if s is not None and s.dtype == dtype:
                     frame[col] = float(value) * (SPARSE_SPEEDUP if s.sparsity == "on" else 1.0)
 
     # built in one go in the final column order (not column by column into ``frame``)

@@ -296,7 +296,7 @@ def roofline(
         for si, s in enumerate(series):
             block(
                 "tensor",
-                dtype=s.src,
+                dtype=s.dtype,
                 series=s.name,
                 work=work[s.name],
                 peak=_series_peak(peaks, s),
@@ -313,7 +313,7 @@ def roofline(
             s = by_name[name]
             w[rows] = work[name][rows]
             p[rows] = _series_peak(peaks, s)[rows]
-            d[rows] = s.src
+            d[rows] = s.dtype
         block("tensor", dtype=d, series=chosen, work=w, peak=p, order=3.0, recipe=tensor_recipe)
 
     # launch-major: row (launch i, part p) of P parts is i * P + p (the parts' (order, level) keys ascend), so
@@ -363,8 +363,8 @@ TENSOR_OPS_RECIPE = TENSOR_WORK.recipes[0].name
 def _series_peak(peaks: pd.DataFrame, s: TensorSeries) -> pd.Series:
     """The roof of one tensor series: its own peak column, else the dense figure of its data type."""
     own = float_column(peaks, f"tensor_{s.name}_flops")
-    if s.src in TENSOR_DTYPES and s.sparsity != "on":
-        own = own.where(own.notna(), float_column(peaks, f"tensor_{s.src}_flops"))
+    if s.dtype in TENSOR_DTYPES and s.sparsity != "on":
+        own = own.where(own.notna(), float_column(peaks, f"tensor_{s.dtype}_flops"))
     return own
 
 

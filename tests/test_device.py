@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
+import derive
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from _rawwide import raw_texts, raw_wide
 from conftest import at_measured, data
 
 import ncu_roofline
+from ncu_roofline.analysis import analyze
 from ncu_roofline.chart import series_name
 from ncu_roofline.device import (
     FIGURES,
@@ -304,6 +307,51 @@ def test_a_series_of_several_source_types_is_of_the_first() -> None:
     assert series_name(s.label) == s.name
     s = parse_series("op_hmma_src_tf32_dst_fp32_sparsity_on")
     assert s is not None and (s.src, s.also, s.dst) == ("tf32", None, "fp32")
+
+
+def test_a_series_of_fp8_and_narrower_floats_is_of_fp8() -> None:
+    """Blackwell's kind::f8f6f4 MMA takes FP4, FP6 and FP8 at FP8's rate (ncu 2025.3's Tensor chart series
+    ``op_utcqmma_src_fp4_fp6_fp8``, labels-by-version.csv): its data type is FP8, not its first type, FP4 (whose
+    twice-as-fast peak is the block-scaled ``op_utcomma_src_fp4`` series'). Turing's series stays of its first."""
+    s = parse_series("op_utcqmma_src_fp4_fp6_fp8_dst_fp32_sparsity_off")
+    assert s is not None and (s.op, s.src, s.also, s.dtype) == ("utcqmma", "fp4", "fp6_fp8", "fp8")
+    assert s.label == "Op:utcqmma Src:fp4,fp6,fp8 Dst:fp32 Sparsity:off"  # ncu's words, unchanged
+    fp4 = parse_series("op_utcomma_src_fp4_dst_fp32_sparsity_off")
+    assert fp4 is not None and fp4.dtype == "fp4"
+    turing = parse_series("src_fp16_bf16_tf32_dst_fp32")
+    assert turing is not None and turing.dtype == "fp16"
+
+
+def test_the_fp8_figure_of_a_blackwell_page_is_its_f8f6f4_series_peak(tmp_path: Path) -> None:
+    """The real H200 raw page with wmma_bf16's tensor series named as the B200's f8f6f4 one (its hgmma series
+    and the per-source aggregates left out; named B200, CC 10.0): the FP8 dense figure is that series' peak
+    x the SM clock, from the report (it was left to the table: the series was read as FP4's), and the
+    launch's tensor point is of FP8 (it said fp4)."""
+    old, new = "op_hmma_src_bf16_dst_fp32_sparsity_", "op_utcqmma_src_fp4_fp6_fp8_dst_fp32_sparsity_"
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    header = raw[0]
+    keep = [i for i, c in enumerate(header) if not re.match(r"sm__ops_path_tensor_(op_hgmma|src_)", c)]
+    at = {c: i for i, c in enumerate(header)}
+    for row in raw[2:]:
+        row[at["CC"]], row[at["device__attribute_display_name"]] = "10.0", "NVIDIA B200"
+        row[at["device__attribute_compute_capability_major"]] = "10"
+        row[at["device__attribute_compute_capability_minor"]] = "0"
+    page = [[r[i] for i in keep] for r in raw]
+    page[0] = [c.replace(old, new) for c in page[0]]
+    path = tmp_path / "b200.raw.csv"
+    path.write_text(derive.write(page))
+    peak = f"sm__ops_path_tensor_{old}off.sum.peak_sustained"
+    clock = "sm__cycles_elapsed.avg.per_second"
+    units = dict(zip(header, raw[1], strict=True))
+    assert (units[peak], units[clock]) == ("", "Ghz")  # operations per cycle, 1e9 cycles per second
+    expected = [float(r[at[peak]].replace(",", "")) * float(r[at[clock]].replace(",", "")) * 1e9 for r in raw[2:]]
+
+    a = analyze(ncu_roofline.read(path))
+    assert a.peaks["tensor_fp8_flops"].to_numpy() == pytest.approx(expected, rel=1e-9)
+    assert (a.peaks["source_tensor_fp8_flops"] == "report").all()
+    roof = a.roofline
+    wmma = roof[(roof["launch_id"] == 8) & (roof["precision"] == "tensor") & roof["achieved_flops"].notna()]
+    assert len(wmma) and set(wmma["dtype"]) == {"fp8"} and set(wmma["series"]) == {f"{new}off"}
 
 
 # ---- resolving -------------------------------------------------------------------------------------------
