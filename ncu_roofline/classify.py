@@ -183,6 +183,13 @@ ROOFLINE_NOT_EXPORTED = (
     f"(its {ROOFLINE_RULE} rule ran) and this page leaves them out: export the report's raw page ({RAW_EXPORT}); "
     f"every level and precision: --set {ROOFLINE_SET}, or {{command}}"
 )
+#: ... where a compute-bound launch's busiest pipe is the tensor pipe and its roofline has no tensor work (the
+#: tensor chart was not collected): its FP32 and FP16 points say nothing of the work that holds it. (This tool's
+#: section collects the tensor work on CC 7.0-9.0 only: the stock section is the advice on every GPU.)
+TENSOR_ROOF_MISSING = (
+    "tensor roofline (the tensor pipe is this launch's busiest: its tensor FLOPs and their roof): --section "
+    f"{WORK_SECTIONS['tensor']} (in --set {ROOFLINE_SET})"
+)
 
 
 def profile_command() -> str:
@@ -664,9 +671,10 @@ SOURCE_WORDS: dict[str, str] = {
 }
 
 
-def _bytes_measured(roof: pd.DataFrame, index: pd.Index) -> dict[str, np.ndarray]:
+def _roof_measured(roof: pd.DataFrame, index: pd.Index) -> dict[str, np.ndarray]:
     """Per memory limiter (hbm, l2, l1), the launches (``index`` order) whose achieved bytes per second at
-    that level the roofline frame has, with or without the level's peak."""
+    that level the roofline frame has, with or without the level's peak; and under ``tensor``, those whose
+    tensor work it has (measured or estimated)."""
     n = len(index)
     if not len(roof) or "achieved_bytes_per_s" not in roof.columns:
         return {}
@@ -678,6 +686,10 @@ def _bytes_measured(roof: pd.DataFrame, index: pd.Index) -> dict[str, np.ndarray
         at = np.zeros(n, dtype=bool)
         at[pos[has & (levels == level)]] = True
         out[limiter] = at
+    work = ~np.isnan(roof["achieved_flops"].to_numpy(dtype=float, na_value=np.nan)) & (pos >= 0)
+    tensor = np.zeros(n, dtype=bool)
+    tensor[pos[work & (roof["precision"].astype(object).to_numpy() == "tensor")]] = True
+    out["tensor"] = tensor
     return out
 
 
@@ -804,30 +816,31 @@ def _compute_pipe(d: _Decision, ncu: pd.DataFrame) -> tuple[np.ndarray, np.ndarr
 
 def _missing(
     d: _Decision,
-    bytes_known: dict[str, np.ndarray],
+    measured: dict[str, np.ndarray],
     cc_text: pd.Series | None,
     chart_ran: np.ndarray,
     pipe: np.ndarray,
     command: str,
 ) -> np.ndarray:
     """Per launch, "; "-joined, what collects each figure it lacks (``missing``): the unmeasured units, the
-    roofline's work, the duration of a verdict, the pipes of a compute verdict. ``bytes_known``: per memory
-    limiter, where its bytes were measured (``_bytes_measured``): there its peak is missing, not its metrics."""
+    roofline's work, the duration of a verdict, the pipes of a compute verdict, the tensor roofline of a launch
+    its tensor pipe holds. ``measured``: per memory limiter, where its bytes were measured (there its peak is
+    missing, not its metrics), and where the tensor work was (``_roof_measured``)."""
     n = len(d.lim)
     collect = []  # per unmeasured unit what collects it; DRAM on an integrated GPU: why nothing can
     for k in UNMEASURED_UNITS:
         unknown = d.unknown[k]
-        measured = bytes_known.get(k, np.zeros(n, dtype=bool))
+        bytes_known = measured.get(k, np.zeros(n, dtype=bool))
         if k == "hbm" and cc_text is not None:
             on = {c: cc_text.eq(c).fillna(False).to_numpy(dtype=bool) & unknown for c in INTEGRATED_DRAM}
             integrated = np.logical_or.reduce([np.zeros(n, dtype=bool), *on.values()])
-            collect.append((unknown & ~integrated & ~measured, COLLECT[k]))
-            collect.append((unknown & ~integrated & measured, COLLECT_SOL[k]))
+            collect.append((unknown & ~integrated & ~bytes_known, COLLECT[k]))
+            collect.append((unknown & ~integrated & bytes_known, COLLECT_SOL[k]))
             collect += [(where, INTEGRATED_DRAM[c]) for c, where in on.items()]
         else:
-            collect.append((unknown & ~measured, COLLECT[k]))
+            collect.append((unknown & ~bytes_known, COLLECT[k]))
             if k in COLLECT_SOL:
-                collect.append((unknown & measured, COLLECT_SOL[k]))
+                collect.append((unknown & bytes_known, COLLECT_SOL[k]))
     have_roof = d.have_roof
     return joined(
         [
@@ -836,6 +849,10 @@ def _missing(
             (~have_roof & chart_ran, ROOFLINE_NOT_EXPORTED.format(command=command)),
             (d.verdict & np.isnan(d.duration), COLLECT["duration"]),
             ((d.lim == "compute") & pd.isna(pipe), COLLECT["pipes"]),
+            (
+                (d.lim == "compute") & (pipe == "tensor") & have_roof & ~measured.get("tensor", np.zeros(n, bool)),
+                TENSOR_ROOF_MISSING,
+            ),
         ],
         "; ",
         n,
@@ -1011,7 +1028,7 @@ def classify(
     d = _decide(table, cc_text, duration)
     pipe, pipe_basis = _compute_pipe(d, ncu_figures(rules, quant.index) if ncu is None else ncu)
     chart_ran = rule_ran(rules, ROOFLINE_RULE, quant.index)  # the chart's metrics collected, shown or not
-    missing = _missing(d, _bytes_measured(roof, quant.index), cc_text, chart_ran, pipe, profile_command())
+    missing = _missing(d, _roof_measured(roof, quant.index), cc_text, chart_ran, pipe, profile_command())
     unmeasured = joined([(d.unknown[k], k) for k in UNMEASURED_UNITS], ", ", n)
     reason, partial, no_verdict = _reason(d, unmeasured, stall_summary(quant, rules))
     explanation = _explanation(d, reason, pipe, pipe_basis)

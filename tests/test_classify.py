@@ -706,3 +706,23 @@ def test_the_texts_of_a_gpu_without_hbm_call_its_dram_dram(tmp_path: Path) -> No
         assert re.search(r"\bhbm\b", said)  # other launches' scores, the busiest unit of latency-bound ones
         assert not re.search(r"\bhbm\b", " ".join(gddr[column].dropna()))
         assert len(re.findall(r"\bdram\b", " ".join(gddr[column].dropna()))) == len(re.findall(r"\bhbm\b", said))
+
+
+def test_a_launch_its_tensor_pipe_holds_without_a_tensor_roofline_says_what_collects_it() -> None:
+    """train_step was profiled with the FP32 and FP16 roofline charts and not the tensor one (tests/data/README):
+    its cuBLAS GEMMs (nvjet) are compute-bound on the tensor pipe with FP32 points only. Their ``missing`` names the
+    stock tensor chart section; launches with tensor work on their roofline (llm_full, --set full) do not."""
+    train = analysed(data("train_step.raw.csv.gz"))
+    v, roof = train.verdicts, train.roofline
+    assert not (roof["precision"].eq("tensor") & roof["achieved_flops"].notna()).any()
+    tensor = (v["limiter"] == "compute") & (v["compute_pipe"] == "tensor")
+    says = v["missing"].fillna("").str.contains("--section SpeedOfLight_HierarchicalTensorRooflineChart", regex=False)
+    assert tensor.sum() >= 10 and (says == tensor).all()
+    assert train.launches.loc[tensor.to_numpy(), "display_name"].str.startswith("nvjet").all()  # positional
+
+    llm = analysed(data("llm_full.raw.csv.gz"))
+    lv, lroof = llm.verdicts, llm.roofline
+    held = (lv["limiter"] == "compute") & (lv["compute_pipe"] == "tensor")
+    measured = set(lroof.loc[lroof["precision"].eq("tensor") & lroof["achieved_flops"].notna(), "launch_id"])
+    assert held.any() and set(lv.loc[held, "launch_id"]) <= measured
+    assert not lv["missing"].fillna("").str.contains("tensor roofline", regex=False).any()
