@@ -413,14 +413,21 @@ def _latency_evidence(f: Frame) -> list[Ev]:
     "register_spilling",
     needs=(
         Need(
-            ("spill_instructions", "spill_requests"),
+            (
+                "spill_instructions",
+                "spill_requests",
+                "local_load_sectors&local_store_sectors&global_load_sectors&global_store_sectors",
+            ),
             "sass__inst_executed_register_spilling",
             # no stock section of ncu 2019.5-2024.2 counts spills (labels-by-version; ncu 2022.3's and 2024.2's
-            # --query-metrics): the compiler's report does
+            # --query-metrics): the compiler's report does, and their Memory Workload Analysis tables count the
+            # local-memory sectors spills load and store (the third alternative)
             f"{_SOURCE}, in ncu 2025.3 (ncu 2024.2 and older count no spills, nvcc -Xptxas -v reports them)",
         ),
     ),
-    summary="Spill instructions to local memory (ptxas ran out of registers).",
+    summary="Spill instructions to local memory (ptxas ran out of registers); where ncu counts no spills (2024.2 "
+    "and older), local memory that is a large share of the L1 sectors (spills, or per-thread arrays indexed at "
+    "run time).",
     bound="The local-memory share of the L1 sectors on a memory-limited launch.",
     relieves=("l1", "l2", "hbm"),
 )
@@ -431,17 +438,23 @@ def register_spilling(f: Frame) -> Found:
     local = f.get("local_load_sectors") + f.get("local_store_sectors")
     glob = f.get("global_load_sectors") + f.get("global_store_sectors")
     share = _div(local, local + glob)
+    # no spill count (ncu 2024.2 and older): local memory a large share of the L1 sectors is spills or arrays
+    from_local = np.isnan(count) & _ge(share, SPILL_TRAFFIC_SHARE)
     regs = f.get("registers_per_thread")
     heavy = _ge(pct, SPILL_TRAFFIC_SHARE * 100) | _ge(share, SPILL_TRAFFIC_SHARE)
     memory = _is(f, "limiter", *MEMORY_LIMITERS)
     return Found(
-        fires=_ge(count, SPILL_INSTRUCTIONS),
+        fires=_ge(count, SPILL_INSTRUCTIONS) | from_local,
         severity=np.where(heavy, "high", "medium"),
         message=lambda t: (
-            t.f(count, ",.0f")
-            + " spill instructions/requests to local memory"
+            t.pick(
+                from_local,
+                t.f(local, ",.0f") + " local-memory sectors, no spill count (this ncu counts none)",
+                t.f(count, ",.0f") + " spill instructions/requests to local memory",
+            )
             + t.pick(ok(regs), " at " + t.f(regs, ".0f") + " registers/thread", "")
             + t.pick(ok(share), "; local memory is " + t.f(share, ".0%") + " of the L1 sectors", "")
+            + t.pick(from_local, ": spills, or per-thread arrays indexed at run time", "")
         ),
         advice=lambda t: (
             "Give the kernel more registers (__launch_bounds__ with fewer threads per block, or a higher "
@@ -457,6 +470,13 @@ def register_spilling(f: Frame) -> Found:
             ),
             Ev("derived__local_spilling_requests_pct", pct, SPILL_TRAFFIC_SHARE * 100, ">="),
             Ev("l1tex__t_sectors_pipe_lsu_mem_local_op_{ld,st}.sum", local, None, "=="),
+            Ev(  # the test of a hint from local memory alone (no spill count)
+                "local share of l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum",
+                share,
+                SPILL_TRAFFIC_SHARE,
+                ">=",
+                when=np.isnan(count),
+            ),
             Ev("launch__registers_per_thread", regs, None, "=="),
         ),
         estimate=np.where(memory, share, np.nan),

@@ -83,7 +83,8 @@ SPILL_INSTRUCTIONS = _t(
 SPILL_TRAFFIC_SHARE = _t(
     "SPILL_TRAFFIC_SHARE", 0.10, "share of L1 requests/sectors", "register_spilling",
     "High severity when spills are 10 % of the L1 requests (ncu's derived__local_spilling_requests_pct) or local "
-    "memory is 10 % of the L1 sectors.",
+    "memory is 10 % of the L1 sectors; without a spill count (ncu 2024.2 and older) the hint fires from local "
+    "memory at that share (spills, or per-thread arrays indexed at run time: no stack frame touched now and then).",
 )  # fmt: skip
 LOW_OCCUPANCY_PCT = _t(
     "LOW_OCCUPANCY_PCT", 25.0, "% of the SM's warps", "low_occupancy",

@@ -149,6 +149,28 @@ def test_register_spilling_matches_the_compiler(micro: Analysis) -> None:
     assert "32 registers/thread" in h["message"]
 
 
+def test_without_a_spill_count_local_memory_traffic_fires_the_spilling_hint(tmp_path: Path) -> None:
+    """ncu 2024.2 and older count no spills; their Memory Workload Analysis tables count local-memory sectors. The
+    real H200 raw page without its spill counters (sass__inst_executed_register_spilling*, derived__local_spilling*):
+    spill_heavy, the only kernel ptxas spills (test above), is the only launch with local traffic (ncu's sectors:
+    321,352,916 loaded + 321,324,572 stored, 99.7 % of its L1 global and local sectors), and the hint fires on it
+    from there, saying it cannot tell spills from arrays; on every launch the hint is checked (local memory 0)."""
+    raw = derive.raw_rows(data("micro_full.raw.csv"))
+    counts = [c for c in raw[0] if c.startswith(("sass__inst_executed_register_spilling", "derived__local_spilling"))]
+    assert counts
+    kept = [c for c in raw[0][raw[0].index("CC") + 1 :] if c not in counts]
+    a = analyze(ncu_roofline.read(derive.picked(raw, kept, tmp_path / "no_spill_counts.raw.csv")))
+    assert {lid for lid, hs in ours(a).items() if "register_spilling" in hs} == {9}
+    h = hint(a, 9, "register_spilling")
+    assert h["severity"] == "high"
+    assert h["message"].startswith("642,677,488 local-memory sectors, no spill count (this ncu counts none)")
+    assert "32 registers/thread; local memory is 100% of the L1 sectors: spills, or per-thread arrays" in h["message"]
+    ev = {e["metric"]: e for e in json.loads(h["evidence"])}
+    share = ev["local share of l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum"]
+    assert share["value"] == pytest.approx(642677488 / (642677488 + 1976832 + 33792)) and share["threshold"] == 0.1
+    assert not a.verdicts["not_checked"].fillna("").str.contains("register_spilling").any()
+
+
 def test_low_occupancy_names_shared_memory(micro: Analysis, micro_rules: pd.DataFrame) -> None:
     h = hint(micro, 10, "low_occupancy")
     assert "limited by shared memory" in h["message"]
