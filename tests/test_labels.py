@@ -115,15 +115,6 @@ def test_every_unambiguous_label_of_every_version_resolves_to_one_of_its_names()
     assert checked > 300
 
 
-#: Labels one version's section gives several metrics under, architecture alternatives the table has no CC range
-#: for (the L2 compression figures: ``lts__average_gcomp_*`` and ``lrc__average_ilc_*``): the table keeps the
-#: name a real export printed only, so a page of another version reads that name.
-ONE_NAME_KEPT = {
-    ("Memory Workload Analysis", "L2 Compression Ratio"),
-    ("Memory Workload Analysis", "L2 Compression Success Rate"),
-}
-
-
 @pytest.mark.parametrize("version", sorted({v for v, _, _ in _reference()}))
 def test_a_page_of_one_versions_labels_reads_that_versions_names(version: str) -> None:
     """A page whose labels are those of one ncu version's stock sections tells that version (``page_versions``),
@@ -142,8 +133,8 @@ def test_a_page_of_one_versions_labels_reads_that_versions_names(version: str) -
         if len(set(dotted)) != 1 or "__" not in dotted[0] or dotted[0].startswith("pmsampling:"):
             continue
         name, _ = resolve(section, label, None, versions)
-        if name is None or (section, label) in ONE_NAME_KEPT or "." in name.split("__")[0]:
-            continue  # left out, one name kept, or a collection group's name (PM sampling)
+        if name is None or "." in name.split("__")[0]:
+            continue  # left out, or a collection group's name (PM sampling)
         if version == _tool().EXPORTS_VERSION and exported.get((section, label), dotted[0]) != dotted[0]:
             assert name == exported[(section, label)]
             continue

@@ -302,13 +302,24 @@ def build(
         order = sorted(metrics, key=lambda m: (m != first, [-x for x in version_key(max(metrics[m], key=version_key))]))
         if first is not None and first not in metrics:
             order.insert(0, first)
+        # per name, the versions it is read for: every version that lists it under the label
+        read_for = {m: metrics.get(m, set()) for m in order}
         if key in ambiguous:
-            # several metrics under one label in one version: only the one a real export printed, and the
-            # names of other architectures that replace it
-            order = [m for m in order if m == first or not _overlap(arch_range(m), arch_range(first or ""))]
+            # several metrics under one label in one version: only the one a real export printed, the names of
+            # other architectures that replace it, and a name another version lists alone under the label, for
+            # those versions (the L2 compression figures: 2025.3 lists lrc__ and lts__ names, 2020.3-2024.2 the
+            # lts__ one alone)
+            alone = {
+                m: {v for (v, s, lab), names in per_version.items() if (s, lab) == key and names == [m]} for m in order
+            }
+            order = [m for m in order if m == first or alone[m] or not _overlap(arch_range(m), arch_range(first or ""))]
+            read_for = {
+                m: read_for[m] if m == first or not _overlap(arch_range(m), arch_range(first or "")) else alone[m]
+                for m in order
+            }
         for m in order:
             lo, hi = arch_range(m)
-            versions = " ".join(sorted(metrics.get(m, set()), key=version_key))
+            versions = " ".join(sorted(read_for[m], key=version_key))
             printers = " ".join(sorted(printed_by.get(key, set()), key=version_key))
             exported = EXPORTS_VERSION if m == first else ""  # the name a real export printed: its sections' version
             out.append((key[0], key[1], m, lo, hi, versions or "export", printers, exported))
