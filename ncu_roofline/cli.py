@@ -702,6 +702,10 @@ def main() -> None:
 #: ``--format`` values: the renderer registries' names (``ncu_roofline.report.registry``).
 ANALYZE_FORMATS = ANALYSIS.names
 
+#: Without --format: the text summary on the terminal and the HTML report in a file (``_render``), the renderers
+#: the command line prepares beside the read.
+SUMMARY_FORMAT, PAGE_FORMAT = "text", "html"
+
 
 @main.command(DEFAULT_COMMAND, short_help="Analyse reports (the default command).")
 @click.argument("reports", nargs=-1, required=True, metavar="REPORT...")
@@ -743,7 +747,7 @@ def analyze_command(
     if len(paths) > 1:
         detail(f"{len(paths)} inputs: {', '.join(str(p) for p in paths)}")
     # the renderers' imports and one-time work (the HTML template, plotly.js) beside the read, on the idle core
-    prepared = ANALYSIS.prepare(*((fmt,) if fmt else ("text", "html")))
+    prepared = ANALYSIS.prepare(*((fmt,) if fmt else (SUMMARY_FORMAT, PAGE_FORMAT)))
     with progress_for(paths) as progress:
         try:
             analysis = load(
@@ -792,12 +796,12 @@ def _render(
     the output is written (about ``pieces`` pieces of streamed text). No output replaces one of ``inputs``, the
     files read (``check_not_input``), even with --force."""
     bar = progress or Progress(None)
-    if fmt is None or fmt == "html":
-        html = registry.get("html")
+    if fmt is None or fmt == PAGE_FORMAT:
+        html = registry.get(PAGE_FORMAT)
         summary: Callable[[], str] | None = None
         if fmt is None and not (output is not None and _is_stdout(output)):  # -o /dev/stdout: the page alone
             width, color = _terminal_shape()
-            text, shaped = registry.get("text"), replace(options, width=width, color=color)
+            text, shaped = registry.get(SUMMARY_FORMAT), replace(options, width=width, color=color)
 
             def summary() -> str:
                 return str(text.render(subject, shaped))
@@ -807,7 +811,7 @@ def _render(
             bar.done()  # the summary goes to the terminal next
             return text
 
-        target = output or default(registry.entry("html").suffix)
+        target = output or default(registry.entry(PAGE_FORMAT).suffix)
         check_not_input(target, inputs)
         _html_and_summary(page, summary, target, force, open_browser)
         return
