@@ -53,6 +53,7 @@ from .thresholds import (
     FMA_FLOP_SHARE,
     FP32_GEMM_MIN_FRACTION,
     LAUNCH_DURATION_S,
+    LOCAL_SECTOR_THREADS,
     LOW_OCCUPANCY_PCT,
     MAX_IDEAL_SECTORS_PER_REQUEST,
     NEAR_ROOF,
@@ -438,8 +439,12 @@ def register_spilling(f: Frame) -> Found:
     local = f.get("local_load_sectors") + f.get("local_store_sectors")
     glob = f.get("global_load_sectors") + f.get("global_store_sectors")
     share = _div(local, local + glob)
-    # no spill count (ncu 2024.2 and older): local memory a large share of the L1 sectors is spills or arrays
-    from_local = np.isnan(count) & _ge(share, SPILL_TRAFFIC_SHARE)
+    # no spill count (ncu 2024.2 and older): local memory a large share of the L1 sectors is spills or arrays,
+    # where it is at least what one 4-byte spill store of every thread moves (a sector per 8 threads; no floor
+    # without the launch's shape): not a stack frame touched by a few threads of a 2 us launch
+    threads = f.get("grid_size") * f.get("block_size")
+    floor = np.where(np.isnan(threads), 0.0, threads / LOCAL_SECTOR_THREADS)
+    from_local = np.isnan(count) & _ge(share, SPILL_TRAFFIC_SHARE) & _ge(local, floor)
     regs = f.get("registers_per_thread")
     heavy = _ge(pct, SPILL_TRAFFIC_SHARE * 100) | _ge(share, SPILL_TRAFFIC_SHARE)
     memory = _is(f, "limiter", *MEMORY_LIMITERS)
@@ -449,12 +454,12 @@ def register_spilling(f: Frame) -> Found:
         message=lambda t: (
             t.pick(
                 from_local,
-                t.f(local, ",.0f") + " local-memory sectors, no spill count (this ncu counts none)",
+                t.f(local, ",.0f") + " local-memory sectors",
                 t.f(count, ",.0f") + " spill instructions/requests to local memory",
             )
             + t.pick(ok(regs), " at " + t.f(regs, ".0f") + " registers/thread", "")
             + t.pick(ok(share), "; local memory is " + t.f(share, ".0%") + " of the L1 sectors", "")
-            + t.pick(from_local, ": spills, or per-thread arrays indexed at run time", "")
+            + t.pick(from_local, ": spills, or per-thread arrays indexed at run time (this ncu counts no spills)", "")
         ),
         advice=lambda t: (
             "Give the kernel more registers (__launch_bounds__ with fewer threads per block, or a higher "

@@ -86,6 +86,12 @@ SPILL_TRAFFIC_SHARE = _t(
     "memory is 10 % of the L1 sectors; without a spill count (ncu 2024.2 and older) the hint fires from local "
     "memory at that share (spills, or per-thread arrays indexed at run time: no stack frame touched now and then).",
 )  # fmt: skip
+LOCAL_SECTOR_THREADS = _t(
+    "LOCAL_SECTOR_THREADS", 8.0, "threads per local sector", "register_spilling",
+    "Without a spill count (ncu 2024.2 and older) the hint also needs a local-memory sector per 8 threads of the "
+    "launch: one 4-byte spill store by every thread (a warp's 32 x 4 bytes are 4 sectors), not a stack frame a "
+    "few threads touch.",
+)  # fmt: skip
 LOW_OCCUPANCY_PCT = _t(
     "LOW_OCCUPANCY_PCT", 25.0, "% of the SM's warps", "low_occupancy",
     "With 4 schedulers per SM a quarter of 64 warps leaves 4 warps per scheduler, about the fewest that cover the "

@@ -163,12 +163,24 @@ def test_without_a_spill_count_local_memory_traffic_fires_the_spilling_hint(tmp_
     assert {lid for lid, hs in ours(a).items() if "register_spilling" in hs} == {9}
     h = hint(a, 9, "register_spilling")
     assert h["severity"] == "high"
-    assert h["message"].startswith("642,677,488 local-memory sectors, no spill count (this ncu counts none)")
-    assert "32 registers/thread; local memory is 100% of the L1 sectors: spills, or per-thread arrays" in h["message"]
+    assert h["message"] == (
+        "642,677,488 local-memory sectors at 32 registers/thread; local memory is 100% of the L1 sectors: spills, or "
+        "per-thread arrays indexed at run time (this ncu counts no spills)"
+    )
     ev = {e["metric"]: e for e in json.loads(h["evidence"])}
     share = ev["local share of l1tex__t_sectors_pipe_lsu_mem_{global,local}_op_{ld,st}.sum"]
     assert share["value"] == pytest.approx(642677488 / (642677488 + 1976832 + 33792)) and share["threshold"] == 0.1
     assert not a.verdicts["not_checked"].fillna("").str.contains("register_spilling").any()
+
+    # a sector of local memory, all a launch moves, is no spill: it needs a sector per LOCAL_SECTOR_THREADS threads
+    # of the launch (one 4-byte spill store by each), which the smallest launch here (32 threads) does not reach
+    rows = derive.raw_rows(data("micro_full.raw.csv"))
+    at = {c: i for i, c in enumerate(rows[0])}
+    for row in rows[2:]:
+        for kind in ("local_op_ld", "local_op_st", "global_op_ld", "global_op_st"):
+            row[at[f"l1tex__t_sectors_pipe_lsu_mem_{kind}.sum"]] = "1" if kind == "local_op_ld" else "0"
+    tiny = analyze(ncu_roofline.read(derive.picked(rows, kept, tmp_path / "one_sector.raw.csv")))
+    assert not any("register_spilling" in hs for hs in ours(tiny).values())
 
 
 def test_low_occupancy_names_shared_memory(micro: Analysis, micro_rules: pd.DataFrame) -> None:
