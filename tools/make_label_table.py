@@ -24,8 +24,7 @@ Four sources, all ncu's own:
 
 Each row also says which version's sections a real export that printed its name had (``exported_by``: sources 2
 and 4, EXPORTS_VERSION), and which versions print its label at all, whatever the metric (``printed_by``: from
-source 1,
-which has every version's sections): what a page's labels tell of the ncu that wrote it
+source 1, which has every version's sections): what a page's labels tell of the ncu that wrote it
 (``ncu_roofline.labels.page_versions``), where a label's metric differs by version ("SM Busy": of active cycles
 up to 2024.2, of elapsed cycles in 2025.3).
 
@@ -312,11 +311,10 @@ def build(
             alone = {
                 m: {v for (v, s, lab), names in per_version.items() if (s, lab) == key and names == [m]} for m in order
             }
-            order = [m for m in order if m == first or alone[m] or not _overlap(arch_range(m), arch_range(first or ""))]
-            read_for = {
-                m: read_for[m] if m == first or not _overlap(arch_range(m), arch_range(first or "")) else alone[m]
-                for m in order
-            }
+            # the printed name, or one of another architecture: read for every version that lists it
+            kept = {m: m == first or not _overlap(arch_range(m), arch_range(first or "")) for m in order}
+            order = [m for m in order if kept[m] or alone[m]]
+            read_for = {m: read_for[m] if kept[m] else alone[m] for m in order}
         for m in order:
             lo, hi = arch_range(m)
             versions = " ".join(sorted(read_for[m], key=version_key))

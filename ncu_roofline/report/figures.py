@@ -338,7 +338,7 @@ def _point_traces(pts: RooflinePoints, view: ReportView, scatter: str, gl: bool)
                         x=x[idx],
                         y=y[idx],
                         mode="markers",
-                        name=_e(f"{view.limiter_label(key)} ({launches:,})"),
+                        name=f"{label} ({launches:,})",
                         legendgroup=f"limiter-{key or 'none'}",
                         showlegend=first,
                         marker={
